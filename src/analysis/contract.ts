@@ -1,0 +1,45 @@
+// The boundary between the core (src/jobs, src/server) and the analysis pipeline: the only types the core relies on.
+// The core never reads file contents itself; it asks src/analysis these questions, through src/analysis/index.ts.
+import type { Dimension, MediaType, PipelineKind, RegionGrid, Verdict } from '../api/schemas.js';
+
+/** Bytes the core hands to sniff() (the start of each uploaded file). */
+export const SNIFF_BYTES = 64;
+
+/** Per-kind size limits (DECISIONS 19: MB read as MiB). Declared once, here. */
+export const SIZE_LIMITS: Record<PipelineKind, number> = {
+  images: 25 * 1024 * 1024,
+  pdfs: 2 * 1024 * 1024,
+};
+
+export interface Sniffed {
+  mediaType: MediaType;
+  kind: PipelineKind;
+}
+
+/** Answer of the submission-time probe (fast; runs before any job exists). */
+export type ProbeResult =
+  | { ok: true; mediaType: MediaType; width?: number; height?: number; pages?: number }
+  | { ok: false; code: 'unprocessable' | 'unsupported_format'; message: string };
+
+/** What the analysis of one accepted file produces. */
+export interface FileAnalysis {
+  verdict: Verdict; // verdict.dimensions holds the dimensions (DECISIONS 2: the core also copies them beside verdict)
+  regions: RegionGrid[]; // tile scores behind ai_detection (may be empty)
+  modelVersion: string | null; // e.g. "veracity-npr@1.0.0"
+  aggregation: string | null; // how tile scores became the file score, in words
+}
+
+export type AnalysisErrorCode = 'result_unavailable' | 'internal_error';
+
+/** Thrown (or returned across the worker boundary) when analysis of an accepted file fails. */
+export class AnalysisError extends Error {
+  constructor(
+    public readonly code: AnalysisErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AnalysisError';
+  }
+}
+
+export type { Dimension, MediaType, PipelineKind };

@@ -1,0 +1,52 @@
+// The manifest that ships beside every model in models/<name>/: checked with zod when the model is loaded,
+// so a model whose file, layout or normalisation does not match what the pipeline feeds it is refused by name.
+import { z } from 'zod';
+
+export const ModelManifest = z
+  .object({
+    name: z.string().min(1), // folder name under models/
+    version: z.string().min(1), // semver of the weights
+    file: z.string().regex(/^[\w.-]+\.onnx$/), // relative to the manifest's folder
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    input: z.object({
+      name: z.string().min(1), // ONNX input name
+      layout: z.literal('NCHW'),
+      channels: z.literal(3),
+      colorSpace: z.literal('sRGB'),
+      dtype: z.literal('float32'),
+      tileSize: z.number().int().min(16).max(1024), // square tile, native resolution (never resized)
+      /** x = (pixel / 255 - mean[c]) / std[c] */
+      mean: z.tuple([z.number(), z.number(), z.number()]),
+      std: z.tuple([z.number().positive(), z.number().positive(), z.number().positive()]),
+      batchDynamic: z.boolean(),
+    }),
+    output: z.object({
+      name: z.string().min(1),
+      /** 'logit': apply sigmoid to get the probability that the tile is AI-generated. */
+      kind: z.enum(['logit', 'probability']),
+      meaning: z.string().min(1),
+    }),
+    tiling: z.object({
+      stride: z.number().int().positive(), // pixels between tile origins on the grid
+      maxTiles: z.number().int().positive(), // tiles scored per image at most (sampled evenly when the grid has more)
+    }),
+    aggregation: z.object({
+      method: z.literal('top_k_mean'), // mean of the k highest tile probabilities
+      k: z.number().int().positive(),
+      description: z.string().min(1),
+    }),
+    /** Calibrated thresholds on the aggregated file score, with the figures behind them in MODEL_CARD.md. */
+    thresholds: z.object({
+      decision: z.number().min(0).max(1), // >= decision: likely_ai
+      highAi: z.number().min(0).max(1), // >= highAi: likely_ai with high confidence
+      highAuthentic: z.number().min(0).max(1), // <= highAuthentic: likely_authentic with high confidence
+      inconclusiveBand: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]), // scores inside: inconclusive
+    }),
+    training: z.object({
+      sources: z.array(z.string()),
+      licences: z.array(z.string()),
+      command: z.string(),
+    }),
+  })
+  .strict();
+export type ModelManifest = z.infer<typeof ModelManifest>;
