@@ -1,0 +1,123 @@
+// The analysis of one accepted file: decode, run every detector, fuse into a verdict. Runs inside a worker process
+// owned by the core; it still bounds its own work and honours the abort signal between every expensive step.
+import { readFile } from 'node:fs/promises';
+import type { Dimension, RegionGrid } from '../api/schemas.js';
+import { scoreImage } from './ai-detection.js';
+import { AnalysisError, type FileAnalysis, type MediaType } from './contract.js';
+import { DecodeError, decodeImageBuffer } from './decode-image.js';
+import { aiDimension, fuse, type PixelEvidence } from './fusion.js';
+import { getModel } from './model-session.js';
+import { openPdf, PdfRefusal, surveyImages } from './pdf-document.js';
+import { readPdfStructure, structureDimension } from './pdf-structure.js';
+import { provenanceDimension, readProvenance } from './provenance.js';
+import { readC2paStore, findJumbf } from './c2pa-manifest.js';
+
+export interface AnalyseOptions {
+  modelsDir: string;
+  signal?: AbortSignal;
+  threads?: number;
+}
+
+export async function analyseFile(path: string, mediaType: MediaType, opts: AnalyseOptions): Promise<FileAnalysis> {
+  try {
+    // The model first: without it there is no result to give (DECISIONS 22), whatever the metadata says.
+    const model = await getModel(opts.modelsDir, opts.threads ?? 1);
+    opts.signal?.throwIfAborted();
+    const buf = await readFile(path, { signal: opts.signal });
+    return mediaType === 'application/pdf'
+      ? await analysePdf(buf, model, opts.signal)
+      : await analyseImage(buf, mediaType, model, opts.signal);
+  } catch (err) {
+    if (err instanceof AnalysisError) throw err;
+    if (opts.signal?.aborted) throw new AnalysisError('internal_error', 'the analysis was cancelled');
+    if (err instanceof DecodeError || err instanceof PdfRefusal) throw new AnalysisError('internal_error', err.message);
+    throw new AnalysisError('internal_error', `the analysis failed: ${(err as Error).message ?? String(err)}`);
+  }
+}
+
+type Model = Awaited<ReturnType<typeof getModel>>;
+
+async function analyseImage(buf: Buffer, mediaType: MediaType, model: Model, signal?: AbortSignal): Promise<FileAnalysis> {
+  const provenance = provenanceDimension(await readProvenance(buf, mediaType));
+  signal?.throwIfAborted();
+  const image = await decodeImageBuffer(buf, mediaType, signal);
+  const scored = await scoreImage(model, image, { kind: 'image' }, signal);
+  const ai = aiDimension(scored.score, model.manifest.thresholds);
+  const dimensions: Dimension[] = [ai, provenance.dimension];
+  const verdict = fuse({
+    dimensions,
+    pixel: { score: scored.score, where: null, count: 1 },
+    strongAiProvenance: provenance.strongAi,
+    provenanceNotes: provenance.notes,
+    structureNotes: [],
+    structureDimension: null,
+    isPdf: false,
+  });
+  return { verdict, regions: [scored.grid], modelVersion: model.version, aggregation: aggregationText(model) };
+}
+
+async function analysePdf(buf: Buffer, model: Model, signal?: AbortSignal): Promise<FileAnalysis> {
+  const doc = await openPdf(new Uint8Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length)), signal);
+  try {
+    const structure = structureDimension(await readPdfStructure(buf, doc));
+    const survey = await surveyImages(doc, signal);
+    const regions: RegionGrid[] = [];
+    let worst: { score: number; where: string } | null = null;
+    for (const r of survey.rasters) {
+      signal?.throwIfAborted();
+      const source: RegionGrid['source'] =
+        r.kind === 'pdf_page' ? { kind: 'pdf_page', page: r.page } : { kind: 'pdf_image', page: r.page, imageIndex: r.imageIndex };
+      const s = await scoreImage(model, r.image, source, signal);
+      regions.push(s.grid);
+      const where =
+        r.kind === 'pdf_page'
+          ? `page ${r.page} (scanned page, ${r.image.width}x${r.image.height})`
+          : `page ${r.page}, image ${(r.imageIndex ?? 0) + 1} (${r.image.width}x${r.image.height})`;
+      if (!worst || s.score > worst.score) worst = { score: s.score, where };
+    }
+    const pixel: PixelEvidence = { score: worst?.score ?? null, where: worst?.where ?? null, count: survey.rasters.length };
+    // C2PA in a PDF is an embedded manifest store; read it like an image's.
+    const jumbf = findJumbf(buf, 'application/pdf');
+    const store = jumbf ? safeStore(jumbf) : null;
+    const c2paNotes: string[] = [];
+    let strongAi = structure.aiProducer;
+    if (store?.active) {
+      const dst = store.active.actions.find((a) => a.digitalSourceType)?.digitalSourceType;
+      c2paNotes.push(`Content Credentials (C2PA) manifest present, claim generator ${store.active.claimGenerator ?? 'unnamed'}; its signature was not cryptographically validated.`);
+      if (dst && /trainedAlgorithmicMedia|algorithmicMedia|compositeSynthetic/.test(dst)) strongAi = true;
+    }
+    const dimensions: Dimension[] = [];
+    if (worst) dimensions.push(aiDimension(worst.score, model.manifest.thresholds));
+    dimensions.push(structure.dimension);
+    const structureNotes = [...structure.notes];
+    if (survey.skipped.length) structureNotes.push(`Not scored: ${survey.skipped.slice(0, 4).join('; ')}${survey.skipped.length > 4 ? '; ...' : ''}.`);
+    const verdict = fuse({
+      dimensions,
+      pixel,
+      strongAiProvenance: strongAi,
+      provenanceNotes: c2paNotes.concat(structure.aiProducer ? structure.notes.slice(0, 1) : []),
+      structureNotes: structure.aiProducer ? structureNotes.slice(1) : structureNotes,
+      structureDimension: structure.dimension,
+      isPdf: true,
+    });
+    return { verdict, regions, modelVersion: model.version, aggregation: aggregationText(model, true) };
+  } finally {
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+function safeStore(jumbf: Buffer) {
+  try {
+    return readC2paStore(jumbf);
+  } catch {
+    return null;
+  }
+}
+
+function aggregationText(model: Model, pdf = false): string {
+  const m = model.manifest;
+  const base =
+    `${m.input.tileSize}px tiles at native resolution every ${m.tiling.stride}px (at most ${m.tiling.maxTiles}, evenly sampled), ` +
+    `image score = mean of the ${m.aggregation.k} highest tile probabilities`;
+  return pdf ? `${base}; document score = the highest image or scanned-page score` : base;
+}

@@ -1,0 +1,269 @@
+// Opens PDFs with pdf.js configured for hostile input (no eval, no font faces, no system fonts, no network, an
+// image-size ceiling, local wasm/cmap/font data only) and pulls out the raster images a generator or editor made.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/types/src/display/api.js';
+import type { RgbImage } from './decode-image.js';
+import { MAX_PIXELS, MIN_SIDE } from './decode-image.js';
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+let pdfjsPromise: Promise<PdfJs> | null = null;
+function pdfjs(): Promise<PdfJs> {
+  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  return pdfjsPromise;
+}
+
+const require = createRequire(import.meta.url);
+const PDFJS_ROOT = dirname(require.resolve('pdfjs-dist/package.json'));
+
+/** Pages read per document at most (a 2 MiB PDF may declare 100,000 pages). */
+export const MAX_PAGES = 50;
+/** Raster images analysed per document at most. */
+export const MAX_IMAGES = 24;
+/** Long side of a rendered scan page at most. */
+const MAX_RENDER_SIDE = 3000;
+
+export class PdfRefusal extends Error {}
+
+export async function openPdf(data: Uint8Array, signal?: AbortSignal): Promise<PDFDocumentProxy> {
+  const { getDocument } = await pdfjs();
+  const task = getDocument({
+    data,
+    isEvalSupported: false, // CVE-2024-4367 class: never compile PDF content into functions
+    disableFontFace: true,
+    useSystemFonts: false,
+    fontExtraProperties: false,
+    enableXfa: false,
+    stopAtErrors: false, // recover what can be recovered from damaged files; the structure check reports damage
+    maxImageSize: MAX_PIXELS,
+    isOffscreenCanvasSupported: false,
+    isImageDecoderSupported: false,
+    useWorkerFetch: false,
+    disableAutoFetch: true,
+    disableStream: true,
+    disableRange: true,
+    wasmUrl: join(PDFJS_ROOT, 'wasm') + '/',
+    cMapUrl: join(PDFJS_ROOT, 'cmaps') + '/',
+    cMapPacked: true,
+    standardFontDataUrl: join(PDFJS_ROOT, 'standard_fonts') + '/',
+    verbosity: 0,
+  });
+  const onAbort = () => void task.destroy();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await task.promise;
+  } catch (err) {
+    await task.destroy().catch(() => undefined);
+    const name = (err as Error).name;
+    if (signal?.aborted) throw signal.reason ?? err;
+    if (name === 'PasswordException') throw new PdfRefusal('the PDF is encrypted with a password');
+    throw new PdfRefusal(`the PDF cannot be read (${(err as Error).message})`);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Whether the document declares encryption (pdf.js opens owner-password-only files without asking). */
+export async function isEncrypted(doc: PDFDocumentProxy): Promise<boolean> {
+  const { info } = await doc.getMetadata();
+  return Boolean((info as Record<string, unknown>).EncryptFilterName);
+}
+
+export interface PdfRaster {
+  kind: 'pdf_image' | 'pdf_page';
+  page: number; // 1-based
+  imageIndex?: number; // 0-based, in painting order on the page
+  image: RgbImage;
+  /** Fraction of the page area the image covers (1 for a rendered page). */
+  coverage: number;
+}
+
+export interface PdfImageSurvey {
+  rasters: PdfRaster[];
+  pagesRead: number;
+  imagesSeen: number;
+  /** Images present but not analysed, in words (bilevel masks, too small, over the cap). */
+  skipped: string[];
+}
+
+// pdf.js ImageKind
+const GRAYSCALE_1BPP = 1;
+const RGB_24BPP = 2;
+const RGBA_32BPP = 3;
+
+interface PdfJsImage {
+  width: number;
+  height: number;
+  kind?: number;
+  data?: Uint8Array | Uint8ClampedArray;
+}
+
+type Matrix = [number, number, number, number, number, number];
+const multiply = (m: Matrix, n: Matrix): Matrix => [
+  m[0] * n[0] + m[2] * n[1],
+  m[1] * n[0] + m[3] * n[1],
+  m[0] * n[2] + m[2] * n[3],
+  m[1] * n[2] + m[3] * n[3],
+  m[0] * n[4] + m[2] * n[5] + m[4],
+  m[1] * n[4] + m[3] * n[5] + m[5],
+];
+
+/**
+ * Walks the pages' operator lists: every painted raster image (image XObjects and inline images) is taken at its
+ * native resolution; a page covered by images that cannot be taken alone (several strips, bilevel layers under a
+ * colour layer) is rendered instead, at about the images' own resolution, as a scan.
+ */
+export async function surveyImages(doc: PDFDocumentProxy, signal?: AbortSignal): Promise<PdfImageSurvey> {
+  const { OPS } = await pdfjs();
+  const rasters: PdfRaster[] = [];
+  const skipped: string[] = [];
+  let imagesSeen = 0;
+  const pages = Math.min(doc.numPages, MAX_PAGES);
+  if (doc.numPages > MAX_PAGES) skipped.push(`pages ${MAX_PAGES + 1}-${doc.numPages} were not examined (limit ${MAX_PAGES})`);
+  for (let p = 1; p <= pages; p++) {
+    signal?.throwIfAborted();
+    let page: PDFPageProxy;
+    try {
+      page = await doc.getPage(p);
+    } catch {
+      skipped.push(`page ${p} could not be read`);
+      continue;
+    }
+    try {
+      const [vx0, vy0, vx1, vy1] = page.view;
+      const pageArea = Math.abs((vx1 - vx0) * (vy1 - vy0)) || 1;
+      const ops = await page.getOperatorList();
+      const stack: Matrix[] = [];
+      let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+      let index = 0;
+      let coveredByImages = 0;
+      let maxDensity = 0; // image pixels per page unit, to render scans at their own resolution
+      const pageRasters: PdfRaster[] = [];
+      const seen = new Set<string>();
+      for (let i = 0; i < ops.fnArray.length; i++) {
+        const fn = ops.fnArray[i];
+        const args = ops.argsArray[i] as unknown[];
+        if (fn === OPS.save) stack.push(ctm);
+        else if (fn === OPS.restore) ctm = stack.pop() ?? ctm;
+        else if (fn === OPS.transform) ctm = multiply(ctm, args as Matrix);
+        else if (fn === OPS.paintFormXObjectBegin) {
+          stack.push(ctm);
+          if (Array.isArray(args[0]) && args[0].length === 6) ctm = multiply(ctm, args[0] as Matrix);
+        } else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
+        else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject || fn === OPS.paintImageMaskXObject) {
+          imagesSeen++;
+          const imageIndex = index++;
+          const area = Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
+          coveredByImages += area;
+          const img = resolveImage(page, args[0]);
+          if (!img) {
+            skipped.push(`page ${p} image ${imageIndex}: not decodable`);
+            continue;
+          }
+          const side = Math.sqrt(area) || 1;
+          maxDensity = Math.max(maxDensity, Math.sqrt(img.width * img.height) / side);
+          if (fn === OPS.paintImageMaskXObject || img.kind === GRAYSCALE_1BPP || !img.data) {
+            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} bilevel mask, not scored`);
+            continue;
+          }
+          if (img.width < MIN_SIDE || img.height < MIN_SIDE) {
+            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height}, under 32 px`);
+            continue;
+          }
+          const key = typeof args[0] === 'string' ? args[0] : `inline-${i}`;
+          if (seen.has(key)) continue; // the same XObject painted twice
+          seen.add(key);
+          const rgb = toRgb(img);
+          if (rgb) pageRasters.push({ kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea) });
+        }
+      }
+      const coverage = coveredByImages / pageArea;
+      const wholeImage = pageRasters.some((r) => r.coverage >= 0.6);
+      if (coverage >= 0.6 && !wholeImage && rasters.length < MAX_IMAGES) {
+        // A scan made of strips or layers: the page itself is the picture.
+        const rendered = await renderPage(page, maxDensity, signal);
+        if (rendered) rasters.push({ kind: 'pdf_page', page: p, image: rendered, coverage: 1 });
+      }
+      for (const r of pageRasters) {
+        if (rasters.length >= MAX_IMAGES) {
+          skipped.push(`page ${p} image ${r.imageIndex}: over the ${MAX_IMAGES}-image limit`);
+          continue;
+        }
+        rasters.push(r);
+      }
+    } finally {
+      page.cleanup();
+    }
+  }
+  return { rasters, pagesRead: pages, imagesSeen, skipped };
+}
+
+function resolveImage(page: PDFPageProxy, ref: unknown): PdfJsImage | null {
+  if (ref && typeof ref === 'object' && 'width' in ref) return ref as PdfJsImage; // inline image data
+  if (typeof ref !== 'string') return null;
+  try {
+    const objs = ref.startsWith('g_') ? page.commonObjs : page.objs;
+    return objs.has(ref) ? (objs.get(ref) as PdfJsImage) : null;
+  } catch {
+    return null;
+  }
+}
+
+function toRgb(img: PdfJsImage): RgbImage | null {
+  const n = img.width * img.height;
+  const src = img.data;
+  if (!src || !(n > 0)) return null;
+  if (img.kind === RGB_24BPP && src.length >= n * 3) {
+    return { width: img.width, height: img.height, data: Buffer.from(src.buffer, src.byteOffset, n * 3) };
+  }
+  if (img.kind === RGBA_32BPP && src.length >= n * 4) {
+    const out = Buffer.allocUnsafe(n * 3);
+    for (let i = 0, j = 0; i < n; i++, j += 4) {
+      out[i * 3] = src[j];
+      out[i * 3 + 1] = src[j + 1];
+      out[i * 3 + 2] = src[j + 2];
+    }
+    return { width: img.width, height: img.height, data: out };
+  }
+  return null;
+}
+
+async function renderPage(page: PDFPageProxy, density: number, signal?: AbortSignal): Promise<RgbImage | null> {
+  const base = page.getViewport({ scale: 1 });
+  const longSide = Math.max(base.width, base.height);
+  const scale = Math.min(Math.max(density, 1), MAX_RENDER_SIDE / longSide);
+  const viewport = page.getViewport({ scale });
+  const width = Math.floor(viewport.width);
+  const height = Math.floor(viewport.height);
+  if (width < MIN_SIDE || height < MIN_SIDE) return null;
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, width, height);
+  const task = page.render({
+    canvas: canvas as unknown as HTMLCanvasElement,
+    canvasContext: ctx as unknown as CanvasRenderingContext2D,
+    viewport,
+    annotationMode: 0, // AnnotationMode.DISABLE: the page content only
+  });
+  const onAbort = () => task.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await task.promise;
+  } catch {
+    if (signal?.aborted) throw signal.reason;
+    return null;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  const rgba = ctx.getImageData(0, 0, width, height).data;
+  const n = width * height;
+  const out = Buffer.allocUnsafe(n * 3);
+  for (let i = 0, j = 0; i < n; i++, j += 4) {
+    out[i * 3] = rgba[j];
+    out[i * 3 + 1] = rgba[j + 1];
+    out[i * 3 + 2] = rgba[j + 2];
+  }
+  return { width, height, data: out };
+}

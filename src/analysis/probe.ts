@@ -1,0 +1,63 @@
+// The submission-time check (DECISIONS 21): can this accepted-kind file really be analysed? Headers and structure
+// only, never a full decode, so it stays in the tens of milliseconds on the submission path.
+import { open } from 'node:fs/promises';
+import type { ProbeResult, Sniffed } from './contract.js';
+import { SIZE_LIMITS } from './contract.js';
+import { checkDimensions, readImageHeader } from './decode-image.js';
+import { HeaderError } from './image-headers.js';
+import { isEncrypted, openPdf, PdfRefusal } from './pdf-document.js';
+
+const unprocessable = (message: string): ProbeResult => ({ ok: false, code: 'unprocessable', message });
+
+export async function probeFile(path: string, sniffed: Sniffed, opts: { signal?: AbortSignal } = {}): Promise<ProbeResult> {
+  const { signal } = opts;
+  let buf: Buffer;
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    // The core enforces the limits first; reading more than the limit here would only be a memory hazard.
+    if (size > SIZE_LIMITS[sniffed.kind]) return unprocessable('the file is larger than its kind allows');
+    buf = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const { bytesRead } = await fh.read(buf, read, size - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    buf = buf.subarray(0, read);
+  } finally {
+    await fh.close();
+  }
+  signal?.throwIfAborted();
+  if (sniffed.kind === 'pdfs') return probePdf(buf, signal);
+  let header;
+  try {
+    header = readImageHeader(buf, sniffed.mediaType);
+  } catch (err) {
+    if (err instanceof HeaderError || err instanceof RangeError) return unprocessable(`the image cannot be decoded: ${err.message}`);
+    throw err;
+  }
+  // Size before integrity: a bomb is refused as a bomb even when it is also cut short.
+  const refusal = checkDimensions(header.width, header.height) ?? header.defect;
+  if (refusal) return unprocessable(refusal);
+  return { ok: true, mediaType: sniffed.mediaType, width: header.width, height: header.height };
+}
+
+async function probePdf(buf: Buffer, signal?: AbortSignal): Promise<ProbeResult> {
+  let doc;
+  try {
+    doc = await openPdf(new Uint8Array(buf.buffer, buf.byteOffset, buf.length), signal);
+  } catch (err) {
+    if (err instanceof PdfRefusal) return unprocessable(err.message);
+    throw err;
+  }
+  try {
+    // Owner-password-only files open without a password in pdf.js, but their strings and streams (metadata
+    // included) are encrypted: DECISIONS 21 refuses every encrypted PDF.
+    if (await isEncrypted(doc)) return unprocessable('the PDF is encrypted');
+    if (!(doc.numPages >= 1)) return unprocessable('the PDF has no pages');
+    return { ok: true, mediaType: 'application/pdf', pages: doc.numPages };
+  } finally {
+    await doc.destroy();
+  }
+}

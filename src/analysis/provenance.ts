@@ -1,0 +1,323 @@
+// The provenance detector: what the file's own metadata says about how it was made (C2PA manifests, IPTC digital
+// source type, generator/editor software fields, generator text chunks in PNG, camera data). Metadata is easy to
+// strip or forge: its presence can be strong evidence, its absence is never evidence of authenticity.
+import { inflateSync } from 'node:zlib';
+import exifr from 'exifr';
+import type { Dimension } from '../api/schemas.js';
+import type { MediaType } from './contract.js';
+import { findJumbf, readC2paStore, type C2paStore } from './c2pa-manifest.js';
+
+/** IPTC NewsCodes digital source types that mean the content was (partly) produced by a generative model. */
+export const AI_SOURCE_TYPES = new Set([
+  'trainedAlgorithmicMedia',
+  'compositeWithTrainedAlgorithmicMedia',
+  'algorithmicMedia',
+  'compositeSynthetic',
+]);
+const CAPTURE_SOURCE_TYPES = new Set(['digitalCapture', 'negativeFilm', 'positiveFilm', 'print', 'minorHumanEdits']);
+
+/** Software names of AI image generators (matched case-insensitively in software, creator-tool and claim fields). */
+const AI_GENERATORS: Array<[RegExp, string]> = [
+  [/\bdall[-·. ]?e\b/i, 'DALL-E'],
+  [/\bopenai\b|chatgpt|gpt-?4o|gpt-image/i, 'OpenAI'],
+  [/midjourney/i, 'Midjourney'],
+  [/adobe firefly|\bfirefly\b/i, 'Adobe Firefly'],
+  [/stable[ -]?diffusion|\bsdxl\b|stability ai/i, 'Stable Diffusion'],
+  [/comfyui/i, 'ComfyUI'],
+  [/automatic1111|sd-webui|stable-diffusion-webui/i, 'Stable Diffusion WebUI'],
+  [/invokeai/i, 'InvokeAI'],
+  [/fooocus/i, 'Fooocus'],
+  [/novelai/i, 'NovelAI'],
+  [/\bimagen\b|google ai|gemini|synthid|nano banana/i, 'Google generative AI'],
+  [/bing image creator|microsoft designer|designer\.microsoft/i, 'Microsoft image creator'],
+  [/leonardo\.ai|leonardo ai/i, 'Leonardo.Ai'],
+  [/ideogram/i, 'Ideogram'],
+  [/\bflux(\.1)?\b|black forest labs/i, 'FLUX'],
+  [/playground ?ai|playgroundai/i, 'Playground'],
+  [/runwayml|runway gen/i, 'Runway'],
+  [/\bkrea\b/i, 'Krea'],
+  [/\bgrok\b/i, 'xAI Grok'],
+  [/dreamstudio/i, 'DreamStudio'],
+];
+const EDITORS: Array<[RegExp, string]> = [
+  [/photoshop/i, 'Adobe Photoshop'],
+  [/lightroom/i, 'Adobe Lightroom'],
+  [/\bgimp\b/i, 'GIMP'],
+  [/affinity/i, 'Affinity'],
+  [/pixelmator/i, 'Pixelmator'],
+  [/snapseed/i, 'Snapseed'],
+  [/capture one/i, 'Capture One'],
+  [/darktable/i, 'darktable'],
+  [/rawtherapee/i, 'RawTherapee'],
+  [/luminar/i, 'Luminar'],
+  [/\bcanva\b/i, 'Canva'],
+  [/paint\.net/i, 'Paint.NET'],
+  [/picsart/i, 'PicsArt'],
+  [/facetune/i, 'Facetune'],
+];
+
+/** PNG text keywords written by generators, and who writes them. */
+const PNG_GENERATOR_KEYS: Record<string, string> = {
+  parameters: 'Stable Diffusion WebUI (A1111/Forge) generation parameters',
+  prompt: 'ComfyUI prompt graph',
+  workflow: 'ComfyUI workflow',
+  'sd-metadata': 'InvokeAI metadata',
+  invokeai_metadata: 'InvokeAI metadata',
+  invokeai_graph: 'InvokeAI graph',
+  dream: 'InvokeAI (dream) prompt',
+  fooocus_scheme: 'Fooocus metadata',
+  generation_data: 'generator parameters',
+  aigc: 'AIGC label (generated-content marking)',
+};
+
+export interface ProvenanceFindings {
+  c2pa: C2paStore | null;
+  /** Raw C2PA bytes found but not readable as a manifest store. */
+  c2paUnreadable: boolean;
+  digitalSourceType: string | null;
+  aiGenerator: { name: string; evidence: string } | null;
+  editors: string[];
+  software: string[];
+  camera: { make?: string; model?: string; lens?: string } | null;
+  captureDate: string | null;
+  pngGeneratorChunks: string[];
+}
+
+const MAX_TEXT = 1024 * 1024; // inflated size of one PNG text chunk at most (zTXt bombs)
+
+export function readPngText(buf: Buffer): Map<string, string> {
+  const out = new Map<string, string>();
+  let off = 8;
+  let total = 0;
+  while (off + 12 <= buf.length) {
+    const len = buf.readUInt32BE(off);
+    const type = buf.toString('latin1', off + 4, off + 8);
+    if (off + 12 + len > buf.length || type === 'IEND') break;
+    const data = buf.subarray(off + 8, off + 8 + len);
+    off += 12 + len;
+    if (type !== 'tEXt' && type !== 'zTXt' && type !== 'iTXt') continue;
+    if (++total > 256) break;
+    const nul = data.indexOf(0);
+    if (nul < 1) continue;
+    const key = data.toString('latin1', 0, nul);
+    try {
+      let text: string;
+      if (type === 'tEXt') text = data.toString('latin1', nul + 1);
+      else if (type === 'zTXt') text = inflateSync(data.subarray(nul + 2), { maxOutputLength: MAX_TEXT }).toString('latin1');
+      else {
+        const compressed = data[nul + 1] === 1;
+        let p = nul + 3;
+        const langEnd = data.indexOf(0, p);
+        const transEnd = data.indexOf(0, langEnd + 1);
+        if (langEnd < 0 || transEnd < 0) continue;
+        p = transEnd + 1;
+        const body = data.subarray(p);
+        text = (compressed ? inflateSync(body, { maxOutputLength: MAX_TEXT }) : body).toString('utf8');
+      }
+      if (!out.has(key)) out.set(key, text.slice(0, MAX_TEXT));
+    } catch {
+      out.set(key, ''); // an oversized or broken compressed chunk: its key is still evidence
+    }
+  }
+  return out;
+}
+
+/** The first XMP packet in the bytes (JPEG APP1, HEIF item, PNG iTXt handled by the caller). */
+export function findXmp(buf: Buffer): string | null {
+  const start = buf.indexOf('<x:xmpmeta');
+  if (start < 0) return null;
+  const end = buf.indexOf('</x:xmpmeta>', start);
+  return buf.toString('utf8', start, end < 0 ? Math.min(buf.length, start + MAX_TEXT) : end + 12);
+}
+
+function xmpField(xmp: string, name: string): string | null {
+  const attr = new RegExp(`${name}\\s*=\\s*"([^"]*)"`).exec(xmp);
+  if (attr) return attr[1];
+  const el = new RegExp(`<${name}>\\s*(?:<rdf:Alt>\\s*<rdf:li[^>]*>)?([^<]+)<`).exec(xmp);
+  return el ? el[1].trim() : null;
+}
+
+const matchName = (list: Array<[RegExp, string]>, text: string): string | null => {
+  for (const [re, name] of list) if (re.test(text)) return name;
+  return null;
+};
+
+export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise<ProvenanceFindings> {
+  const f: ProvenanceFindings = {
+    c2pa: null,
+    c2paUnreadable: false,
+    digitalSourceType: null,
+    aiGenerator: null,
+    editors: [],
+    software: [],
+    camera: null,
+    captureDate: null,
+    pngGeneratorChunks: [],
+  };
+  const setAi = (name: string, evidence: string) => {
+    f.aiGenerator ??= { name, evidence };
+  };
+
+  // C2PA / Content Credentials
+  const jumbf = findJumbf(buf, mediaType);
+  if (jumbf) {
+    try {
+      f.c2pa = readC2paStore(jumbf);
+    } catch {
+      f.c2pa = null;
+    }
+    if (!f.c2pa) f.c2paUnreadable = true;
+  }
+  const active = f.c2pa?.active;
+  if (active) {
+    const created = active.actions.find((a) => a.digitalSourceType);
+    if (created?.digitalSourceType) f.digitalSourceType = created.digitalSourceType;
+    const gen = [active.claimGenerator, ...active.actions.map((a) => a.softwareAgent)].filter((s): s is string => Boolean(s));
+    for (const g of gen) {
+      const ai = matchName(AI_GENERATORS, g);
+      if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, `C2PA manifest (${g})`);
+      const ed = matchName(EDITORS, g);
+      if (ed && !f.editors.includes(ed)) f.editors.push(ed);
+    }
+  }
+
+  // PNG generator chunks
+  let pngXmp: string | null = null;
+  if (mediaType === 'image/png') {
+    const text = readPngText(buf);
+    for (const [key, value] of text) {
+      const who = PNG_GENERATOR_KEYS[key.toLowerCase()];
+      if (who && (key.toLowerCase() !== 'prompt' || /class_type|"inputs"/.test(value) || text.has('workflow'))) {
+        f.pngGeneratorChunks.push(key);
+        setAi(who.replace(/ (generation parameters|prompt graph|workflow|metadata|graph|prompt)$/, ''), `PNG text chunk "${key}" (${who})`);
+      }
+      if (key === 'XML:com.adobe.xmp') pngXmp = value;
+      if (/^(software|source|comment)$/i.test(key) && value) {
+        if (/^software$/i.test(key)) f.software.push(value.slice(0, 200));
+        const ai = matchName(AI_GENERATORS, value);
+        if (ai) setAi(ai, `PNG text chunk "${key}" = ${value.slice(0, 80)}`);
+      }
+    }
+  }
+
+  // XMP: IPTC DigitalSourceType, CreatorTool, history
+  const xmp = pngXmp ?? findXmp(buf);
+  if (xmp) {
+    const dst = /digitalsourcetype\/(\w+)/i.exec(xmp)?.[1] ?? null;
+    if (dst && !f.digitalSourceType) f.digitalSourceType = dst;
+    for (const field of ['xmp:CreatorTool', 'tiff:Software', 'photoshop:Credit', 'stEvt:softwareAgent']) {
+      const v = xmpField(xmp, field);
+      if (!v) continue;
+      f.software.push(v.slice(0, 200));
+    }
+    const aigc = /\bAIGC\b/.test(xmp) ? 'AIGC label' : null;
+    if (aigc) setAi('a generative AI service', 'XMP AIGC label (generated-content marking)');
+  }
+
+  // EXIF / TIFF via exifr (JPEG, PNG eXIf, HEIF)
+  try {
+    const exif = (await exifr.parse(buf, {
+      tiff: true,
+      ifd0: {},
+      exif: true,
+      gps: false,
+      interop: false,
+      ifd1: false,
+      xmp: false,
+      iptc: false,
+      icc: false,
+      makerNote: false,
+      userComment: true,
+      translateValues: true,
+      reviveValues: true,
+    } as never)) as Record<string, unknown> | undefined;
+    if (exif) {
+      const str = (k: string) => (typeof exif[k] === 'string' ? (exif[k] as string).trim() : undefined);
+      const make = str('Make');
+      const model = str('Model');
+      const lens = str('LensModel') ?? str('LensMake');
+      if (make || model) f.camera = { make, model, lens };
+      for (const k of ['Software', 'ProcessingSoftware', 'HostComputer', 'Artist', 'ImageDescription']) {
+        const v = str(k);
+        if (v && k === 'Software') f.software.push(v.slice(0, 200));
+        if (v) {
+          const ai = matchName(AI_GENERATORS, v);
+          if (ai) setAi(ai, `EXIF ${k} = ${v.slice(0, 80)}`);
+        }
+      }
+      const uc = exif['UserComment'];
+      const ucText = typeof uc === 'string' ? uc : uc instanceof Uint8Array ? Buffer.from(uc).toString('latin1') : '';
+      // A1111 writes its parameters into the JPEG's EXIF UserComment.
+      if (/Steps: \d+, Sampler: /.test(ucText)) setAi('Stable Diffusion WebUI', 'EXIF UserComment holds Stable Diffusion generation parameters');
+      const date = exif['DateTimeOriginal'];
+      if (date instanceof Date && !Number.isNaN(date.getTime())) f.captureDate = date.toISOString();
+    }
+  } catch {
+    // unreadable EXIF is simply absent evidence
+  }
+
+  for (const s of f.software) {
+    const ai = matchName(AI_GENERATORS, s);
+    if (ai) setAi(ai, `software field "${s.slice(0, 80)}"`);
+    const ed = matchName(EDITORS, s);
+    if (ed && !f.editors.includes(ed)) f.editors.push(ed);
+  }
+  if (f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType) && !f.aiGenerator) {
+    setAi(active?.claimGenerator ?? 'a generative model', `${active ? 'C2PA' : 'IPTC'} digital source type ${f.digitalSourceType}`);
+  }
+  f.software = [...new Set(f.software)];
+  return f;
+}
+
+export interface ProvenanceOutcome {
+  dimension: Dimension;
+  /** Strong AI provenance decides the verdict on its own (see README, fusion rules). */
+  strongAi: boolean;
+  /** Sentences for the verdict copy. */
+  notes: string[];
+}
+
+/**
+ * score: 1 = the metadata says the content is generated; ~0.3 = only camera capture data (weak: easily forged);
+ * 0.5 = nothing either way. Absence of metadata gives 'inconclusive', never 'likely_authentic'.
+ */
+export function provenanceDimension(f: ProvenanceFindings): ProvenanceOutcome {
+  const notes: string[] = [];
+  const active = f.c2pa?.active;
+  if (active) {
+    const acts = active.actions.map((a) => a.action + (a.digitalSourceType ? ` (${a.digitalSourceType})` : '')).join(', ');
+    notes.push(
+      `Content Credentials (C2PA) manifest present, claim generator ${active.claimGenerator ?? 'unnamed'}` +
+        (active.signer ? `, signed by ${active.signer}` : '') +
+        (acts ? `, actions: ${acts}` : '') +
+        '; its signature was not cryptographically validated.',
+    );
+  } else if (f.c2paUnreadable) {
+    notes.push('A Content Credentials (C2PA) block is present but could not be read.');
+  }
+  if (f.pngGeneratorChunks.length) notes.push(`PNG generator text chunks: ${f.pngGeneratorChunks.join(', ')}.`);
+  if (f.digitalSourceType) notes.push(`Declared IPTC digital source type: ${f.digitalSourceType}.`);
+  if (f.editors.length) notes.push(`Edited with: ${f.editors.join(', ')}.`);
+  if (f.camera) notes.push(`Camera data: ${[f.camera.make, f.camera.model, f.camera.lens].filter(Boolean).join(' ')}.`);
+
+  const aiSource = f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType);
+  const strongAi = Boolean(f.aiGenerator) || Boolean(aiSource);
+  if (strongAi) {
+    const partly = f.digitalSourceType === 'compositeWithTrainedAlgorithmicMedia' || f.digitalSourceType === 'compositeSynthetic';
+    notes.unshift(
+      `The file's metadata names ${f.aiGenerator?.name ?? 'a generative model'} as its source (${f.aiGenerator?.evidence ?? f.digitalSourceType})` +
+        (partly ? ', for part of the content' : '') +
+        '.',
+    );
+    return { dimension: { key: 'provenance', label: 'Provenance metadata', score: partly ? 0.9 : 1, assessment: 'likely_ai', confidence: 'high' }, strongAi, notes };
+  }
+  if (f.digitalSourceType && CAPTURE_SOURCE_TYPES.has(f.digitalSourceType) && active) {
+    return { dimension: { key: 'provenance', label: 'Provenance metadata', score: 0.2, assessment: 'likely_authentic', confidence: 'medium' }, strongAi, notes };
+  }
+  if (f.camera) {
+    notes.push('Camera metadata can be copied or forged, so it supports but does not establish authenticity.');
+    return { dimension: { key: 'provenance', label: 'Provenance metadata', score: 0.3, assessment: 'likely_authentic', confidence: 'low' }, strongAi, notes };
+  }
+  notes.push('No provenance metadata points either way; metadata is often stripped, so its absence is not evidence of authenticity.');
+  return { dimension: { key: 'provenance', label: 'Provenance metadata', score: 0.5, assessment: 'inconclusive', confidence: 'low' }, strongAi, notes };
+}
