@@ -1,0 +1,153 @@
+// Starts and watches the core (the `serve` command of src/bin/veracity.mjs) as a separate process, so decoding and
+// inference never run on the window's event loop; used by Electron (utilityProcess) and by `npm start` (child_process).
+/** The two lines the core prints at start (src/cli: first line always, second when it serves the renderer). */
+export type CoreLine =
+  | { kind: 'listening'; baseUrl: string }
+  | { kind: 'app'; appUrl: string; uiToken: string }
+  | null;
+
+const LISTENING = /^Veracity API listening at (http:\/\/127\.0\.0\.1:\d{1,5})\/?\s*$/;
+const APP = /^Veracity app at (http:\/\/127\.0\.0\.1:\d{1,5}\/?#token=([A-Za-z0-9_-]{16,256}))\s*$/;
+
+export function parseCoreLine(line: string): CoreLine {
+  const listening = LISTENING.exec(line);
+  if (listening) return { kind: 'listening', baseUrl: listening[1] };
+  const app = APP.exec(line);
+  if (app) return { kind: 'app', appUrl: app[1], uiToken: app[2] };
+  return null;
+}
+
+export interface CoreArgs {
+  dataDir: string;
+  uiToken?: string;
+  port?: number;
+}
+
+export function coreArgs({ dataDir, uiToken, port = 0 }: CoreArgs): string[] {
+  const args = ['serve', '--port', String(port), '--data-dir', dataDir];
+  if (uiToken) args.push('--ui-token', uiToken);
+  return args;
+}
+
+/** The parts of a child process the supervisor needs; both Node's ChildProcess and Electron's UtilityProcess fit. */
+export interface CoreChild {
+  stdout: NodeJS.ReadableStream | null;
+  stderr: NodeJS.ReadableStream | null;
+  kill: () => boolean;
+  onExit: (listener: (code: number | null) => void) => void;
+}
+
+export interface StartedCore {
+  baseUrl: string;
+  /** Present when the core serves the renderer (dist/renderer exists). */
+  appUrl: string | null;
+  uiToken: string | null;
+  child: CoreChild;
+}
+
+export interface StartCoreOptions {
+  spawn: () => CoreChild;
+  /** How long to wait for the "listening" line (the core opens SQLite and runs migrations first). */
+  timeoutMs?: number;
+  /** How long to wait for the optional "app" line after the "listening" line. */
+  appLineGraceMs?: number;
+  onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
+}
+
+/** Splits a stream into lines, whatever the chunking. */
+export function onLines(stream: NodeJS.ReadableStream | null, listener: (line: string) => void): void {
+  if (!stream) return;
+  let buffer = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffer += chunk;
+    let index = buffer.indexOf('\n');
+    while (index >= 0) {
+      listener(buffer.slice(0, index).replace(/\r$/, ''));
+      buffer = buffer.slice(index + 1);
+      index = buffer.indexOf('\n');
+    }
+  });
+  stream.on('end', () => {
+    if (buffer.length > 0) listener(buffer);
+    buffer = '';
+  });
+}
+
+export class CoreStartError extends Error {
+  constructor(
+    message: string,
+    readonly lastLines: string[],
+  ) {
+    super(message);
+    this.name = 'CoreStartError';
+  }
+}
+
+/**
+ * Spawns the core and resolves once it listens. Rejects with the last lines it printed when it exits first or does
+ * not come up in time (the caller shows them on the crash screen and in the log).
+ */
+export function startCore({ spawn, timeoutMs = 60_000, appLineGraceMs = 2_000, onLine }: StartCoreOptions): Promise<StartedCore> {
+  const child = spawn();
+  const tail: string[] = [];
+  const remember = (line: string): void => {
+    tail.push(line);
+    if (tail.length > 20) tail.shift();
+  };
+  return new Promise<StartedCore>((resolve, reject) => {
+    let baseUrl: string | null = null;
+    let settled = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const finish = (result: StartedCore | Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(startTimer);
+      clearTimeout(graceTimer);
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    const startTimer = setTimeout(() => {
+      child.kill();
+      finish(new CoreStartError(`The Veracity engine did not start within ${Math.round(timeoutMs / 1000)} s.`, tail));
+    }, timeoutMs);
+    onLines(child.stdout, (line) => {
+      onLine?.('stdout', line);
+      remember(line);
+      const parsed = parseCoreLine(line);
+      if (parsed?.kind === 'listening' && baseUrl === null) {
+        baseUrl = parsed.baseUrl;
+        const known = baseUrl;
+        graceTimer = setTimeout(() => finish({ baseUrl: known, appUrl: null, uiToken: null, child }), appLineGraceMs);
+      } else if (parsed?.kind === 'app' && baseUrl !== null) {
+        finish({ baseUrl, appUrl: parsed.appUrl, uiToken: parsed.uiToken, child });
+      }
+    });
+    onLines(child.stderr, (line) => {
+      onLine?.('stderr', line);
+      remember(line);
+    });
+    child.onExit((code) => {
+      finish(new CoreStartError(`The Veracity engine stopped while starting (exit code ${code ?? 'unknown'}).`, tail));
+    });
+  });
+}
+
+/** Asks the core to stop and waits for it, killing it harder after `graceMs` (clean shutdown on quit). */
+export function stopCore(child: CoreChild, graceMs = 5_000, forceKill?: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const timer = setTimeout(() => {
+      forceKill?.();
+      finish();
+    }, graceMs);
+    function finish(): void {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve();
+    }
+    child.onExit(() => finish());
+    if (!child.kill()) finish();
+  });
+}

@@ -1,0 +1,121 @@
+// `npm start`: opens the Electron app where Electron's binary is installed, otherwise serves the same renderer from
+// the core on 127.0.0.1 and prints its address with a per-launch token (as Jupyter does). Decisions are plain functions.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { coreArgs, onLines, parseCoreLine } from './core-process.js';
+import { defaultDataDir } from './paths.js';
+
+export type LaunchMode = { mode: 'electron'; electronPath: string } | { mode: 'browser'; reason: string };
+
+/**
+ * The Electron binary when it is really there. `require('electron')` returns a path from node_modules/electron/path.txt
+ * and throws when the package was installed without its binary (ELECTRON_SKIP_BINARY_DOWNLOAD).
+ */
+export function resolveElectronBinary(requireElectron: () => unknown, exists: (p: string) => boolean = fs.existsSync): string | null {
+  let resolved: unknown;
+  try {
+    resolved = requireElectron();
+  } catch {
+    return null;
+  }
+  return typeof resolved === 'string' && resolved.length > 0 && exists(resolved) ? resolved : null;
+}
+
+export function chooseLaunchMode(argv: string[], env: Record<string, string | undefined>, electronPath: string | null): LaunchMode {
+  if (argv.includes('--browser') || env.VERACITY_BROWSER === '1') return { mode: 'browser', reason: 'browser mode was asked for' };
+  if (electronPath === null) return { mode: 'browser', reason: "Electron's binary is not installed on this machine" };
+  return { mode: 'electron', electronPath };
+}
+
+/** Newest modification time of the files under `dir` (0 when it does not exist). */
+export function newestMtime(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    newest = Math.max(newest, fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** A build output is stale when it is missing or older than any of its sources. */
+export function isStale(output: string, sources: string[]): boolean {
+  if (!fs.existsSync(output)) return true;
+  const built = fs.statSync(output).mtimeMs;
+  return sources.some((source) => newestMtime(source) > built);
+}
+
+/** `--port N` on the command line or VERACITY_PORT; 0 (any free port) otherwise. */
+export function chooseServePort(argv: string[], env: Record<string, string | undefined>): number {
+  const index = argv.indexOf('--port');
+  const raw = index >= 0 ? argv[index + 1] : env.VERACITY_PORT;
+  if (raw === undefined || raw === '') return 0;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`Invalid port: ${raw}`);
+  return port;
+}
+
+export function browserBanner(appUrl: string, dataDir: string): string {
+  return [
+    '',
+    '  Veracity is running in browser mode (no Electron on this machine).',
+    '  Open this address in a browser on this computer; it carries this launch\'s access token:',
+    '',
+    `      ${appUrl}`,
+    '',
+    `  Data and logs: ${dataDir}`,
+    '  Press Ctrl+C to stop.',
+    '',
+  ].join('\n');
+}
+
+function runBuild(root: string, script: string): void {
+  const result = spawnSync(process.execPath, script.split(' '), { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`Build step failed: node ${script}`);
+}
+
+function forwardSignals(child: ChildProcess): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      child.kill(signal);
+    });
+  }
+}
+
+export async function main(root: string, argv: string[]): Promise<number> {
+  const requireFromRoot = createRequire(path.join(root, 'package.json'));
+  const electronPath = resolveElectronBinary(() => requireFromRoot('electron'));
+  const launch = chooseLaunchMode(argv, process.env, electronPath);
+  const rendererIndex = path.join(root, 'dist', 'renderer', 'index.html');
+  if (isStale(rendererIndex, [path.join(root, 'renderer'), path.join(root, 'src', 'api')])) {
+    console.log('Building the window (vite build)…');
+    runBuild(root, 'node_modules/vite/bin/vite.js build --logLevel warn');
+  }
+  if (launch.mode === 'electron') {
+    if (isStale(path.join(root, 'dist', 'main', 'main.cjs'), [path.join(root, 'main')])) runBuild(root, 'main/build.mjs');
+    const env = { ...process.env };
+    delete env.ELECTRON_RUN_AS_NODE;
+    const child = spawn(launch.electronPath, [root], { cwd: root, stdio: 'inherit', env });
+    forwardSignals(child);
+    return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 0)));
+  }
+
+  const dataDir = defaultDataDir({ platform: process.platform, env: process.env, home: os.homedir() });
+  const port = chooseServePort(argv, process.env);
+  console.log(`Starting Veracity (${launch.reason}).`);
+  const child = spawn(process.execPath, [path.join(root, 'src', 'bin', 'veracity.mjs'), ...coreArgs({ dataDir, port })], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  forwardSignals(child);
+  onLines(child.stdout, (line) => {
+    console.log(line);
+    const parsed = parseCoreLine(line);
+    if (parsed?.kind === 'app') console.log(browserBanner(parsed.appUrl, dataDir));
+  });
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 0 : 1))));
+}

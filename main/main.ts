@@ -1,0 +1,149 @@
+// The Electron entry: one instance, the core hosted in a utility process on 127.0.0.1, one hardened window that
+// loads the renderer from the core, a crash screen with restart, clean shutdown, logs in the data dir.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
+import { crashPageUrl } from './crash-page.js';
+import { coreArgs, CoreStartError, startCore, stopCore, type CoreChild, type StartedCore } from './core-process.js';
+import { IPC_CONFIG, IPC_RESTART, type ShellConfig } from './ipc-channels.js';
+import { createFileLogger } from './logger.js';
+import { defaultDataDir, logDir } from './paths.js';
+import { applyContentsSecurity, applySessionSecurity, isTrustedSender, type SecurityHooks } from './security.js';
+import { mainWindowOptions } from './window-options.js';
+
+const dataDir = defaultDataDir({ platform: process.platform, env: process.env, home: os.homedir() });
+const log = createFileLogger(logDir(dataDir));
+const coreLog = createFileLogger(logDir(dataDir), 'core.log');
+const devTools = !app.isPackaged && process.env.VERACITY_DEVTOOLS === '1';
+
+let mainWindow: BrowserWindow | null = null;
+let core: StartedCore | null = null;
+let uiToken = '';
+let quitting = false;
+let starting: Promise<void> | null = null;
+
+const hooks: SecurityHooks = {
+  appOrigin: () => (core ? core.baseUrl : null),
+  openExternal: (url) => {
+    log.info(`open external ${url}`);
+    void shell.openExternal(url);
+  },
+  log: (message) => log.info(message),
+};
+
+function spawnCore(): CoreChild {
+  const entry = path.join(app.getAppPath(), 'src', 'bin', 'veracity.mjs');
+  uiToken = randomBytes(32).toString('base64url');
+  const child = utilityProcess.fork(entry, coreArgs({ dataDir, uiToken }), {
+    stdio: 'pipe',
+    serviceName: 'Veracity core',
+    cwd: app.getAppPath(),
+    env: { ...process.env, VERACITY_DATA_DIR: dataDir },
+  });
+  return {
+    stdout: child.stdout,
+    stderr: child.stderr,
+    kill: () => child.kill(),
+    onExit: (listener) => {
+      child.once('exit', (code) => listener(code));
+    },
+  };
+}
+
+function showCrash(reason: string, lastLines: string[]): void {
+  log.error(`core stopped: ${reason}`);
+  if (!mainWindow || mainWindow.isDestroyed()) return;
+  void mainWindow.loadURL(crashPageUrl({ reason, logFile: coreLog.file, lastLines }));
+  mainWindow.show();
+}
+
+async function bootCore(): Promise<void> {
+  try {
+    const started = await startCore({ spawn: spawnCore, onLine: (stream, line) => coreLog.core(stream, line) });
+    core = started;
+    log.info(`core listening at ${started.baseUrl}`);
+    started.child.onExit((code) => {
+      if (quitting || core !== started) return;
+      core = null;
+      showCrash(`The engine that analyses files stopped unexpectedly (exit code ${code ?? 'unknown'}).`, []);
+    });
+    if (mainWindow && !mainWindow.isDestroyed()) await mainWindow.loadURL(`${started.baseUrl}/`);
+  } catch (error) {
+    core = null;
+    const lines = error instanceof CoreStartError ? error.lastLines : [];
+    showCrash(error instanceof Error ? error.message : String(error), lines);
+  }
+}
+
+function restart(): Promise<void> {
+  if (!starting) {
+    starting = (async () => {
+      if (core) {
+        const old = core;
+        core = null;
+        await stopCore(old.child);
+      }
+      await bootCore();
+    })().finally(() => {
+      starting = null;
+    });
+  }
+  return starting;
+}
+
+function createWindow(): BrowserWindow {
+  const preloadPath = path.join(__dirname, 'preload.cjs');
+  const win = new BrowserWindow(mainWindowOptions({ preloadPath, devTools, dark: nativeTheme.shouldUseDarkColors }));
+  win.once('ready-to-show', () => win.show());
+  win.webContents.on('render-process-gone', (_event, details) => {
+    log.error(`renderer gone: ${details.reason}`);
+    if (!quitting && details.reason !== 'clean-exit' && core) void win.loadURL(`${core.baseUrl}/`);
+  });
+  win.on('closed', () => {
+    mainWindow = null;
+  });
+  return win;
+}
+
+function registerIpc(): void {
+  ipcMain.handle(IPC_CONFIG, (event): ShellConfig | null => {
+    if (!core || !isTrustedSender(event.senderFrame?.url, core.baseUrl)) return null;
+    return { baseUrl: core.baseUrl, uiToken };
+  });
+  ipcMain.handle(IPC_RESTART, async (event) => {
+    if (!isTrustedSender(event.senderFrame?.url, core?.baseUrl ?? null, true)) return;
+    log.info('restart requested from the window');
+    await restart();
+  });
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (!mainWindow) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  });
+  app.on('web-contents-created', (_event, contents) => applyContentsSecurity(contents, hooks));
+  app.on('window-all-closed', () => app.quit());
+  app.on('before-quit', (event) => {
+    if (quitting || !core) return;
+    // Let the core finish its current SQLite write and close cleanly before the process goes.
+    event.preventDefault();
+    quitting = true;
+    const child = core.child;
+    core = null;
+    void stopCore(child).finally(() => app.quit());
+  });
+  process.on('uncaughtException', (error) => log.error('uncaught exception in main', error));
+
+  void app.whenReady().then(async () => {
+    log.info(`starting Veracity ${app.getVersion()} with data dir ${dataDir}`);
+    applySessionSecurity(session.defaultSession, hooks);
+    registerIpc();
+    mainWindow = createWindow();
+    await bootCore();
+  });
+}

@@ -1,0 +1,114 @@
+// The shell's supporting decisions: data and log paths per platform, the log file (rotation, log injection), the
+// crash screen (escaping, CSP hash of its one script) and `npm start`'s choice between Electron and browser mode.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CRASH_SCRIPT, crashPageCsp, crashPageHtml, crashPageUrl } from '../../../main/crash-page.js';
+import { browserBanner, chooseLaunchMode, chooseServePort, isStale, resolveElectronBinary } from '../../../main/launcher.js';
+import { createFileLogger, escapeLogText } from '../../../main/logger.js';
+import { defaultDataDir, logDir } from '../../../main/paths.js';
+
+const temps: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'veracity-shell-'));
+  temps.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('defaultDataDir', () => {
+  it('follows each platform and honours VERACITY_DATA_DIR', () => {
+    expect(defaultDataDir({ platform: 'linux', env: {}, home: '/home/a' })).toBe('/home/a/.local/share/veracity');
+    expect(defaultDataDir({ platform: 'linux', env: { XDG_DATA_HOME: '/x/data' }, home: '/home/a' })).toBe('/x/data/veracity');
+    // A relative XDG_DATA_HOME is invalid per the spec and ignored.
+    expect(defaultDataDir({ platform: 'linux', env: { XDG_DATA_HOME: 'rel' }, home: '/home/a' })).toBe('/home/a/.local/share/veracity');
+    expect(defaultDataDir({ platform: 'darwin', env: {}, home: '/Users/a' })).toBe('/Users/a/Library/Application Support/Veracity');
+    expect(defaultDataDir({ platform: 'win32', env: { APPDATA: 'C:\\Users\\a\\AppData\\Roaming' }, home: 'C:\\Users\\a' })).toBe(
+      'C:\\Users\\a\\AppData\\Roaming\\Veracity',
+    );
+    expect(defaultDataDir({ platform: 'linux', env: { VERACITY_DATA_DIR: '/srv/v' }, home: '/home/a' })).toBe('/srv/v');
+    expect(logDir('/srv/v')).toBe(path.join('/srv/v', 'logs'));
+  });
+});
+
+describe('log file', () => {
+  it('writes one escaped line per event into the data dir', () => {
+    const dir = tempDir();
+    const log = createFileLogger(dir, 'main.log', () => new Date('2026-01-02T03:04:05.000Z'));
+    log.info('opened "evil\nFAKE 2026 ERROR forged.jpg"');
+    log.error('failed', new Error('boom'));
+    log.core('stderr', 'core says hi');
+    const lines = fs.readFileSync(log.file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe('2026-01-02T03:04:05.000Z INFO opened "evil\\u000aFAKE 2026 ERROR forged.jpg"');
+    expect(lines[1]).toMatch(/^2026-01-02T03:04:05.000Z ERROR failed: Error: boom/);
+    expect(lines[2]).toBe('2026-01-02T03:04:05.000Z CORE-ERR core says hi');
+    expect(escapeLogText('a\r\nb\u2028c')).toBe('a\\u000d\\u000ab\\u2028c');
+  });
+});
+
+describe('crash screen', () => {
+  it('escapes the reason and the engine output', () => {
+    const html = crashPageHtml({ reason: '<img src=x onerror=alert(1)>', logFile: '/d/logs/core.log', lastLines: ['<script>alert(2)</script>'] });
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('<script>alert(2)');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('Restart Veracity');
+  });
+
+  it('allows its one script by hash and nothing else', () => {
+    const expected = createHash('sha256').update(CRASH_SCRIPT).digest('base64');
+    expect(crashPageCsp()).toContain(`script-src 'sha256-${expected}'`);
+    expect(crashPageCsp()).toMatch(/^default-src 'none'/);
+    const html = crashPageHtml({ reason: 'x', logFile: 'l', lastLines: [] });
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    expect(scripts).toEqual([CRASH_SCRIPT]);
+    expect(decodeURIComponent(crashPageUrl({ reason: 'x', logFile: 'l', lastLines: [] }).split(',').slice(1).join(','))).toBe(html);
+  });
+});
+
+describe('npm start', () => {
+  it('uses Electron only when its binary exists', () => {
+    expect(resolveElectronBinary(() => { throw new Error('Electron failed to install correctly'); })).toBeNull();
+    expect(resolveElectronBinary(() => '/nope/electron', () => false)).toBeNull();
+    expect(resolveElectronBinary(() => '/opt/electron', () => true)).toBe('/opt/electron');
+    expect(chooseLaunchMode([], {}, null)).toMatchObject({ mode: 'browser' });
+    expect(chooseLaunchMode([], {}, '/opt/electron')).toEqual({ mode: 'electron', electronPath: '/opt/electron' });
+    expect(chooseLaunchMode(['--browser'], {}, '/opt/electron')).toMatchObject({ mode: 'browser' });
+  });
+
+  it('the Electron package installed here has no binary, so npm start picks browser mode', async () => {
+    const { createRequire } = await import('node:module');
+    const req = createRequire(path.resolve('package.json'));
+    expect(resolveElectronBinary(() => req('electron'))).toBeNull();
+  });
+
+  it('reads the port and prints the address with its token', () => {
+    expect(chooseServePort([], {})).toBe(0);
+    expect(chooseServePort(['--port', '8765'], {})).toBe(8765);
+    expect(chooseServePort([], { VERACITY_PORT: '9000' })).toBe(9000);
+    expect(() => chooseServePort(['--port', '70000'], {})).toThrow(/Invalid port/);
+    expect(browserBanner('http://127.0.0.1:1/#token=abc', '/d')).toContain('http://127.0.0.1:1/#token=abc');
+  });
+
+  it('rebuilds when an output is missing or older than its sources', () => {
+    const dir = tempDir();
+    const src = path.join(dir, 'src');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'a.ts'), 'x');
+    const out = path.join(dir, 'out.js');
+    expect(isStale(out, [src])).toBe(true);
+    fs.writeFileSync(out, 'y');
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(path.join(src, 'a.ts'), past, past);
+    expect(isStale(out, [src])).toBe(false);
+    fs.writeFileSync(path.join(src, 'b.ts'), 'z');
+    const future = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(src, 'b.ts'), future, future);
+    expect(isStale(out, [src])).toBe(true);
+  });
+});
