@@ -1,6 +1,6 @@
 // Vite builds the React renderer into dist/renderer (served by the core on 127.0.0.1 and loaded by Electron);
 // the `test` section configures vitest for the unit and API suites.
-import { defineConfig } from 'vite';
+import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
 export default defineConfig({

@@ -1,0 +1,132 @@
+// The headless entry: `veracity serve` (API + built renderer on 127.0.0.1), `veracity keys ...`, `veracity assess FILE...`.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config/config.js';
+import { createCore, listen, openDataDir } from './core.js';
+import { rendererAvailable } from './server/routes/renderer-routes.js';
+
+const USAGE = `Usage:
+  veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--ui-token TOKEN]
+  veracity keys create --kind images|pdfs [--name NAME] [--data-dir DIR]
+  veracity keys list [--data-dir DIR]
+  veracity keys revoke APPLICATION_OR_KEY_ID [--data-dir DIR]
+  veracity assess FILE... [--json] [--models-dir DIR]
+
+The data dir defaults to the platform's app-data folder; VERACITY_DATA_DIR overrides it.`;
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(rest);
+      case 'keys':
+        return await keys(rest);
+      case 'assess': {
+        const { assessCommand } = await import('./analysis/assess-cli.js');
+        return await assessCommand(rest);
+      }
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        process.stderr.write(`Unknown command "${command}".\n${USAGE}\n`);
+        return 2;
+    }
+  } catch (err) {
+    process.stderr.write(`veracity: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'models-dir': { type: 'string' },
+      'ui-token': { type: 'string' },
+    },
+    strict: true,
+  });
+  const host = values.host ?? '127.0.0.1';
+  if (!LOOPBACK.has(host)) throw new Error(`--host must be a loopback address (127.0.0.1 or ::1): Veracity never listens on the network.`);
+  const config = loadConfig({
+    host: host === 'localhost' ? '127.0.0.1' : host,
+    port: values.port,
+    dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined,
+    modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined,
+    uiToken: values['ui-token'],
+  });
+  const core = await createCore(config);
+  let url: string;
+  try {
+    url = await listen(core);
+  } catch (err) {
+    await core.close();
+    throw err;
+  }
+  process.stdout.write(`Veracity API listening at ${url}\n`);
+  if (rendererAvailable(config.rendererDir)) process.stdout.write(`Veracity app at ${url}/#token=${core.uiToken}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await core.close();
+  return 0;
+}
+
+async function keys(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { kind: { type: 'string' }, name: { type: 'string' }, 'data-dir': { type: 'string' }, 'expires-in-days': { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const config = loadConfig({ dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined });
+  const { db, apps, keys: keyService } = await openDataDir(config.dataDir);
+  try {
+    if (sub === 'create') {
+      if (values.kind !== 'images' && values.kind !== 'pdfs') throw new Error('--kind must be "images" or "pdfs".');
+      const name = values.name ?? (values.kind === 'images' ? 'Images' : 'PDFs');
+      const { app, key } = await keyService.createApplication(name, values.kind);
+      process.stdout.write(`${JSON.stringify({ applicationId: app.id, name: app.name, kind: app.kind, apiKey: key.token })}\n`);
+      return 0;
+    }
+    if (sub === 'list') {
+      const out = apps.listApplications().map((a) => ({
+        applicationId: a.id,
+        name: a.name,
+        kind: a.kind,
+        createdAt: a.createdAt,
+        keys: apps.listKeys(a.id).map((k) => ({ keyId: k.id, name: k.name, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt, apiKey: k.token })),
+      }));
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      return 0;
+    }
+    if (sub === 'revoke') {
+      const id = positionals[0];
+      if (!id) throw new Error('keys revoke needs an application id or a key id.');
+      const at = new Date().toISOString();
+      let n = 0;
+      if (apps.getKey(id)) n = apps.revokeKey(id, at);
+      else if (apps.getApplication(id)) n = apps.revokeApplicationKeys(id, at);
+      else throw new Error(`No application or key with id ${id}.`);
+      process.stdout.write(`${JSON.stringify({ revoked: n })}\n`);
+      return 0;
+    }
+    throw new Error(`Unknown keys subcommand "${sub ?? ''}". Use create, list or revoke.`);
+  } finally {
+    db.close();
+  }
+}
+

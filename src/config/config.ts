@@ -1,0 +1,81 @@
+// Runtime configuration of the core, read once at boot from flags and environment and checked with zod,
+// so a bad value stops the process with a message instead of surfacing later as odd behaviour.
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const Int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const CoreConfig = z.object({
+  dataDir: z.string().min(1),
+  host: z.string().default('127.0.0.1'),
+  port: Int(0, 65535).default(0),
+  modelsDir: z.string().min(1).default(path.join(REPO_ROOT, 'models')),
+  rendererDir: z.string().min(1).default(path.join(REPO_ROOT, 'dist', 'renderer')),
+  /** Requests per key per window (DECISIONS 27). */
+  rateLimitMax: Int(1, 1_000_000).default(1200),
+  rateLimitWindowMs: Int(1000, 3_600_000).default(60_000),
+  /** Files waiting for or under analysis, at most (DECISIONS 24). */
+  queueMaxFiles: Int(1, 100_000).default(200),
+  analysisWorkers: Int(1, 64).default(Math.max(1, Math.min(2, os.availableParallelism()))),
+  threadsPerWorker: Int(1, 64).default(1),
+  /** Wall-clock bound of one file's analysis; the worker is killed past it. */
+  fileTimeoutMs: Int(1000, 600_000).default(60_000),
+  probeTimeoutMs: Int(500, 120_000).default(15_000),
+  waitWindowMs: Int(1, 30_000).default(30_000),
+  maxWaiters: Int(1, 100_000).default(256),
+  idempotencyTtlMs: Int(1000, 30 * 24 * 3_600_000).default(24 * 3_600_000),
+  requestTimeoutMs: Int(1000, 3_600_000).default(120_000),
+  headersTimeoutMs: Int(1000, 600_000).default(10_000),
+  /** Extra origins allowed besides the server's own (e.g. an Electron custom scheme). */
+  extraOrigins: z.array(z.string()).default([]),
+  uiToken: z.string().min(16).optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type CoreConfig = z.infer<typeof CoreConfig>;
+
+/** The platform's app-data folder for Veracity (overridden by VERACITY_DATA_DIR or --data-dir). */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.VERACITY_DATA_DIR) return path.resolve(env.VERACITY_DATA_DIR);
+  const home = os.homedir();
+  if (process.platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Veracity');
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Veracity');
+  return path.join(env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'veracity');
+}
+
+/** Environment overrides, named VERACITY_<UPPER_SNAKE>. */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<keyof CoreConfig, unknown>> {
+  const map: Partial<Record<keyof CoreConfig, string>> = {
+    modelsDir: 'VERACITY_MODELS_DIR',
+    rateLimitMax: 'VERACITY_RATE_LIMIT_MAX',
+    rateLimitWindowMs: 'VERACITY_RATE_LIMIT_WINDOW_MS',
+    queueMaxFiles: 'VERACITY_QUEUE_MAX_FILES',
+    analysisWorkers: 'VERACITY_ANALYSIS_WORKERS',
+    threadsPerWorker: 'VERACITY_THREADS_PER_WORKER',
+    fileTimeoutMs: 'VERACITY_FILE_TIMEOUT_MS',
+    waitWindowMs: 'VERACITY_WAIT_WINDOW_MS',
+    logLevel: 'VERACITY_LOG_LEVEL',
+  };
+  const out: Partial<Record<keyof CoreConfig, unknown>> = {};
+  for (const [key, name] of Object.entries(map) as [keyof CoreConfig, string][]) {
+    if (env[name] !== undefined && env[name] !== '') out[key] = env[name];
+  }
+  return out;
+}
+
+export function loadConfig(overrides: Partial<Record<keyof CoreConfig, unknown>>, env: NodeJS.ProcessEnv = process.env): CoreConfig {
+  const merged = { dataDir: defaultDataDir(env), ...configFromEnv(env), ...stripUndefined(overrides) };
+  const parsed = CoreConfig.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid configuration:\n${lines}`);
+  }
+  return parsed.data;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

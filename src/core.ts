@@ -1,0 +1,104 @@
+// Assembles the core from its parts (data dir, database, keys, file store, worker pools, job service, HTTP app).
+// Used by the CLI's `serve`, by the Electron shell and by the API tests, so all three run the same core.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createKeyService, loadOrCreateSecret, type KeyService } from './auth/api-keys.js';
+import type { CoreConfig } from './config/config.js';
+import { createApplicationsRepository, type ApplicationsRepository } from './db/applications-repository.js';
+import { openDatabase, type Db } from './db/connection.js';
+import { createJobsRepository, type JobsRepository } from './db/jobs-repository.js';
+import { createFileStore } from './jobs/file-store.js';
+import { createJobService, type JobService } from './jobs/job-service.js';
+import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
+import { buildApp } from './server/app.js';
+
+export interface Core {
+  app: FastifyInstance;
+  db: Db;
+  apps: ApplicationsRepository;
+  jobsRepo: JobsRepository;
+  keys: KeyService;
+  jobs: JobService;
+  config: CoreConfig;
+  uiToken: string | null;
+  /** Port the server listens on (set by listen()); 80 until then, which is what inject() sends in Host. */
+  setPort(port: number): void;
+  close(): Promise<void>;
+}
+
+/** Creates the data dir (user-only), its database and secret, and the default applications. */
+export async function openDataDir(dataDir: string): Promise<{ db: Db; apps: ApplicationsRepository; keys: KeyService }> {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (process.platform !== 'win32') fs.chmodSync(dataDir, 0o700);
+  const db = openDatabase(path.join(dataDir, 'veracity.db'));
+  const apps = createApplicationsRepository(db);
+  const keys = createKeyService({ secret: loadOrCreateSecret(dataDir), apps });
+  await keys.ensureDefaultApplications();
+  return { db, apps, keys };
+}
+
+export async function createCore(
+  config: CoreConfig,
+  opts: { workerSpawn?: WorkerPoolOptions['spawn']; workerEntry?: string; uiToken?: string | null } = {},
+): Promise<Core> {
+  const { db, apps, keys } = await openDataDir(config.dataDir);
+  const jobsRepo = createJobsRepository(db);
+  const store = createFileStore(config.dataDir);
+  const common = { spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30 };
+  const analysisPool = new WorkerPool({ ...common, size: config.analysisWorkers, name: 'analysis' });
+  const probePool = new WorkerPool({ ...common, size: 1, name: 'probe' });
+  let port = 80;
+  const uiToken = opts.uiToken === undefined ? (config.uiToken ?? crypto.randomBytes(24).toString('base64url')) : opts.uiToken;
+  const jobs = createJobService({
+    jobs: jobsRepo,
+    store,
+    pool: analysisPool,
+    modelsDir: config.modelsDir,
+    threadsPerWorker: config.threadsPerWorker,
+    fileTimeoutMs: config.fileTimeoutMs,
+    queueMaxFiles: config.queueMaxFiles,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+    maxWaiters: config.maxWaiters,
+  });
+  const app = await buildApp({ config, apps, jobsRepo, keys, jobs, store, probePool, port: () => port, uiToken });
+  const recovered = jobs.recover();
+  if (recovered.requeued || recovered.failed || recovered.swept.tmp || recovered.swept.orphans) {
+    app.log.info(recovered, 'recovered after restart');
+  }
+  let closed = false;
+  return {
+    app,
+    db,
+    apps,
+    jobsRepo,
+    keys,
+    jobs,
+    config,
+    uiToken,
+    setPort(p: number) {
+      port = p;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await Promise.all([analysisPool.close(), probePool.close()]);
+      db.close();
+    },
+  };
+}
+
+/** Binds the core's app to the configured loopback host and port; returns the base URL. */
+export async function listen(core: Core): Promise<string> {
+  const { host, port } = core.config;
+  await core.app.listen({ host, port });
+  const addr = core.app.server.address();
+  const actual = typeof addr === 'object' && addr ? addr.port : port;
+  core.setPort(actual);
+  core.app.server.headersTimeout = core.config.headersTimeoutMs;
+  core.app.server.requestTimeout = core.config.requestTimeoutMs;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${actual}`;
+}

@@ -1,0 +1,99 @@
+// Applications (one pipeline kind each) and their API keys. No SQL outside repositories.
+import type { PipelineKind } from '../api/schemas.js';
+import type { Db } from './connection.js';
+
+export interface Application {
+  id: string;
+  name: string;
+  kind: PipelineKind;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  applicationId: string;
+  name: string;
+  token: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+interface AppRow {
+  id: string;
+  name: string;
+  kind: string;
+  created_at: string;
+}
+interface KeyRow {
+  id: string;
+  application_id: string;
+  name: string;
+  token: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+const toApp = (r: AppRow): Application => ({ id: r.id, name: r.name, kind: r.kind as PipelineKind, createdAt: r.created_at });
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  applicationId: r.application_id,
+  name: r.name,
+  token: r.token,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+export function createApplicationsRepository(db: Db) {
+  const stmts = {
+    insertApp: db.prepare('INSERT INTO applications (id, name, kind, created_at) VALUES (@id, @name, @kind, @createdAt)'),
+    getApp: db.prepare('SELECT * FROM applications WHERE id = ?'),
+    listApps: db.prepare('SELECT * FROM applications ORDER BY created_at, id'),
+    countApps: db.prepare('SELECT count(*) AS n FROM applications'),
+    insertKey: db.prepare(
+      'INSERT INTO api_keys (id, application_id, name, token, created_at, expires_at, revoked_at) VALUES (@id, @applicationId, @name, @token, @createdAt, @expiresAt, NULL)',
+    ),
+    getKey: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+    listKeys: db.prepare('SELECT * FROM api_keys WHERE application_id = ? ORDER BY created_at, id'),
+    revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    revokeAppKeys: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE application_id = ? AND revoked_at IS NULL'),
+  };
+  return {
+    insertApplication(app: Application): void {
+      stmts.insertApp.run(app);
+    },
+    getApplication(id: string): Application | undefined {
+      const r = stmts.getApp.get(id) as AppRow | undefined;
+      return r && toApp(r);
+    },
+    listApplications(): Application[] {
+      return (stmts.listApps.all() as AppRow[]).map(toApp);
+    },
+    countApplications(): number {
+      return (stmts.countApps.get() as { n: number }).n;
+    },
+    insertKey(key: Omit<ApiKeyRecord, 'revokedAt'>): void {
+      stmts.insertKey.run(key);
+    },
+    getKey(id: string): ApiKeyRecord | undefined {
+      const r = stmts.getKey.get(id) as KeyRow | undefined;
+      return r && toKey(r);
+    },
+    listKeys(applicationId: string): ApiKeyRecord[] {
+      return (stmts.listKeys.all(applicationId) as KeyRow[]).map(toKey);
+    },
+    /** Returns the number of keys revoked (0 if already revoked or unknown). */
+    revokeKey(id: string, at: string): number {
+      return stmts.revokeKey.run(at, id).changes;
+    },
+    revokeApplicationKeys(applicationId: string, at: string): number {
+      return stmts.revokeAppKeys.run(at, applicationId).changes;
+    },
+    transaction<T>(fn: () => T): T {
+      return db.transaction(fn)();
+    },
+  };
+}
+export type ApplicationsRepository = ReturnType<typeof createApplicationsRepository>;

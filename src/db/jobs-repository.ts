@@ -1,0 +1,263 @@
+// Jobs, their files (one result each) and idempotency records. Rows are mapped to domain types here, at the edge.
+import type { ExpertReview, JobStatus, MediaType, RegionGrid, Verdict } from '../api/schemas.js';
+import type { Db } from './connection.js';
+
+export type FileStatus = 'processing' | 'completed' | 'error';
+
+export interface JobRecord {
+  id: string;
+  applicationId: string;
+  metadata: Record<string, unknown> | null;
+  caseName: string | null;
+  status: JobStatus;
+  errorCode: string | null;
+  errorMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export interface FileRecord {
+  id: string;
+  jobId: string;
+  position: number;
+  name: string;
+  size: number;
+  mediaType: MediaType;
+  sha256: string;
+  status: FileStatus;
+  attempts: number;
+  startedAt: string;
+  completedAt: string | null;
+  verdict: Verdict | null;
+  regions: RegionGrid[] | null;
+  modelVersion: string | null;
+  aggregation: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  review: ExpertReview | null;
+}
+
+export interface IdempotencyRecord {
+  applicationId: string;
+  key: string;
+  fingerprint: string;
+  jobId: string;
+  createdAtMs: number;
+}
+
+interface JobRow {
+  id: string;
+  application_id: string;
+  metadata: string | null;
+  case_name: string | null;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+interface FileRow {
+  id: string;
+  job_id: string;
+  position: number;
+  name: string;
+  size: number;
+  media_type: string;
+  sha256: string;
+  status: string;
+  attempts: number;
+  started_at: string;
+  completed_at: string | null;
+  verdict: string | null;
+  regions: string | null;
+  model_version: string | null;
+  aggregation: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  review: string | null;
+}
+
+const parse = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T));
+
+const toJob = (r: JobRow): JobRecord => ({
+  id: r.id,
+  applicationId: r.application_id,
+  metadata: parse<Record<string, unknown>>(r.metadata),
+  caseName: r.case_name,
+  status: r.status as JobStatus,
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  completedAt: r.completed_at,
+});
+
+const toFile = (r: FileRow): FileRecord => ({
+  id: r.id,
+  jobId: r.job_id,
+  position: r.position,
+  name: r.name,
+  size: r.size,
+  mediaType: r.media_type as MediaType,
+  sha256: r.sha256,
+  status: r.status as FileStatus,
+  attempts: r.attempts,
+  startedAt: r.started_at,
+  completedAt: r.completed_at,
+  verdict: parse<Verdict>(r.verdict),
+  regions: parse<RegionGrid[]>(r.regions),
+  modelVersion: r.model_version,
+  aggregation: r.aggregation,
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  review: parse<ExpertReview>(r.review),
+});
+
+export interface NewJob {
+  id: string;
+  applicationId: string;
+  metadataJson: string | null; // compact JSON, echoed back verbatim
+  caseName: string | null;
+  createdAt: string;
+}
+export interface NewFile {
+  id: string;
+  position: number;
+  name: string;
+  size: number;
+  mediaType: MediaType;
+  sha256: string;
+}
+export interface FileOutcome {
+  status: 'completed' | 'error';
+  completedAt: string;
+  verdict?: Verdict;
+  regions?: RegionGrid[];
+  modelVersion?: string | null;
+  aggregation?: string | null;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+export function createJobsRepository(db: Db) {
+  const s = {
+    insertJob: db.prepare(`INSERT INTO jobs (id, application_id, metadata, case_name, status, created_at, updated_at, seq)
+      VALUES (@id, @applicationId, @metadataJson, @caseName, 'processing', @createdAt, @createdAt, (SELECT coalesce(max(seq), 0) + 1 FROM jobs))`),
+    insertFile: db.prepare(`INSERT INTO job_files (id, job_id, position, name, size, media_type, sha256, status, started_at)
+      VALUES (@id, @jobId, @position, @name, @size, @mediaType, @sha256, 'processing', @startedAt)`),
+    getJob: db.prepare('SELECT * FROM jobs WHERE id = ?'),
+    getFiles: db.prepare('SELECT * FROM job_files WHERE job_id = ? ORDER BY position'),
+    getFile: db.prepare('SELECT * FROM job_files WHERE id = ? AND job_id = ?'),
+    listJobs: db.prepare('SELECT * FROM jobs WHERE application_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
+    countJobs: db.prepare('SELECT count(*) AS n FROM jobs WHERE application_id = ?'),
+    listJobsByCase: db.prepare('SELECT * FROM jobs WHERE application_id = ? AND case_name = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
+    countJobsByCase: db.prepare('SELECT count(*) AS n FROM jobs WHERE application_id = ? AND case_name = ?'),
+    startFile: db.prepare("UPDATE job_files SET attempts = attempts + 1, started_at = ? WHERE id = ? AND status = 'processing'"),
+    finishFile: db.prepare(`UPDATE job_files SET status = @status, completed_at = @completedAt, verdict = @verdict, regions = @regions,
+      model_version = @modelVersion, aggregation = @aggregation, error_code = @errorCode, error_message = @errorMessage
+      WHERE id = @id AND status = 'processing'`),
+    updateJobStatus: db.prepare(`UPDATE jobs SET status = @status, error_code = @errorCode, error_message = @errorMessage,
+      updated_at = @updatedAt, completed_at = @completedAt WHERE id = @id`),
+    touchJob: db.prepare('UPDATE jobs SET updated_at = ? WHERE id = ?'),
+    pendingFiles: db.prepare(`SELECT f.* FROM job_files f JOIN jobs j ON j.id = f.job_id
+      WHERE f.status = 'processing' ORDER BY j.seq, f.position`),
+    setReview: db.prepare('UPDATE job_files SET review = ? WHERE id = ? AND job_id = ?'),
+    allFileIds: db.prepare('SELECT id FROM job_files'),
+    countAllJobs: db.prepare('SELECT count(*) AS n FROM jobs'),
+    findIdem: db.prepare('SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at_ms > ?'),
+    deleteIdem: db.prepare('DELETE FROM idempotency_keys WHERE application_id = ? AND key = ?'),
+    insertIdem: db.prepare(`INSERT INTO idempotency_keys (application_id, key, fingerprint, job_id, created_at_ms)
+      VALUES (@applicationId, @key, @fingerprint, @jobId, @createdAtMs)`),
+    pruneIdem: db.prepare('DELETE FROM idempotency_keys WHERE created_at_ms <= ?'),
+    countIdem: db.prepare('SELECT count(*) AS n FROM idempotency_keys'),
+  };
+
+  return {
+    transaction<T>(fn: () => T): T {
+      return db.transaction(fn)();
+    },
+    insertJob(job: NewJob, files: NewFile[]): void {
+      s.insertJob.run(job);
+      for (const f of files) s.insertFile.run({ ...f, jobId: job.id, startedAt: job.createdAt });
+    },
+    getJob(id: string): JobRecord | undefined {
+      const r = s.getJob.get(id) as JobRow | undefined;
+      return r && toJob(r);
+    },
+    getFiles(jobId: string): FileRecord[] {
+      return (s.getFiles.all(jobId) as FileRow[]).map(toFile);
+    },
+    getFile(jobId: string, fileId: string): FileRecord | undefined {
+      const r = s.getFile.get(fileId, jobId) as FileRow | undefined;
+      return r && toFile(r);
+    },
+    listJobs(applicationId: string, caseName: string | null, limit: number, offset: number): JobRecord[] {
+      const rows = caseName === null ? s.listJobs.all(applicationId, limit, offset) : s.listJobsByCase.all(applicationId, caseName, limit, offset);
+      return (rows as JobRow[]).map(toJob);
+    },
+    countJobs(applicationId: string, caseName: string | null): number {
+      const r = caseName === null ? s.countJobs.get(applicationId) : s.countJobsByCase.get(applicationId, caseName);
+      return (r as { n: number }).n;
+    },
+    countAllJobs(): number {
+      return (s.countAllJobs.get() as { n: number }).n;
+    },
+    /** Marks the start of an analysis attempt; returns false if the file is no longer processing. */
+    startFile(fileId: string, at: string): boolean {
+      return s.startFile.run(at, fileId).changes === 1;
+    },
+    finishFile(fileId: string, o: FileOutcome): boolean {
+      return (
+        s.finishFile.run({
+          id: fileId,
+          status: o.status,
+          completedAt: o.completedAt,
+          verdict: o.verdict ? JSON.stringify(o.verdict) : null,
+          regions: o.regions ? JSON.stringify(o.regions) : null,
+          modelVersion: o.modelVersion ?? null,
+          aggregation: o.aggregation ?? null,
+          errorCode: o.errorCode ?? null,
+          errorMessage: o.errorMessage ?? null,
+        }).changes === 1
+      );
+    },
+    updateJobStatus(
+      jobId: string,
+      v: { status: JobStatus; errorCode: string | null; errorMessage: string | null; updatedAt: string; completedAt: string | null },
+    ): void {
+      s.updateJobStatus.run({ id: jobId, ...v });
+    },
+    touchJob(jobId: string, at: string): void {
+      s.touchJob.run(at, jobId);
+    },
+    pendingFiles(): FileRecord[] {
+      return (s.pendingFiles.all() as FileRow[]).map(toFile);
+    },
+    setReview(jobId: string, fileId: string, review: ExpertReview | null): boolean {
+      return s.setReview.run(review ? JSON.stringify(review) : null, fileId, jobId).changes === 1;
+    },
+    allFileIds(): Set<string> {
+      return new Set((s.allFileIds.all() as { id: string }[]).map((r) => r.id));
+    },
+    findIdempotency(applicationId: string, key: string, notBeforeMs: number): IdempotencyRecord | undefined {
+      const r = s.findIdem.get(applicationId, key, notBeforeMs) as
+        | { application_id: string; key: string; fingerprint: string; job_id: string; created_at_ms: number }
+        | undefined;
+      return r && { applicationId: r.application_id, key: r.key, fingerprint: r.fingerprint, jobId: r.job_id, createdAtMs: r.created_at_ms };
+    },
+    /** Replaces an expired record for the same key, if any. */
+    insertIdempotency(rec: IdempotencyRecord): void {
+      s.deleteIdem.run(rec.applicationId, rec.key);
+      s.insertIdem.run(rec);
+    },
+    pruneIdempotency(beforeMs: number): number {
+      return s.pruneIdem.run(beforeMs).changes;
+    },
+    countIdempotency(): number {
+      return (s.countIdem.get() as { n: number }).n;
+    },
+  };
+}
+export type JobsRepository = ReturnType<typeof createJobsRepository>;

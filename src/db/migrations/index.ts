@@ -1,0 +1,83 @@
+// Numbered, forward-only migrations. A shipped migration is never edited: add a new one.
+// The app refuses to start when the database has applied a migration this list does not know (or knows differently).
+
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'initial',
+    sql: `
+CREATE TABLE applications (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('images', 'pdfs')),
+  created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  application_id TEXT NOT NULL REFERENCES applications(id),
+  name TEXT NOT NULL,
+  token TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  revoked_at TEXT
+) STRICT;
+CREATE INDEX api_keys_application ON api_keys(application_id);
+
+CREATE TABLE jobs (
+  id TEXT PRIMARY KEY,
+  application_id TEXT NOT NULL REFERENCES applications(id),
+  metadata TEXT,
+  case_name TEXT,
+  status TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'error', 'rejected')),
+  error_code TEXT,
+  error_message TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  completed_at TEXT,
+  seq INTEGER NOT NULL
+) STRICT;
+CREATE INDEX jobs_application_seq ON jobs(application_id, seq DESC);
+CREATE INDEX jobs_application_case_seq ON jobs(application_id, case_name, seq DESC);
+
+CREATE TABLE job_files (
+  id TEXT PRIMARY KEY,
+  job_id TEXT NOT NULL REFERENCES jobs(id),
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  media_type TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'error')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  started_at TEXT NOT NULL,
+  completed_at TEXT,
+  verdict TEXT,
+  regions TEXT,
+  model_version TEXT,
+  aggregation TEXT,
+  error_code TEXT,
+  error_message TEXT,
+  review TEXT,
+  UNIQUE (job_id, position)
+) STRICT;
+CREATE INDEX job_files_status ON job_files(status);
+
+CREATE TABLE idempotency_keys (
+  application_id TEXT NOT NULL REFERENCES applications(id),
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  job_id TEXT NOT NULL REFERENCES jobs(id),
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (application_id, key)
+) STRICT;
+CREATE INDEX idempotency_created ON idempotency_keys(created_at_ms);
+`,
+  },
+];

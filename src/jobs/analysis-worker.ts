@@ -1,0 +1,45 @@
+// The body of an analysis worker process. Decoding, PDF parsing and inference run here, never on the event
+// loop that answers HTTP; a crash or a hostile file takes down this process only, and the pool replaces it.
+import { AnalysisError } from '../analysis/contract.js';
+import { analyseFile, closeAnalysis, probeFile } from '../analysis/index.js';
+import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
+
+let current: AbortController | null = null;
+
+function send(msg: WorkerResponse): void {
+  process.send?.(msg);
+}
+
+process.on('message', (msg: WorkerRequest) => {
+  void handle(msg);
+});
+
+async function handle(msg: WorkerRequest): Promise<void> {
+  if (msg.op === 'shutdown') {
+    await closeAnalysis().catch(() => undefined);
+    process.exit(0);
+  }
+  current = new AbortController();
+  try {
+    if (msg.op === 'probe') {
+      const result = await probeFile(msg.path, msg.sniffed, { signal: current.signal });
+      send({ id: msg.id, ok: true, result });
+    } else {
+      const result = await analyseFile(msg.path, msg.mediaType, {
+        modelsDir: msg.modelsDir,
+        threads: msg.threads,
+        signal: current.signal,
+      });
+      send({ id: msg.id, ok: true, result });
+    }
+  } catch (err) {
+    const code = err instanceof AnalysisError ? err.code : 'internal_error';
+    const message = err instanceof Error ? err.message : String(err);
+    send({ id: msg.id, ok: false, error: { code, message } });
+  } finally {
+    current = null;
+  }
+}
+
+process.on('disconnect', () => process.exit(0));
+send({ id: 0, ok: true, result: 'ready' });

@@ -1,0 +1,66 @@
+// Where uploaded files live: streamed into tmp/, flushed, then renamed into files/<fileId> just before the job
+// is committed (DECISIONS 30). A start-up sweep removes whatever a crash left between those steps.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+export function createFileStore(dataDir: string) {
+  const filesDir = path.join(dataDir, 'files');
+  const tmpDir = path.join(dataDir, 'tmp');
+  fs.mkdirSync(filesDir, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+
+  async function fsyncDir(dir: string): Promise<void> {
+    if (process.platform === 'win32') return; // directories cannot be opened for fsync on Windows
+    const fh = await fsp.open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  return {
+    filesDir,
+    tmpDir,
+    /** A fresh temporary path (server-generated name: the client's file name never touches the disk). */
+    tempPath(): string {
+      return path.join(tmpDir, `${crypto.randomUUID()}.part`);
+    },
+    pathOf(fileId: string): string {
+      return path.join(filesDir, fileId);
+    },
+    /** Moves fully written and flushed temp files into place, then makes the renames durable. */
+    async commit(moves: { tmpPath: string; fileId: string }[]): Promise<void> {
+      for (const m of moves) await fsp.rename(m.tmpPath, path.join(filesDir, m.fileId));
+      if (moves.length) await fsyncDir(filesDir);
+    },
+    async remove(paths: string[]): Promise<void> {
+      await Promise.all(paths.map((p) => fsp.rm(p, { force: true })));
+    },
+    async removeFiles(fileIds: string[]): Promise<void> {
+      await Promise.all(fileIds.map((id) => fsp.rm(path.join(filesDir, id), { force: true })));
+    },
+    exists(fileId: string): boolean {
+      return fs.existsSync(path.join(filesDir, fileId));
+    },
+    /** Start-up sweep: empty tmp/ and delete stored files no job row references. Returns what it removed. */
+    sweep(knownFileIds: Set<string>): { tmp: number; orphans: number } {
+      let tmp = 0;
+      let orphans = 0;
+      for (const name of fs.readdirSync(tmpDir)) {
+        fs.rmSync(path.join(tmpDir, name), { force: true, recursive: true });
+        tmp++;
+      }
+      for (const name of fs.readdirSync(filesDir)) {
+        if (!knownFileIds.has(name)) {
+          fs.rmSync(path.join(filesDir, name), { force: true, recursive: true });
+          orphans++;
+        }
+      }
+      return { tmp, orphans };
+    },
+  };
+}
+export type FileStore = ReturnType<typeof createFileStore>;

@@ -1,0 +1,279 @@
+// Jobs: creation (atomic with idempotency), the bounded analysis queue, completion events for wait=true,
+// and recovery after a restart. Heavy work goes to the worker pools; this module only orchestrates.
+import { EventEmitter } from 'node:events';
+import type { FileAnalysis } from '../analysis/contract.js';
+import type { ExpertReview, JobResult, MediaType } from '../api/schemas.js';
+import type { FileRecord, JobsRepository, NewFile } from '../db/jobs-repository.js';
+import { ApiHttpError } from '../server/api-error.js';
+import type { FileStore } from './file-store.js';
+import { toJobResult } from './job-result.js';
+import { deriveJobStatus } from './job-status.js';
+import { WorkerTaskError, type WorkerPool } from './worker-pool.js';
+
+/** A file fully received, flushed to a temp path and accepted by the probe. */
+export interface ReceivedFile {
+  tmpPath: string;
+  name: string;
+  size: number;
+  mediaType: MediaType;
+  sha256: string;
+}
+
+export interface Submission {
+  applicationId: string;
+  files: ReceivedFile[];
+  metadataJson: string | null;
+  caseName: string | null;
+  idempotency: { key: string; fingerprint: string } | null;
+}
+
+export type SubmitOutcome = { kind: 'created'; jobId: string } | { kind: 'replayed'; jobId: string };
+
+/** Attempts after which a file that keeps interrupting its analysis (crash, kill) ends in internal_error. */
+const MAX_ATTEMPTS = 3;
+
+export interface JobServiceDeps {
+  jobs: JobsRepository;
+  store: FileStore;
+  pool: WorkerPool;
+  modelsDir: string;
+  threadsPerWorker: number;
+  fileTimeoutMs: number;
+  queueMaxFiles: number;
+  idempotencyTtlMs: number;
+  maxWaiters: number;
+  now?: () => Date;
+  log?: { error: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
+}
+
+export function createJobService(d: JobServiceDeps) {
+  const now = d.now ?? (() => new Date());
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  let inFlight = 0; // files queued or under analysis
+  let waiters = 0;
+  const idle = new Set<() => void>();
+
+  function queueHasRoom(n: number): boolean {
+    return inFlight + n <= d.queueMaxFiles;
+  }
+
+  function getJob(jobId: string): JobResult | undefined {
+    const job = d.jobs.getJob(jobId);
+    return job && toJobResult(job, d.jobs.getFiles(jobId));
+  }
+
+  function enqueue(files: FileRecord[] | { id: string; jobId: string; mediaType: MediaType }[]): void {
+    for (const f of files) {
+      inFlight++;
+      void analyse(f.id, f.jobId, f.mediaType).finally(() => {
+        inFlight--;
+        if (inFlight === 0) for (const fn of idle) fn();
+      });
+    }
+  }
+
+  async function analyse(fileId: string, jobId: string, mediaType: MediaType): Promise<void> {
+    try {
+      if (!d.jobs.startFile(fileId, now().toISOString())) return;
+      let outcome: Parameters<JobsRepository['finishFile']>[1];
+      try {
+        const result = await d.pool.run<FileAnalysis>(
+          { op: 'analyse', path: d.store.pathOf(fileId), mediaType, modelsDir: d.modelsDir, threads: d.threadsPerWorker },
+          d.fileTimeoutMs,
+        );
+        outcome = {
+          status: 'completed',
+          completedAt: now().toISOString(),
+          verdict: result.verdict,
+          regions: result.regions,
+          modelVersion: result.modelVersion,
+          aggregation: result.aggregation,
+        };
+      } catch (err) {
+        if (err instanceof WorkerTaskError && err.reason === 'closed') return; // shutting down: resumed at next start
+        const code = err instanceof WorkerTaskError && err.code === 'result_unavailable' ? 'result_unavailable' : 'internal_error';
+        const message = err instanceof Error ? err.message : 'Analysis failed.';
+        d.log?.info({ fileId, jobId, code, err: message }, 'file analysis ended in error');
+        outcome = { status: 'error', completedAt: now().toISOString(), errorCode: code, errorMessage: message };
+      }
+      finishFile(jobId, fileId, outcome);
+    } catch (err) {
+      d.log?.error({ err, fileId, jobId }, 'analysis bookkeeping failed');
+    }
+  }
+
+  function finishFile(jobId: string, fileId: string, outcome: Parameters<JobsRepository['finishFile']>[1]): void {
+    const terminal = d.jobs.transaction(() => {
+      d.jobs.finishFile(fileId, outcome);
+      return refreshJobStatus(jobId);
+    });
+    if (terminal) events.emit(jobId);
+  }
+
+  /** Recomputes and stores the job's status; returns true if the job is now terminal. */
+  function refreshJobStatus(jobId: string): boolean {
+    const files = d.jobs.getFiles(jobId);
+    const derived = deriveJobStatus(files.map((f) => ({ status: f.status, errorCode: f.errorCode })));
+    const at = now().toISOString();
+    d.jobs.updateJobStatus(jobId, {
+      status: derived.status,
+      errorCode: derived.error?.code ?? null,
+      errorMessage: derived.error?.message ?? null,
+      updatedAt: at,
+      completedAt: derived.status === 'processing' ? null : at,
+    });
+    return derived.status !== 'processing';
+  }
+
+  /**
+   * Creates the job (or finds the one an idempotency key already made). Files are moved into the store and the
+   * job, its files and its idempotency record are committed in one transaction before this returns.
+   */
+  async function submit(s: Submission): Promise<SubmitOutcome> {
+    const nowMs = now().getTime();
+    const existing = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
+    if (existing) return replayOrConflict(existing.fingerprint, existing.jobId, s);
+    if (!queueHasRoom(s.files.length)) throw serviceUnavailable();
+
+    const jobId = crypto.randomUUID();
+    const createdAt = now().toISOString();
+    const newFiles: NewFile[] = s.files.map((f, i) => ({
+      id: crypto.randomUUID(),
+      position: i,
+      name: f.name,
+      size: f.size,
+      mediaType: f.mediaType,
+      sha256: f.sha256,
+    }));
+    const moves = newFiles.map((f, i) => ({ tmpPath: s.files[i].tmpPath, fileId: f.id }));
+    await d.store.commit(moves);
+    let outcome: SubmitOutcome;
+    try {
+      outcome = d.jobs.transaction((): SubmitOutcome => {
+        // Re-checked inside the transaction: a concurrent request with the same key may have committed meanwhile.
+        const raced = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
+        if (raced) {
+          if (raced.fingerprint !== s.idempotency!.fingerprint) throw idempotencyConflict();
+          return { kind: 'replayed', jobId: raced.jobId };
+        }
+        d.jobs.insertJob({ id: jobId, applicationId: s.applicationId, metadataJson: s.metadataJson, caseName: s.caseName, createdAt }, newFiles);
+        if (s.idempotency) {
+          d.jobs.insertIdempotency({ applicationId: s.applicationId, key: s.idempotency.key, fingerprint: s.idempotency.fingerprint, jobId, createdAtMs: nowMs });
+        }
+        return { kind: 'created', jobId };
+      });
+    } catch (err) {
+      await d.store.removeFiles(newFiles.map((f) => f.id));
+      throw err;
+    }
+    if (outcome.kind === 'replayed') {
+      await d.store.removeFiles(newFiles.map((f) => f.id));
+      return outcome;
+    }
+    enqueue(newFiles.map((f) => ({ id: f.id, jobId, mediaType: f.mediaType })));
+    return outcome;
+  }
+
+  function replayOrConflict(fingerprint: string, jobId: string, s: Submission): SubmitOutcome {
+    if (fingerprint !== s.idempotency!.fingerprint) throw idempotencyConflict();
+    return { kind: 'replayed', jobId };
+  }
+
+  /** True if a live (unexpired) idempotency record exists: the upload then skips probing. */
+  function hasIdempotencyRecord(applicationId: string, key: string): boolean {
+    return !!d.jobs.findIdempotency(applicationId, key, now().getTime() - d.idempotencyTtlMs);
+  }
+
+  /** Resolves when the job is terminal, `ms` elapsed, or `signal` aborted (client gone). Woken by completion events. */
+  async function waitForTerminal(jobId: string, ms: number, signal?: AbortSignal): Promise<void> {
+    const job = d.jobs.getJob(jobId);
+    if (!job || job.status !== 'processing' || ms <= 0) return;
+    if (waiters >= d.maxWaiters) return; // answer at once rather than hold another socket
+    waiters++;
+    try {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          events.off(jobId, done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        events.on(jobId, done);
+        signal?.addEventListener('abort', done, { once: true });
+        // The job may have finished between the read above and the subscription.
+        if (d.jobs.getJob(jobId)?.status !== 'processing') done();
+      });
+    } finally {
+      waiters--;
+    }
+  }
+
+  function setReview(jobId: string, fileId: string, review: ExpertReview | null): boolean {
+    return d.jobs.transaction(() => {
+      const ok = d.jobs.setReview(jobId, fileId, review);
+      if (ok) d.jobs.touchJob(jobId, now().toISOString());
+      return ok;
+    });
+  }
+
+  /** After a restart: sweep leftovers, re-queue files still processing, end those whose file is gone. */
+  function recover(): { requeued: number; failed: number; swept: { tmp: number; orphans: number } } {
+    const swept = d.store.sweep(d.jobs.allFileIds());
+    d.jobs.pruneIdempotency(now().getTime() - d.idempotencyTtlMs);
+    let failed = 0;
+    const requeue: FileRecord[] = [];
+    for (const f of d.jobs.pendingFiles()) {
+      if (!d.store.exists(f.id)) {
+        finishFile(f.jobId, f.id, { status: 'error', completedAt: now().toISOString(), errorCode: 'internal_error', errorMessage: 'The stored file is missing; it cannot be analysed.' });
+        failed++;
+      } else if (f.attempts >= MAX_ATTEMPTS) {
+        finishFile(f.jobId, f.id, { status: 'error', completedAt: now().toISOString(), errorCode: 'internal_error', errorMessage: `The analysis was interrupted ${f.attempts} times and was not tried again.` });
+        failed++;
+      } else requeue.push(f);
+    }
+    // Jobs whose files all finished but whose status was not updated (cannot happen with one transaction; cheap to check).
+    enqueue(requeue);
+    return { requeued: requeue.length, failed, swept };
+  }
+
+  /** Resolves when no file is queued or under analysis (tests, graceful shutdown). */
+  function whenIdle(): Promise<void> {
+    if (inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const fn = () => {
+        idle.delete(fn);
+        resolve();
+      };
+      idle.add(fn);
+    });
+  }
+
+  return {
+    submit,
+    getJob,
+    waitForTerminal,
+    setReview,
+    recover,
+    whenIdle,
+    queueHasRoom,
+    hasIdempotencyRecord,
+    get inFlight() {
+      return inFlight;
+    },
+  };
+}
+export type JobService = ReturnType<typeof createJobService>;
+
+export function serviceUnavailable(): ApiHttpError {
+  return new ApiHttpError('service_unavailable', 'The analysis queue is full. Retry later.', { retryAfter: 5 });
+}
+
+function idempotencyConflict(): ApiHttpError {
+  // DECISIONS 16: 422 with code invalid_request.
+  return new ApiHttpError('invalid_request', 'This Idempotency-Key was already used with a different request.', {
+    status: 422,
+    issues: [{ path: 'Idempotency-Key', message: 'Key reused with a different payload.' }],
+  });
+}

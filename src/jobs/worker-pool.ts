@@ -1,0 +1,188 @@
+// A pool of child processes that run analysis tasks one at a time each, with a wall-clock and a memory bound:
+// a task past its time or memory is killed with its process, which is replaced for the next task.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../config/config.js';
+import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
+
+export class WorkerTaskError extends Error {
+  constructor(
+    public readonly reason: 'timeout' | 'crashed' | 'memory' | 'failed' | 'closed',
+    public readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type TaskInput = Exclude<WorkerRequest, { op: 'shutdown' }> extends infer T ? (T extends { id: number } ? Omit<T, 'id'> : never) : never;
+
+interface Pending {
+  input: TaskInput;
+  timeoutMs: number;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  child: ChildProcess | null;
+  busy: Pending | null;
+  taskId: number;
+  timer: NodeJS.Timeout | null;
+  memTimer: NodeJS.Timeout | null;
+}
+
+export interface WorkerPoolOptions {
+  size: number;
+  /** Worker bootstrap script (a .mjs that registers the TS loader). */
+  entry?: string;
+  /** Resident memory at which a worker is killed, in bytes (checked twice a second, Linux only). */
+  maxRssBytes?: number;
+  spawn?: (entry: string) => ChildProcess;
+  name: string;
+}
+
+const DEFAULT_ENTRY = path.join(REPO_ROOT, 'src', 'bin', 'analysis-worker.mjs');
+
+function rssOf(pid: number): number | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export class WorkerPool {
+  private readonly slots: Slot[];
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly opts: WorkerPoolOptions) {
+    this.slots = Array.from({ length: opts.size }, () => ({ child: null, busy: null, taskId: 0, timer: null, memTimer: null }));
+  }
+
+  /** Tasks waiting for a free worker plus tasks running. */
+  get load(): number {
+    return this.queue.length + this.slots.filter((s) => s.busy).length;
+  }
+
+  run<T>(input: TaskInput, timeoutMs: number): Promise<T> {
+    if (this.closed) return Promise.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ input, timeoutMs, resolve: resolve as (v: unknown) => void, reject });
+      this.dispatch();
+    });
+  }
+
+  private spawn(): ChildProcess {
+    const entry = this.opts.entry ?? DEFAULT_ENTRY;
+    if (this.opts.spawn) return this.opts.spawn(entry);
+    return fork(entry, [], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: ['--max-old-space-size=2048'],
+      env: { ...process.env, VERACITY_WORKER: this.opts.name },
+      serialization: 'advanced',
+    });
+  }
+
+  private ensureChild(slot: Slot): ChildProcess {
+    if (slot.child && slot.child.exitCode === null && slot.child.signalCode === null && slot.child.connected) return slot.child;
+    const child = this.spawn();
+    slot.child = child;
+    child.on('message', (msg: WorkerResponse) => this.onMessage(slot, child, msg));
+    child.on('exit', (code, signal) => this.onExit(slot, child, code, signal));
+    child.on('error', () => undefined); // 'exit' follows and settles the task
+    return child;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.busy) continue;
+      const task = this.queue.shift()!;
+      slot.busy = task;
+      slot.taskId = this.nextId++;
+      const child = this.ensureChild(slot);
+      slot.timer = setTimeout(() => this.kill(slot, new WorkerTaskError('timeout', 'internal_error', `Analysis took longer than ${Math.round(task.timeoutMs / 1000)} s and was stopped.`)), task.timeoutMs);
+      if (this.opts.maxRssBytes && process.platform === 'linux') {
+        const cap = this.opts.maxRssBytes;
+        slot.memTimer = setInterval(() => {
+          const rss = child.pid ? rssOf(child.pid) : null;
+          if (rss !== null && rss > cap) {
+            this.kill(slot, new WorkerTaskError('memory', 'internal_error', `Analysis used more than ${Math.round(cap / 2 ** 20)} MiB of memory and was stopped.`));
+          }
+        }, 500);
+      }
+      child.send({ ...task.input, id: slot.taskId } as WorkerRequest, (err) => {
+        if (err) this.kill(slot, new WorkerTaskError('crashed', 'internal_error', 'The analysis process could not be reached.'));
+      });
+    }
+  }
+
+  private settle(slot: Slot): Pending | null {
+    const task = slot.busy;
+    slot.busy = null;
+    if (slot.timer) clearTimeout(slot.timer);
+    if (slot.memTimer) clearInterval(slot.memTimer);
+    slot.timer = null;
+    slot.memTimer = null;
+    return task;
+  }
+
+  private kill(slot: Slot, error: WorkerTaskError): void {
+    const task = this.settle(slot);
+    const child = slot.child;
+    slot.child = null;
+    child?.removeAllListeners('exit');
+    child?.kill('SIGKILL');
+    task?.reject(error);
+    this.dispatch();
+  }
+
+  private onMessage(slot: Slot, child: ChildProcess, msg: WorkerResponse): void {
+    if (slot.child !== child || msg.id !== slot.taskId || !slot.busy) return;
+    const task = this.settle(slot)!;
+    if (msg.ok) task.resolve(msg.result);
+    else task.reject(new WorkerTaskError('failed', msg.error.code, msg.error.message));
+    this.dispatch();
+  }
+
+  private onExit(slot: Slot, child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (slot.child !== child) return;
+    slot.child = null;
+    const task = this.settle(slot);
+    task?.reject(new WorkerTaskError('crashed', 'internal_error', `The analysis process stopped unexpectedly (${signal ?? `exit ${code}`}).`));
+    this.dispatch();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.queue.splice(0)) t.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        const child = slot.child;
+        const task = this.settle(slot);
+        task?.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
+        slot.child = null;
+        if (!child || child.exitCode !== null) return;
+        child.removeAllListeners('exit');
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(() => {
+            child.kill('SIGKILL');
+            resolve();
+          }, 2000);
+          child.once('exit', () => {
+            clearTimeout(t);
+            resolve();
+          });
+          if (child.connected) child.send({ id: 0, op: 'shutdown' } as WorkerRequest, () => undefined);
+          else child.kill('SIGKILL');
+        });
+      }),
+    );
+  }
+}

@@ -1,0 +1,12 @@
+// Messages between the core and its analysis worker processes.
+import type { AnalysisErrorCode, FileAnalysis, ProbeResult, Sniffed } from '../analysis/contract.js';
+import type { MediaType } from '../api/schemas.js';
+
+export type WorkerRequest =
+  | { id: number; op: 'probe'; path: string; sniffed: Sniffed }
+  | { id: number; op: 'analyse'; path: string; mediaType: MediaType; modelsDir: string; threads: number }
+  | { id: number; op: 'shutdown' };
+
+export type WorkerResponse =
+  | { id: number; ok: true; result: ProbeResult | FileAnalysis | 'ready' }
+  | { id: number; ok: false; error: { code: AnalysisErrorCode; message: string } };

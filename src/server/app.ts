@@ -1,0 +1,169 @@
+// buildApp(deps) registers plugins, hooks and routes and never listens; src/server/listen.ts binds 127.0.0.1.
+import crypto from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
+import type { Principal, KeyService } from '../auth/api-keys.js';
+import type { CoreConfig } from '../config/config.js';
+import type { ApplicationsRepository } from '../db/applications-repository.js';
+import type { JobsRepository } from '../db/jobs-repository.js';
+import type { FileStore } from '../jobs/file-store.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { WorkerPool } from '../jobs/worker-pool.js';
+import { ApiHttpError } from './api-error.js';
+import { isAllowedHost, isAllowedOrigin } from './loopback-guard.js';
+import { registerAdminRoutes } from './routes/admin-routes.js';
+import { registerAssessRoute } from './routes/assess-route.js';
+import { registerExtensionRoutes } from './routes/extension-routes.js';
+import { registerJobRoutes } from './routes/job-routes.js';
+import { registerOpenApiRoute } from './routes/openapi-route.js';
+import { registerRendererRoutes } from './routes/renderer-routes.js';
+import { MULTIPART_LIMITS } from './upload-limits.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export interface AppDeps {
+  config: CoreConfig;
+  apps: ApplicationsRepository;
+  jobsRepo: JobsRepository;
+  keys: KeyService;
+  jobs: JobService;
+  store: FileStore;
+  probePool: WorkerPool;
+  /** The port clients must name in Host/Origin: the listening port (80 for inject()). */
+  port: () => number;
+  uiToken: string | null;
+  /** Where logs go (stderr by default: stdout is the CLI's). */
+  logStream?: NodeJS.WritableStream;
+}
+
+function bearer(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return null;
+  const m = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(h);
+  return m ? m[1] : null;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const ha = crypto.createHash('sha256').update(a).digest();
+  const hb = crypto.createHash('sha256').update(b).digest();
+  return crypto.timingSafeEqual(ha, hb);
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, stream: deps.logStream ?? process.stderr },
+    trustProxy: false,
+    bodyLimit: 64 * 1024,
+    connectionTimeout: 0, // the wait window holds responses up to 30 s; slow *senders* are cut by requestTimeout
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: 5_000,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    genReqId: () => crypto.randomUUID(),
+    routerOptions: { maxParamLength: 200 },
+    clientErrorHandler: (err, socket) => {
+      // Malformed HTTP never reaches routes; answer it in the ApiError shape and close.
+      if (!socket.writable) return socket.destroy();
+      const timeout = (err as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const status = timeout ? 408 : (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify({ code: 'invalid_request', message: timeout ? 'Request timed out.' : 'Malformed HTTP request.' });
+      socket.end(
+        `HTTP/1.1 ${status} ${timeout ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+  });
+  app.decorateRequest('principal', null);
+
+  // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28).
+  app.addHook('onRequest', async (req) => {
+    if (!isAllowedHost(req.headers.host, deps.port())) throw new ApiHttpError('forbidden', 'Requests must be addressed to this computer (loopback host).');
+    const origin = req.headers.origin;
+    if (!isAllowedOrigin(origin, deps.port(), config.extraOrigins)) throw new ApiHttpError('forbidden', 'Cross-origin requests are not allowed.');
+  });
+
+  // 2. Authentication: API keys for /v1, the per-launch UI token for /app (before the body is read).
+  app.addHook('onRequest', async (req) => {
+    const url = req.url;
+    if (url.startsWith('/v1/') && !url.startsWith('/v1/openapi.json')) {
+      const token = bearer(req);
+      const principal = token ? await deps.keys.verify(token) : null;
+      if (!principal) throw new ApiHttpError('unauthorized', 'Missing or invalid API key.');
+      req.principal = principal;
+    } else if (url.startsWith('/app/')) {
+      const token = bearer(req);
+      if (!deps.uiToken || !token || !safeEqual(token, deps.uiToken)) throw new ApiHttpError('unauthorized', 'Missing or invalid app token.');
+    }
+  });
+
+  // 3. Rate limit per API key (DECISIONS 27, 29), checked in onRequest: before the body is read.
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitMax,
+    timeWindow: config.rateLimitWindowMs,
+    hook: 'onRequest',
+    enableDraftSpec: true,
+    keyGenerator: (req) => (req.principal ? `key:${req.principal.keyId}` : req.url.startsWith('/app/') ? 'ui' : `ip:${req.ip}`),
+    allowList: (req) => !req.url.startsWith('/v1/') && !req.url.startsWith('/app/'),
+    errorResponseBuilder: (_req, ctx) =>
+      new ApiHttpError('rate_limited', `Too many requests. Retry in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s.`, {
+        retryAfter: Math.max(1, Math.ceil(ctx.ttl / 1000)),
+      }),
+  });
+
+  await app.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
+
+  app.setErrorHandler((err: FastifyError | ApiHttpError, req: FastifyRequest, reply: FastifyReply) => {
+    const apiErr = toApiError(err);
+    if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
+    else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
+    // A refusal sent before the body was read closes the connection instead of draining the rest of the upload.
+    if (!req.raw.complete) reply.header('connection', 'close');
+    if (apiErr.retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', String(apiErr.retryAfter));
+    return reply.status(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toBody());
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const e = new ApiHttpError('not_found', 'No such resource.');
+    return reply.status(404).send(e.toBody());
+  });
+
+  registerAssessRoute(app, deps);
+  registerJobRoutes(app, deps);
+  registerExtensionRoutes(app, deps);
+  registerAdminRoutes(app, deps);
+  registerOpenApiRoute(app);
+  await registerRendererRoutes(app, deps);
+  return app;
+}
+
+function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
+  if (err instanceof ApiHttpError) return err;
+  const code = (err as FastifyError).code;
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new ApiHttpError('invalid_request', 'Unsupported Content-Type for this endpoint.', { issues: [{ path: 'Content-Type' }] });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new ApiHttpError('invalid_request', err.message);
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_FILES_LIMIT':
+      return new ApiHttpError('invalid_request', 'Too many parts in the multipart body.', { issues: [{ path: 'file' }] });
+    case 'FST_PROTO_VIOLATION':
+      return new ApiHttpError('invalid_request', 'Forbidden part name.', { issues: [{ path: 'body' }] });
+    default:
+      break;
+  }
+  if (err.name === 'SyntaxError' || (err as FastifyError).statusCode === 400) return new ApiHttpError('invalid_request', 'Malformed request.');
+  return new ApiHttpError('internal_error', 'Internal server error.');
+}

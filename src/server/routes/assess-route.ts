@@ -1,0 +1,67 @@
+// POST /v1/assess: validates what it can from headers, streams the upload, creates (or replays) the job, then
+// answers 200 when the job is terminal within the wait window, else 202.
+import type { FastifyInstance } from 'fastify';
+import { ApiHttpError, invalid } from '../api-error.js';
+import type { AppDeps } from '../app.js';
+import { receiveUpload } from '../multipart-upload.js';
+import { parseWait } from '../query.js';
+import { serviceUnavailable } from '../../jobs/job-service.js';
+import { IDEMPOTENCY_KEY_MAX } from '../upload-limits.js';
+
+function parseIdempotencyKey(raw: string | string[] | undefined): string | null {
+  if (raw === undefined) return null;
+  if (Array.isArray(raw)) throw invalid('Idempotency-Key', 'Send one Idempotency-Key header.');
+  if (raw.length < 1 || raw.length > IDEMPOTENCY_KEY_MAX) {
+    throw invalid('Idempotency-Key', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters.`);
+  }
+  if (!/^[\x20-\x7e]+$/.test(raw)) throw invalid('Idempotency-Key', 'Idempotency-Key must be printable ASCII.');
+  return raw;
+}
+
+export function registerAssessRoute(app: FastifyInstance, deps: AppDeps): void {
+  app.post('/v1/assess', async (req, reply) => {
+    const principal = req.principal!;
+    const wait = parseWait(req.query as Record<string, unknown>);
+    const key = parseIdempotencyKey(req.headers['idempotency-key']);
+    if (!req.isMultipart()) throw invalid('Content-Type', 'The body must be multipart/form-data with a boundary.');
+    const replayCandidate = key !== null && deps.jobs.hasIdempotencyRecord(principal.applicationId, key);
+    if (!replayCandidate && !deps.jobs.queueHasRoom(1)) throw serviceUnavailable();
+
+    const upload = await receiveUpload(req, {
+      store: deps.store,
+      probePool: deps.probePool,
+      probeTimeoutMs: deps.config.probeTimeoutMs,
+      kind: principal.kind,
+      probe: !replayCandidate,
+    });
+    let outcome;
+    try {
+      const caseName = typeof upload.metadata?.case === 'string' ? upload.metadata.case.slice(0, 500) : null;
+      outcome = await deps.jobs.submit({
+        applicationId: principal.applicationId,
+        files: upload.files,
+        metadataJson: upload.metadataJson,
+        caseName,
+        idempotency: key ? { key, fingerprint: upload.fingerprint } : null,
+      });
+    } finally {
+      // Whatever submit() did not move into the store (refusal, replay) is removed here.
+      await deps.store.remove(upload.files.map((f) => f.tmpPath));
+    }
+
+    if (wait) {
+      const ac = new AbortController();
+      const onClose = () => ac.abort();
+      reply.raw.on('close', onClose);
+      try {
+        await deps.jobs.waitForTerminal(outcome.jobId, deps.config.waitWindowMs, ac.signal);
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    }
+    const job = deps.jobs.getJob(outcome.jobId);
+    if (!job) throw new ApiHttpError('internal_error', 'The job could not be read back.');
+    if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
+    return reply.status(job.status === 'processing' ? 202 : 200).send(job);
+  });
+}
