@@ -40,6 +40,15 @@ export function readImageHeader(buf: Buffer, mediaType: MediaType): HeaderInfo {
 }
 
 /** Refuses sizes outside [MIN_SIDE, MAX_PIXELS] with the words the probe and the analysis both use. */
+export function checkHeader(h: HeaderInfo): string | null {
+  const own = checkDimensions(h.width, h.height);
+  if (own) return own;
+  if (h.largest && h.largest.width * h.largest.height > MAX_PIXELS) {
+    return `an image inside the file declares ${h.largest.width}x${h.largest.height} pixels, over the 100-megapixel limit`;
+  }
+  return h.defect;
+}
+
 export function checkDimensions(width: number, height: number): string | null {
   if (!(width > 0 && height > 0)) return 'the image declares no size';
   if (width * height > MAX_PIXELS) {
@@ -56,7 +65,7 @@ export async function decodeImage(path: string, mediaType: MediaType, signal?: A
 
 export async function decodeImageBuffer(buf: Buffer, mediaType: MediaType, signal?: AbortSignal): Promise<RgbImage> {
   const header = readImageHeader(buf, mediaType);
-  const refusal = checkDimensions(header.width, header.height) ?? header.defect;
+  const refusal = checkHeader(header);
   if (refusal) throw new DecodeError(refusal);
   signal?.throwIfAborted();
   if (mediaType === 'image/heic' || mediaType === 'image/heif') return decodeHeif(buf, signal);

@@ -6,6 +6,8 @@ export interface HeaderInfo {
   height: number;
   /** Why the container is unusable (truncated, no image data...), or null when its structure is whole. */
   defect: string | null;
+  /** HEIF: the largest size any item declares (thumbnails, alpha, tiles), which a decoder may also allocate. */
+  largest?: { width: number; height: number };
 }
 
 /** Thrown for containers whose headers cannot be read at all. */
@@ -161,7 +163,14 @@ export function readHeifHeader(buf: Buffer): HeaderInfo {
     if (p.type === 'irot' && p.start < p.end) rotated = (buf[p.start] & 0x3) % 2 === 1;
   }
   if (width === 0 || height === 0) throw new HeaderError('HEIF primary image without a declared size (ispe)');
-  return rotated ? { width: height, height: width, defect } : { width, height, defect };
+  const largest = { width, height };
+  for (const p of props) {
+    if (p.type !== 'ispe' || p.start + 12 > p.end) continue;
+    const w = buf.readUInt32BE(p.start + 4);
+    const h = buf.readUInt32BE(p.start + 8);
+    if (w * h > largest.width * largest.height) Object.assign(largest, { width: w, height: h });
+  }
+  return rotated ? { width: height, height: width, defect, largest } : { width, height, defect, largest };
 }
 
 /** Property indices (1-based) associated with one item in an ipma box. */

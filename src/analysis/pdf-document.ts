@@ -20,6 +20,8 @@ const PDFJS_ROOT = dirname(require.resolve('pdfjs-dist/package.json'));
 export const MAX_PAGES = 50;
 /** Raster images analysed per document at most. */
 export const MAX_IMAGES = 24;
+/** Embedded images smaller than this on a side (icons, rules, logos) are not scored: too little signal. */
+export const MIN_PDF_IMAGE_SIDE = 64;
 /** Long side of a rendered scan page at most. */
 const MAX_RENDER_SIDE = 3000;
 
@@ -155,7 +157,7 @@ export async function surveyImages(doc: PDFDocumentProxy, signal?: AbortSignal):
           const imageIndex = index++;
           const area = Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
           coveredByImages += area;
-          const img = resolveImage(page, args[0]);
+          const img = await resolveImage(page, args[0]);
           if (!img) {
             skipped.push(`page ${p} image ${imageIndex}: not decodable`);
             continue;
@@ -166,8 +168,8 @@ export async function surveyImages(doc: PDFDocumentProxy, signal?: AbortSignal):
             skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} bilevel mask, not scored`);
             continue;
           }
-          if (img.width < MIN_SIDE || img.height < MIN_SIDE) {
-            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height}, under 32 px`);
+          if (img.width < MIN_PDF_IMAGE_SIDE || img.height < MIN_PDF_IMAGE_SIDE) {
+            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height}, under ${MIN_PDF_IMAGE_SIDE} px`);
             continue;
           }
           const key = typeof args[0] === 'string' ? args[0] : `inline-${i}`;
@@ -198,15 +200,24 @@ export async function surveyImages(doc: PDFDocumentProxy, signal?: AbortSignal):
   return { rasters, pagesRead: pages, imagesSeen, skipped };
 }
 
-function resolveImage(page: PDFPageProxy, ref: unknown): PdfJsImage | null {
-  if (ref && typeof ref === 'object' && 'width' in ref) return ref as PdfJsImage; // inline image data
-  if (typeof ref !== 'string') return null;
-  try {
-    const objs = ref.startsWith('g_') ? page.commonObjs : page.objs;
-    return objs.has(ref) ? (objs.get(ref) as PdfJsImage) : null;
-  } catch {
-    return null;
-  }
+/** Image objects arrive from pdf.js's worker after the operator list; wait for each, boundedly. */
+const IMAGE_WAIT_MS = 5000;
+function resolveImage(page: PDFPageProxy, ref: unknown): Promise<PdfJsImage | null> {
+  if (ref && typeof ref === 'object' && 'width' in ref) return Promise.resolve(ref as PdfJsImage); // inline image data
+  if (typeof ref !== 'string') return Promise.resolve(null);
+  const objs = ref.startsWith('g_') ? page.commonObjs : page.objs;
+  return new Promise((resolvePromise) => {
+    const timer = setTimeout(() => resolvePromise(null), IMAGE_WAIT_MS);
+    try {
+      objs.get(ref, (data: unknown) => {
+        clearTimeout(timer);
+        resolvePromise(data && typeof data === 'object' && 'width' in data ? (data as PdfJsImage) : null);
+      });
+    } catch {
+      clearTimeout(timer);
+      resolvePromise(null);
+    }
+  });
 }
 
 function toRgb(img: PdfJsImage): RgbImage | null {

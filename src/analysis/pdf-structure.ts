@@ -120,7 +120,7 @@ export async function readPdfStructure(buf: Buffer, doc: PDFDocumentProxy): Prom
 export function structureDimension(s: PdfStructure): { dimension: Dimension; notes: string[]; aiProducer: boolean } {
   const notes: string[] = [];
   const tools = [s.creator && `created with ${s.creator}`, s.producer && `produced by ${s.producer}`].filter(Boolean);
-  notes.push(tools.length ? `The PDF was ${tools.join(', ')}.` : 'The PDF does not name the tools that made it.');
+  notes.push(tools.length ? `The PDF was ${tools.join(', ').replace(/\.+$/, '')}.` : 'The PDF does not name the tools that made it.');
   const modifiedLater =
     s.creationDate && s.modDate && new Date(s.modDate).getTime() - new Date(s.creationDate).getTime() > 60_000;
   const signals: string[] = [];

@@ -3,7 +3,7 @@
 import { open } from 'node:fs/promises';
 import type { ProbeResult, Sniffed } from './contract.js';
 import { SIZE_LIMITS } from './contract.js';
-import { checkDimensions, readImageHeader } from './decode-image.js';
+import { checkHeader, readImageHeader } from './decode-image.js';
 import { HeaderError } from './image-headers.js';
 import { isEncrypted, openPdf, PdfRefusal } from './pdf-document.js';
 
@@ -38,9 +38,14 @@ export async function probeFile(path: string, sniffed: Sniffed, opts: { signal?:
     throw err;
   }
   // Size before integrity: a bomb is refused as a bomb even when it is also cut short.
-  const refusal = checkDimensions(header.width, header.height) ?? header.defect;
+  const refusal = checkHeader(header);
   if (refusal) return unprocessable(refusal);
   return { ok: true, mediaType: sniffed.mediaType, width: header.width, height: header.height };
+}
+
+/** A trailer or xref-stream dictionary naming an /Encrypt dictionary (pdf.js ignores some broken ones). */
+function declaresEncryption(buf: Buffer): boolean {
+  return /\/Encrypt\s*(?:\d+\s+\d+\s+R|<<)/.test(buf.toString('latin1'));
 }
 
 async function probePdf(buf: Buffer, signal?: AbortSignal): Promise<ProbeResult> {
@@ -54,7 +59,7 @@ async function probePdf(buf: Buffer, signal?: AbortSignal): Promise<ProbeResult>
   try {
     // Owner-password-only files open without a password in pdf.js, but their strings and streams (metadata
     // included) are encrypted: DECISIONS 21 refuses every encrypted PDF.
-    if (await isEncrypted(doc)) return unprocessable('the PDF is encrypted');
+    if ((await isEncrypted(doc)) || declaresEncryption(buf)) return unprocessable('the PDF is encrypted');
     if (!(doc.numPages >= 1)) return unprocessable('the PDF has no pages');
     return { ok: true, mediaType: 'application/pdf', pages: doc.numPages };
   } finally {

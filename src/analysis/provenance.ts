@@ -298,7 +298,11 @@ export function provenanceDimension(f: ProvenanceFindings): ProvenanceOutcome {
   if (f.pngGeneratorChunks.length) notes.push(`PNG generator text chunks: ${f.pngGeneratorChunks.join(', ')}.`);
   if (f.digitalSourceType) notes.push(`Declared IPTC digital source type: ${f.digitalSourceType}.`);
   if (f.editors.length) notes.push(`Edited with: ${f.editors.join(', ')}.`);
-  if (f.camera) notes.push(`Camera data: ${[f.camera.make, f.camera.model, f.camera.lens].filter(Boolean).join(' ')}.`);
+  if (f.camera) {
+    const { make, model, lens } = f.camera;
+    const body = make && model?.toLowerCase().startsWith(make.toLowerCase()) ? model : [make, model].filter(Boolean).join(' ');
+    notes.push(`Camera data: ${body}${lens ? `, lens ${lens}` : ''}.`);
+  }
 
   const aiSource = f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType);
   const strongAi = Boolean(f.aiGenerator) || Boolean(aiSource);

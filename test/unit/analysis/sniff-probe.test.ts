@@ -1,0 +1,211 @@
+// Acceptance at submission: kind by magic bytes only, and the fast probe's refusals (bombs from the header,
+// truncation, tiny images, encrypted/page-less/unreadable PDFs, polyglots), on generated files and the real corpus.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { probeFile, sniff } from '../../../src/analysis/index.js';
+import type { Sniffed } from '../../../src/analysis/contract.js';
+import {
+  DATASETS,
+  HAS_DATASETS,
+  REPO,
+  buildPdf,
+  jpegWithDeclaredSize,
+  makeJpeg,
+  makePng,
+  pngBomb,
+  tempDir,
+  textPdf,
+} from './fixtures.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const HEIC = join(REPO, 'test', 'fixtures', 'analysis', 'gradient-64x48.heic');
+
+async function probeBytes(name: string, data: Buffer) {
+  const path = tmp.write(name, data);
+  const s = sniff(data.subarray(0, 64));
+  if (!s) return { sniffed: null, probe: null };
+  return { sniffed: s, probe: await probeFile(path, s) };
+}
+
+describe('sniff (DECISIONS 20: magic bytes only)', () => {
+  it('recognises JPEG, PNG, PDF and HEIC/HEIF by their first bytes', async () => {
+    expect(sniff(await makeJpeg(40, 40))).toEqual({ mediaType: 'image/jpeg', kind: 'images' });
+    expect(sniff(await makePng(40, 40))).toEqual({ mediaType: 'image/png', kind: 'images' });
+    expect(sniff(textPdf())).toEqual({ mediaType: 'application/pdf', kind: 'pdfs' });
+    expect(sniff(readFileSync(HEIC).subarray(0, 64))).toEqual({ mediaType: 'image/heic', kind: 'images' });
+  });
+
+  it('reads every HEIF brand of DECISIONS 20 (major or compatible) and refuses AVIF', () => {
+    const ftyp = (major: string, ...compat: string[]) => {
+      const b = Buffer.alloc(16 + 4 * compat.length);
+      b.writeUInt32BE(b.length);
+      b.write('ftyp', 4, 'latin1');
+      b.write(major, 8, 'latin1');
+      compat.forEach((c, i) => b.write(c, 16 + 4 * i, 'latin1'));
+      return b;
+    };
+    for (const brand of ['heic', 'heix', 'hevc', 'heim', 'heis', 'hevm', 'hevs']) expect(sniff(ftyp(brand))?.mediaType).toBe('image/heic');
+    expect(sniff(ftyp('mif1'))?.mediaType).toBe('image/heif');
+    expect(sniff(ftyp('msf1'))?.mediaType).toBe('image/heif');
+    expect(sniff(ftyp('mif1', 'heic'))?.mediaType).toBe('image/heic');
+    expect(sniff(ftyp('avif', 'mif1', 'miaf'))).toBeNull();
+    expect(sniff(ftyp('isom', 'mp41'))).toBeNull(); // an MP4
+  });
+
+  it('refuses everything else, the empty file and bare prefixes included', () => {
+    expect(sniff(Buffer.alloc(0))).toBeNull();
+    expect(sniff(Buffer.from([0xff, 0xd8]))).toBeNull();
+    expect(sniff(Buffer.from('GIF89a...'))).toBeNull();
+    expect(sniff(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBeNull();
+    expect(sniff(Buffer.from('PK\x03\x04rest-of-a-zip'))).toBeNull();
+    expect(sniff(Buffer.from('RIFF\0\0\0\0WEBPVP8 '))).toBeNull();
+    // junk before %PDF-: not a PDF for us, although lenient readers would find the header further on
+    expect(sniff(Buffer.concat([Buffer.alloc(500, 0x20), textPdf()]).subarray(0, 64))).toBeNull();
+  });
+
+  it('decides a polyglot or renamed file by its bytes: a PDF named .jpg is a PDF, JPEG+ZIP is a JPEG', async () => {
+    const pdfAsJpg = await probeBytes('really-a-pdf.jpg', textPdf());
+    expect(pdfAsJpg.sniffed).toEqual({ mediaType: 'application/pdf', kind: 'pdfs' });
+    expect(pdfAsJpg.probe?.ok).toBe(true);
+    const zip = Buffer.from('PK\x03\x04\x14\x00\x00\x00\x08\x00' + 'x'.repeat(200), 'latin1');
+    const jpegZip = await probeBytes('photo.jpg', Buffer.concat([await makeJpeg(64, 64), zip]));
+    expect(jpegZip.sniffed?.mediaType).toBe('image/jpeg');
+    expect(jpegZip.probe).toMatchObject({ ok: true, width: 64, height: 64 });
+  });
+});
+
+describe('probeFile: images', () => {
+  it('accepts whole images and reports their size', async () => {
+    expect((await probeBytes('a.jpg', await makeJpeg(120, 80))).probe).toEqual({ ok: true, mediaType: 'image/jpeg', width: 120, height: 80 });
+    expect((await probeBytes('a.png', await makePng(33, 200))).probe).toEqual({ ok: true, mediaType: 'image/png', width: 33, height: 200 });
+    expect((await probeBytes('a.heic', readFileSync(HEIC))).probe).toEqual({ ok: true, mediaType: 'image/heic', width: 64, height: 48 });
+  });
+
+  it('refuses decompression bombs from the declared size, before decoding a pixel', async () => {
+    const png = await probeBytes('bomb.png', pngBomb(30000, 30000));
+    expect(png.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (png.probe && !png.probe.ok) expect(png.probe.message).toMatch(/900 megapixels.*100-megapixel/);
+    const jpeg = await probeBytes('bomb.jpg', jpegWithDeclaredSize(await makeJpeg(64, 64), 65500, 65500));
+    expect(jpeg.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    // HEIF: the primary item's ispe patched to 65535 x 65535
+    const heic = Buffer.from(readFileSync(HEIC));
+    const ispe = heic.indexOf('ispe');
+    heic.writeUInt32BE(65535, ispe + 8);
+    heic.writeUInt32BE(65535, ispe + 12);
+    expect((await probeBytes('bomb.heic', heic)).probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    // exactly at the limit is fine (10000 x 10000 = 100 MP), one row more is not
+    expect((await probeBytes('edge.png', pngBomb(10000, 10000))).probe).toMatchObject({ ok: true });
+    expect((await probeBytes('edge2.png', pngBomb(10000, 10001))).probe).toMatchObject({ ok: false });
+  });
+
+  it('refuses images under 32 px on a side', async () => {
+    const r = await probeBytes('tiny.png', await makePng(31, 400));
+    expect(r.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (r.probe && !r.probe.ok) expect(r.probe.message).toMatch(/31x400.*32-pixel/);
+    expect((await probeBytes('tiny.jpg', await makeJpeg(32, 31))).probe).toMatchObject({ ok: false });
+    expect((await probeBytes('ok.jpg', await makeJpeg(32, 32))).probe).toMatchObject({ ok: true });
+  });
+
+  it('refuses truncated JPEG, PNG and HEIC files cut at 1%, 50% and 99%', async () => {
+    const files: Array<[string, Buffer]> = [
+      ['jpg', await makeJpeg(300, 200)],
+      ['png', await makePng(300, 200)],
+      ['heic', readFileSync(HEIC)],
+    ];
+    for (const [ext, full] of files) {
+      for (const frac of [0.01, 0.5, 0.99]) {
+        const cut = full.subarray(0, Math.max(16, Math.floor(full.length * frac)));
+        const r = await probeBytes(`cut-${frac}.${ext}`, cut);
+        if (r.sniffed === null) continue; // 1% of a small file may not even keep the magic bytes
+        expect(r.probe, `${ext} cut at ${frac}`).toMatchObject({ ok: false, code: 'unprocessable' });
+      }
+    }
+  });
+
+  it('refuses garbage after valid magic bytes without throwing', async () => {
+    for (const [name, data] of [
+      ['magic-only.jpg', Buffer.from([0xff, 0xd8, 0xff])],
+      ['garbage.jpg', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x01]), Buffer.alloc(100, 0xab)])],
+      ['magic-only.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+      ['garbage.heic', Buffer.concat([Buffer.from('\0\0\0\x18ftypheic\0\0\0\0mif1heic', 'latin1'), Buffer.alloc(64, 0xff)])],
+    ] as Array<[string, Buffer]>) {
+      const r = await probeBytes(name, data);
+      expect(r.probe, name).toMatchObject({ ok: false, code: 'unprocessable' });
+    }
+  });
+
+  it('stays fast: a 12-megapixel JPEG is probed from its markers in milliseconds', async () => {
+    const path = tmp.write('12mp.jpg', await makeJpeg(4000, 3000));
+    const s: Sniffed = { mediaType: 'image/jpeg', kind: 'images' };
+    await probeFile(path, s);
+    const t0 = performance.now();
+    const r = await probeFile(path, s);
+    const ms = performance.now() - t0;
+    expect(r).toMatchObject({ ok: true, width: 4000, height: 3000 });
+    expect(ms).toBeLessThan(50);
+  });
+});
+
+describe('probeFile: PDFs', () => {
+  it('accepts a readable PDF and counts its pages', async () => {
+    expect((await probeBytes('doc.pdf', textPdf())).probe).toEqual({ ok: true, mediaType: 'application/pdf', pages: 1 });
+  });
+
+  it('refuses page-less, unreadable and password-encrypted PDFs', async () => {
+    const pageless = buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>']);
+    expect((await probeBytes('pageless.pdf', pageless)).probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    expect((await probeBytes('header-only.pdf', Buffer.from('%PDF-1.7\n'))).probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    const encrypted = buildPdf(
+      [...textPdfObjects(), '<< /Filter /Standard /V 1 /R 2 /O <' + 'ab'.repeat(32) + '> /U <' + 'cd'.repeat(32) + '> /P -4 >>'],
+      '/Encrypt 6 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]',
+    );
+    const r = await probeBytes('encrypted.pdf', encrypted);
+    expect(r.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (r.probe && !r.probe.ok) expect(r.probe.message).toMatch(/encrypted/);
+  });
+});
+
+function textPdfObjects(): string[] {
+  return [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Contents 4 0 R >>',
+    '<< /Length 0 >>\nstream\n\nendstream',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+}
+
+describe.skipIf(!HAS_DATASETS)('probeFile on the real PDF corpus (../shared/datasets/pdfs)', () => {
+  const rows = HAS_DATASETS
+    ? readFileSync(join(DATASETS, 'pdfs', 'MANIFEST.tsv'), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split('\t'))
+    : [];
+  const header = HAS_DATASETS ? readFileSync(join(DATASETS, 'pdfs', 'MANIFEST.tsv'), 'utf8').split('\n')[0].split('\t') : [];
+  const col = (name: string) => header.indexOf(name);
+
+  it('refuses every encrypted PDF and never throws on the malformed and fuzzed ones', async () => {
+    const outcomes: string[] = [];
+    for (const row of rows) {
+      const file = join(DATASETS, 'pdfs', row[col('local_file')].replace(/^shared\//, ''));
+      const data = readFileSync(file);
+      const s = sniff(data.subarray(0, 64));
+      expect(s, file).not.toBeNull();
+      const t0 = performance.now();
+      const r = await probeFile(file, s!);
+      const ms = performance.now() - t0;
+      outcomes.push(`${row[col('local_file')]}: ${r.ok ? 'ok' : r.message} (${ms.toFixed(0)} ms)`);
+      // A fuzzed file whose encryption dictionary is garbage (bug1250079) may open as plain: either answer is fine.
+      if (row[col('encrypted')] === 'yes' && row[col('malformed')] !== 'yes') expect(r, file).toMatchObject({ ok: false, code: 'unprocessable' });
+      else if (row[col('malformed')] === 'no') expect(r, file).toMatchObject({ ok: true });
+      expect(ms, file).toBeLessThan(5000);
+    }
+    expect(outcomes.length).toBeGreaterThan(30);
+    console.info(outcomes.join('\n'));
+  });
+});
