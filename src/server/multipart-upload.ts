@@ -177,7 +177,7 @@ function mapMultipartError(err: unknown): unknown {
     return invalid('file', 'Too many parts in the multipart body.');
   }
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return invalid('Content-Type', 'The body must be multipart/form-data with a boundary.');
-  if (err instanceof Error && /Unexpected end of form|Malformed|boundary|Part terminated|premature/i.test(err.message)) {
+  if (err instanceof Error && /Unexpected end of (form|multipart)|Malformed|boundary|Part terminated|premature|Unexpected end/i.test(err.message)) {
     return invalid('body', 'Malformed multipart body.');
   }
   return err;

@@ -1,0 +1,144 @@
+// Shared harness of the API tests: a real core (real SQLite file in a temp dir, real worker processes) driven by
+// inject() or real HTTP, multipart builders, and the "nothing left behind" oracle every refusal test uses.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect } from 'vitest';
+import type { z } from 'zod';
+import { loadConfig, type CoreConfig } from '../../src/config/config.js';
+import { createCore, listen, type Core } from '../../src/core.js';
+import { ApiError } from '../../src/api/schemas.js';
+
+export const REPO = path.resolve(import.meta.dirname, '..', '..');
+export const SLOW_WORKER = path.join(REPO, 'test', 'fixtures', 'workers', 'slow-analysis-worker.mjs');
+
+const open: Core[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = 'veracity-api-'): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+export interface TestCore extends Core {
+  imagesKey: string;
+  pdfsKey: string;
+  imagesAppId: string;
+  pdfsAppId: string;
+  dataDir: string;
+}
+
+/** A core on a fresh data dir. `modelsDir` defaults to an empty dir: results end in result_unavailable, deterministically. */
+export async function startCore(
+  overrides: Partial<Record<keyof CoreConfig, unknown>> = {},
+  opts: { workerEntry?: string; dataDir?: string } = {},
+): Promise<TestCore> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const config = loadConfig({ dataDir, modelsDir: tempDir('veracity-nomodel-'), logLevel: 'silent', rendererDir: tempDir('veracity-norenderer-'), ...overrides }, {});
+  const core = await createCore(config, { workerEntry: opts.workerEntry });
+  open.push(core);
+  const apps = core.apps.listApplications();
+  const images = apps.find((a) => a.kind === 'images')!;
+  const pdfs = apps.find((a) => a.kind === 'pdfs')!;
+  return Object.assign(core, {
+    imagesKey: core.apps.listKeys(images.id)[0].token,
+    pdfsKey: core.apps.listKeys(pdfs.id)[0].token,
+    imagesAppId: images.id,
+    pdfsAppId: pdfs.id,
+    dataDir,
+  });
+}
+
+export async function startListening(core: Core): Promise<string> {
+  return listen(core);
+}
+
+export interface Part {
+  name: string;
+  data: Buffer | string;
+  filename?: string;
+  contentType?: string;
+}
+
+export const filePart = (data: Buffer, filename = 'photo.jpg', contentType = 'application/octet-stream'): Part => ({ name: 'file', data, filename, contentType });
+
+/** Encodes parts as multipart/form-data with the platform's own encoder. */
+export async function multipart(parts: Part[]): Promise<{ body: Buffer; contentType: string }> {
+  const fd = new FormData();
+  for (const p of parts) {
+    if (p.filename !== undefined) fd.append(p.name, new Blob([p.data], { type: p.contentType ?? 'application/octet-stream' }), p.filename);
+    else fd.append(p.name, typeof p.data === 'string' ? p.data : p.data.toString('utf8'));
+  }
+  const res = new Response(fd);
+  return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type')! };
+}
+
+export async function assess(
+  core: TestCore,
+  parts: Part[],
+  opts: { key?: string; wait?: string; idempotencyKey?: string; headers?: Record<string, string> } = {},
+) {
+  const { body, contentType } = await multipart(parts);
+  const qs = opts.wait === undefined ? '' : `?wait=${opts.wait}`;
+  return core.app.inject({
+    method: 'POST',
+    url: `/v1/assess${qs}`,
+    payload: body,
+    headers: {
+      'content-type': contentType,
+      authorization: `Bearer ${opts.key ?? core.imagesKey}`,
+      ...(opts.idempotencyKey !== undefined ? { 'idempotency-key': opts.idempotencyKey } : {}),
+      ...opts.headers,
+    },
+  });
+}
+
+export function get(core: TestCore, url: string, key = core.imagesKey, headers: Record<string, string> = {}) {
+  return core.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}`, ...headers } });
+}
+
+/** Parses a response body with a zod schema: every body a test reads is checked against the contract. */
+export function body<T extends z.ZodType>(res: { body: string }, schema: T): z.infer<T> {
+  const json = JSON.parse(res.body);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new Error(`Response does not match schema: ${JSON.stringify(parsed.error.issues, null, 2)}\n${res.body.slice(0, 2000)}`);
+  return parsed.data;
+}
+
+/** Asserts an ApiError with this status, code and (optionally) first issue path. */
+export function expectError(res: { statusCode: number; body: string }, status: number, code: string, issuePath?: string) {
+  const err = body(res, ApiError);
+  expect({ status: res.statusCode, code: err.code }).toEqual({ status, code });
+  if (issuePath !== undefined) expect(err.details?.issues?.[0]?.path).toBe(issuePath);
+  return err;
+}
+
+export interface Footprint {
+  jobs: number;
+  files: number;
+  idempotency: number;
+  stored: string[];
+  tmp: string[];
+}
+
+export function footprint(core: TestCore): Footprint {
+  return {
+    jobs: core.jobsRepo.countAllJobs(),
+    files: core.db.prepare('SELECT count(*) AS n FROM job_files').get() ? (core.db.prepare('SELECT count(*) AS n FROM job_files').get() as { n: number }).n : 0,
+    idempotency: core.jobsRepo.countIdempotency(),
+    stored: fs.readdirSync(path.join(core.dataDir, 'files')).sort(),
+    tmp: fs.readdirSync(path.join(core.dataDir, 'tmp')).sort(),
+  };
+}
+
+/** The oracle of every refusal: no job, no file row, no idempotency record, no stored file, no temp file. */
+export async function expectNothingLeft(core: TestCore, before: Footprint) {
+  await new Promise((r) => setTimeout(r, 50));
+  const after = footprint(core);
+  expect(after).toEqual({ ...before, tmp: [] });
+}
