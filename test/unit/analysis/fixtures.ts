@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 
 export const REPO = resolve(import.meta.dirname, '..', '..', '..');
 export const DATASETS = resolve(REPO, '..', 'shared', 'datasets');
@@ -42,7 +42,7 @@ export async function photoRgb(width: number, height: number): Promise<Buffer> {
 }
 const clamp = (v: number) => Math.max(0, Math.min(255, Math.round(v)));
 
-export async function makeJpeg(width: number, height: number, edit?: (s: sharp.Sharp) => sharp.Sharp): Promise<Buffer> {
+export async function makeJpeg(width: number, height: number, edit?: (s: Sharp) => Sharp): Promise<Buffer> {
   let s = sharp(await photoRgb(width, height), { raw: { width, height, channels: 3 } });
   if (edit) s = edit(s);
   return s.jpeg({ quality: 90 }).toBuffer();

@@ -1,0 +1,159 @@
+// The pdf_structure detector and PDF image extraction: incremental updates by the startxref -> /Prev chain, dates,
+// producers, JavaScript actions (found, never run), embedded images at native size, on generated and real PDFs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openPdf, surveyImages } from '../../../src/analysis/pdf-document.js';
+import { readPdfStructure, structureDimension, xrefChain } from '../../../src/analysis/pdf-structure.js';
+import { DATASETS, HAS_DATASETS, appendUpdate, buildPdf, makeJpeg, pdfWithJpeg, textPdf } from './fixtures.js';
+
+async function structureOf(pdf: Buffer) {
+  const doc = await openPdf(new Uint8Array(pdf));
+  try {
+    return await readPdfStructure(pdf, doc);
+  } finally {
+    await doc.destroy();
+  }
+}
+
+describe('pdf_structure', () => {
+  it('a PDF written once by one tool: one revision, likely_authentic (low)', async () => {
+    const s = await structureOf(pdfWithJpeg(await makeJpeg(200, 150), 200, 150));
+    expect(s).toMatchObject({ revisions: 1, producer: 'Veracity test', creator: 'fixtures.ts', creationDate: '2024-01-01T12:00:00.000Z' });
+    expect(structureDimension(s).dimension).toMatchObject({ key: 'pdf_structure', assessment: 'likely_authentic', confidence: 'low' });
+  });
+
+  it('an incremental update is found by walking startxref -> /Prev, and the later ModDate is reported', async () => {
+    const base = buildPdf(
+      [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Contents 4 0 R >>',
+        '<< /Length 0 >>\nstream\n\nendstream',
+        '<< /Producer (Word) /CreationDate (D:20240101120000Z) /ModDate (D:20240101120000Z) >>',
+      ],
+      '/Info 5 0 R',
+    );
+    const edited = appendUpdate(
+      base,
+      { 4: '<< /Length 33 >>\nstream\nBT /F1 12 Tf (Amount: 9999) Tj ET\nendstream', 5: '<< /Producer (iLovePDF) /CreationDate (D:20240101120000Z) /ModDate (D:20240305093000Z) >>' },
+      6,
+      '/Info 5 0 R',
+    );
+    expect(xrefChain(base)).toHaveLength(1);
+    expect(xrefChain(edited)).toHaveLength(2);
+    const s = await structureOf(edited);
+    expect(s.revisions).toBe(2);
+    expect(s.producer).toBe('iLovePDF');
+    const out = structureDimension(s);
+    expect(out.dimension.assessment).toBe('inconclusive');
+    expect(out.dimension.score).toBeGreaterThanOrEqual(0.6);
+    expect(out.notes.join(' ')).toMatch(/saved 2 times \(1 incremental update\).*modification date \(2024-03-05T09:30:00.000Z\) is later than its creation date/);
+  });
+
+  it('a /Prev loop does not hang the chain walk', () => {
+    const pdf = textPdf();
+    const text = pdf.toString('latin1');
+    const xrefAt = Number(/startxref\s+(\d+)/.exec(text)![1]);
+    const looped = Buffer.from(text.replace('/Root 1 0 R', `/Root 1 0 R /Prev ${xrefAt}`), 'latin1');
+    expect(xrefChain(looped)).toHaveLength(1);
+  });
+
+  it('a JavaScript /OpenAction is reported and not executed', async () => {
+    const canary = `veracity_canary_${process.pid}`;
+    const js = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] >>',
+      `<< /S /JavaScript /JS (globalThis.${canary} = 1; app.alert\\('pwned'\\);) >>`,
+    ]);
+    const doc = await openPdf(new Uint8Array(js));
+    try {
+      const s = await readPdfStructure(js, doc);
+      await surveyImages(doc);
+      expect(s.activeContent).toEqual(expect.arrayContaining(['JavaScript', 'an action run on opening (/OpenAction)']));
+      expect(structureDimension(s).notes.join(' ')).toMatch(/JavaScript.*not executed by Veracity/);
+    } finally {
+      await doc.destroy();
+    }
+    expect((globalThis as Record<string, unknown>)[canary]).toBeUndefined();
+  });
+
+  it('a producer that is an AI service makes pdf_structure likely_ai', async () => {
+    const pdf = buildPdf(
+      [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] >>',
+        '<< /Producer (ChatGPT PDF export) >>',
+      ],
+      '/Info 4 0 R',
+    );
+    const out = structureDimension(await structureOf(pdf));
+    expect(out.aiProducer).toBe(true);
+    expect(out.dimension.assessment).toBe('likely_ai');
+  });
+});
+
+describe('PDF images', () => {
+  it('extracts an embedded JPEG at its native resolution with its page and index', async () => {
+    const doc = await openPdf(new Uint8Array(pdfWithJpeg(await makeJpeg(640, 480), 640, 480)));
+    try {
+      const survey = await surveyImages(doc);
+      expect(survey.rasters).toHaveLength(1);
+      expect(survey.rasters[0]).toMatchObject({ kind: 'pdf_image', page: 1, imageIndex: 0 });
+      expect(survey.rasters[0].image).toMatchObject({ width: 640, height: 480 });
+      expect(survey.rasters[0].image.data.length).toBe(640 * 480 * 3);
+    } finally {
+      await doc.destroy();
+    }
+  });
+
+  it('an image XObject declaring 100000 x 100000 pixels is not decoded (maxImageSize), and nothing crashes', async () => {
+    const bomb = pdfWithJpeg(await makeJpeg(64, 64), 100000, 100000);
+    const doc = await openPdf(new Uint8Array(bomb));
+    try {
+      const t0 = performance.now();
+      const survey = await surveyImages(doc);
+      expect(survey.rasters.every((r) => r.image.width * r.image.height <= 100_000_000)).toBe(true);
+      expect(performance.now() - t0).toBeLessThan(15_000);
+    } finally {
+      await doc.destroy();
+    }
+  });
+});
+
+describe.skipIf(!HAS_DATASETS)('on the real PDF corpus (../shared/datasets/pdfs)', () => {
+  const file = (name: string) => readFileSync(join(DATASETS, 'pdfs', name));
+
+  it('firefox_logo.pdf and comments.pdf: incremental updates found', async () => {
+    expect((await structureOf(file('firefox_logo.pdf'))).revisions).toBe(2);
+    const comments = await structureOf(file('comments.pdf'));
+    expect(comments.revisions).toBeGreaterThanOrEqual(10);
+    expect(comments.modDate! > comments.creationDate!).toBe(true);
+  });
+
+  it('tracemonkey.pdf (a paper written once by pdfTeX): one revision, producer named', async () => {
+    const s = await structureOf(file('tracemonkey.pdf'));
+    expect(s.revisions).toBe(1);
+    expect(s.producer).toMatch(/pdfeTeX/);
+  });
+
+  it('issue5747.pdf: a scan image is taken at its native 2480x1748 size; S2.pdf: image strips render as a scanned page', async () => {
+    const scan = await openPdf(new Uint8Array(file('issue5747.pdf')));
+    try {
+      const survey = await surveyImages(scan);
+      expect(survey.rasters.map((r) => `${r.kind} p${r.page} ${r.image.width}x${r.image.height}`)).toEqual(['pdf_image p1 2480x1748']);
+    } finally {
+      await scan.destroy();
+    }
+    const strips = await openPdf(new Uint8Array(file('S2.pdf')));
+    try {
+      const survey = await surveyImages(strips);
+      expect(survey.rasters[0]).toMatchObject({ kind: 'pdf_page', page: 1 });
+      expect(survey.rasters.length).toBeGreaterThan(1);
+    } finally {
+      await strips.destroy();
+    }
+  });
+});

@@ -1,0 +1,151 @@
+// The provenance detector on files that carry (or lack) each kind of evidence: generator PNG chunks, IPTC digital
+// source type in XMP, C2PA stores in JPEG and PNG, EXIF software and camera fields, and metadata bombs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { provenanceDimension, readPngText, readProvenance } from '../../../src/analysis/provenance.js';
+import { findJumbf, readC2paStore } from '../../../src/analysis/c2pa-manifest.js';
+import {
+  DATASETS,
+  HAS_DATASETS,
+  c2paStore,
+  iTXt,
+  jpegApp11,
+  jpegXmpSegment,
+  makeJpeg,
+  makePng,
+  pngChunk,
+  tEXt,
+  withJpegSegments,
+  withPngChunks,
+  xmpPacket,
+  zTXt,
+} from './fixtures.js';
+
+const A1111 =
+  'a lighthouse at dusk, oil painting\nNegative prompt: blurry\nSteps: 30, Sampler: DPM++ 2M Karras, CFG scale: 7, Seed: 1234, Size: 512x512, Model: sd_xl_base_1.0';
+
+describe('PNG generator chunks', () => {
+  it('a Stable Diffusion WebUI "parameters" chunk names the generator: likely_ai, high', async () => {
+    const png = withPngChunks(await makePng(64, 64), [tEXt('parameters', A1111)]);
+    const f = await readProvenance(png, 'image/png');
+    expect(f.pngGeneratorChunks).toEqual(['parameters']);
+    expect(f.aiGenerator?.name).toBe('Stable Diffusion WebUI (A1111/Forge)');
+    const out = provenanceDimension(f);
+    expect(out.strongAi).toBe(true);
+    expect(out.dimension).toMatchObject({ key: 'provenance', assessment: 'likely_ai', confidence: 'high', score: 1 });
+    expect(out.notes[0]).toMatch(/PNG text chunk "parameters"/);
+  });
+
+  it('ComfyUI prompt + workflow chunks (JSON graph) are recognised; a plain "prompt" word is not', async () => {
+    const graph = JSON.stringify({ '3': { class_type: 'KSampler', inputs: { seed: 1 } } });
+    const comfy = withPngChunks(await makePng(64, 64), [tEXt('prompt', graph), iTXt('workflow', '{"nodes":[]}')]);
+    const f = await readProvenance(comfy, 'image/png');
+    expect(f.pngGeneratorChunks.sort()).toEqual(['prompt', 'workflow']);
+    expect(provenanceDimension(f).strongAi).toBe(true);
+    const plain = withPngChunks(await makePng(64, 64), [tEXt('prompt', 'say cheese')]);
+    expect(provenanceDimension(await readProvenance(plain, 'image/png')).strongAi).toBe(false);
+  });
+
+  it('a zTXt decompression bomb is bounded: its key is kept, its text is not inflated past 1 MiB', async () => {
+    const bomb = zTXt('parameters', Buffer.alloc(64 * 1024 * 1024, 0x41)); // 64 MiB of 'A' -> ~64 KiB deflated
+    const png = withPngChunks(await makePng(64, 64), [bomb]);
+    const before = process.memoryUsage().rss;
+    const text = readPngText(png);
+    expect(text.get('parameters')).toBe('');
+    expect(process.memoryUsage().rss - before).toBeLessThan(48 * 1024 * 1024);
+    expect((await readProvenance(png, 'image/png')).pngGeneratorChunks).toEqual(['parameters']);
+  });
+});
+
+describe('XMP and EXIF', () => {
+  it('a JPEG whose XMP declares IPTC DigitalSourceType trainedAlgorithmicMedia is likely_ai', async () => {
+    const xmp = xmpPacket('Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia"');
+    const jpeg = withJpegSegments(await makeJpeg(64, 64), [jpegXmpSegment(xmp)]);
+    const f = await readProvenance(jpeg, 'image/jpeg');
+    expect(f.digitalSourceType).toBe('trainedAlgorithmicMedia');
+    const out = provenanceDimension(f);
+    expect(out.dimension.assessment).toBe('likely_ai');
+    expect(out.notes.join(' ')).toMatch(/IPTC digital source type trainedAlgorithmicMedia/);
+  });
+
+  it('compositeWithTrainedAlgorithmicMedia (generative fill) counts, for part of the content', async () => {
+    const xmp = xmpPacket(
+      'xmp:CreatorTool="Adobe Photoshop 25.0" Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/compositeWithTrainedAlgorithmicMedia"',
+    );
+    const f = await readProvenance(withJpegSegments(await makeJpeg(64, 64), [jpegXmpSegment(xmp)]), 'image/jpeg');
+    expect(f.editors).toContain('Adobe Photoshop');
+    const out = provenanceDimension(f);
+    expect(out.dimension).toMatchObject({ assessment: 'likely_ai', score: 0.9 });
+    expect(out.notes[0]).toMatch(/for part of the content/);
+  });
+
+  it('EXIF camera data is weak evidence of authenticity; EXIF Software of a generator is strong AI evidence', async () => {
+    const camera = await makeJpeg(64, 64, (s) =>
+      s.withExif({ IFD0: { Make: 'Canon', Model: 'Canon EOS R5', Software: 'Firmware 1.8.1' } }),
+    );
+    const f = await readProvenance(camera, 'image/jpeg');
+    expect(f.camera).toMatchObject({ make: 'Canon', model: 'Canon EOS R5' });
+    const out = provenanceDimension(f);
+    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'low' });
+    expect(out.notes.join(' ')).toMatch(/Camera data: Canon EOS R5\. Camera metadata can be copied or forged/);
+
+    const gen = await makeJpeg(64, 64, (s) => s.withExif({ IFD0: { Software: 'Midjourney v6' } }));
+    const g = await readProvenance(gen, 'image/jpeg');
+    expect(g.aiGenerator?.name).toBe('Midjourney');
+    expect(provenanceDimension(g).strongAi).toBe(true);
+  });
+
+  it('no metadata at all is inconclusive, and the copy says absence is not evidence of authenticity', async () => {
+    const out = provenanceDimension(await readProvenance(await makePng(64, 64), 'image/png'));
+    expect(out.dimension).toMatchObject({ assessment: 'inconclusive', score: 0.5 });
+    expect(out.notes.join(' ')).toMatch(/absence is not evidence of authenticity/);
+  });
+});
+
+describe('C2PA / Content Credentials', () => {
+  const store = c2paStore({
+    claimGenerator: 'OpenAI DALL-E 3',
+    actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', softwareAgent: 'DALL-E' }],
+  });
+
+  it('reads the claim generator and actions of a manifest in JPEG APP11', async () => {
+    const jpeg = withJpegSegments(await makeJpeg(64, 64), [jpegApp11(store)]);
+    const parsed = readC2paStore(findJumbf(jpeg, 'image/jpeg')!);
+    expect(parsed?.active).toMatchObject({
+      claimGenerator: 'OpenAI DALL-E 3',
+      actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', softwareAgent: 'DALL-E' }],
+    });
+    const out = provenanceDimension(await readProvenance(jpeg, 'image/jpeg'));
+    expect(out.strongAi).toBe(true);
+    expect(out.notes.join(' ')).toMatch(/C2PA\) manifest present, claim generator OpenAI DALL-E 3.*not cryptographically validated/);
+  });
+
+  it('reads a manifest in a PNG caBX chunk; an edit-only manifest (camera capture) is not AI evidence', async () => {
+    const camera = c2paStore({ claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] });
+    const png = withPngChunks(await makePng(64, 64), [pngChunk('caBX', camera)]);
+    const f = await readProvenance(png, 'image/png');
+    expect(f.c2pa?.active?.claimGenerator).toBe('Leica M11-P');
+    const out = provenanceDimension(f);
+    expect(out.strongAi).toBe(false);
+    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'medium' });
+  });
+
+  it('a broken C2PA block is reported as unreadable, never thrown', async () => {
+    const broken = Buffer.from(store);
+    broken.fill(0xff, 40, 120);
+    const jpeg = withJpegSegments(await makeJpeg(64, 64), [jpegApp11(broken)]);
+    const f = await readProvenance(jpeg, 'image/jpeg');
+    expect(f.c2pa === null || f.c2pa.active?.claimGenerator !== 'OpenAI DALL-E 3').toBe(true);
+  });
+});
+
+describe.skipIf(!HAS_DATASETS)('on real files (../shared/datasets)', () => {
+  it('reads camera EXIF from the exif_samples photos', async () => {
+    const dir = join(DATASETS, 'train', 'real', 'exif_samples');
+    const file = join(dir, 'jpg__Canon_PowerShot_S40.jpg_crop320x320.jpg');
+    const f = await readProvenance(readFileSync(file), 'image/jpeg');
+    expect(f.camera?.model).toBe('Canon PowerShot S40');
+    expect(provenanceDimension(f).dimension.assessment).toBe('likely_authentic');
+  });
+});
