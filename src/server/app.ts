@@ -82,7 +82,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28).
   app.addHook('onRequest', async (req) => {
-    if (!isAllowedHost(req.headers.host, deps.port())) throw new ApiHttpError('forbidden', 'Requests must be addressed to this computer (loopback host).');
+    const rawUrl = req.raw.url ?? '';
+    const absoluteHost = /^[a-z][a-z0-9+.-]*:\/\//i.test(rawUrl) ? new URL(rawUrl).host : null; // absolute-form request target
+    if (!isAllowedHost(req.headers.host, deps.port()) || (absoluteHost !== null && !isAllowedHost(absoluteHost, deps.port()))) {
+      throw new ApiHttpError('forbidden', 'Requests must be addressed to this computer (loopback host).');
+    }
     const origin = req.headers.origin;
     if (!isAllowedOrigin(origin, deps.port(), config.extraOrigins)) throw new ApiHttpError('forbidden', 'Cross-origin requests are not allowed.');
   });

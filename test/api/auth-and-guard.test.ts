@@ -1,0 +1,141 @@
+// Authentication (JWT keys: missing, malformed, forged, alg none, expired, revoked, other application),
+// loopback Host/Origin refusal, and per-key rate limiting with its headers.
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { JobList, JobResult } from '../../src/api/schemas.js';
+import { makeJpeg } from '../unit/analysis/fixtures.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, startListening } from './helpers.js';
+
+describe('authentication', () => {
+  it('refuses a missing, malformed, wrong-scheme or forged key with 401 unauthorized and no hint', async () => {
+    const core = await startCore();
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    const [h, p] = core.imagesKey.split('.');
+    const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: core.pdfsAppId })).toString('base64url');
+    const cases: Record<string, string | undefined> = {
+      missing: undefined,
+      empty: 'Bearer ',
+      scheme: `Basic ${core.imagesKey}`,
+      lowercase: `bearer ${core.imagesKey}`,
+      garbage: 'Bearer not-a-jwt',
+      truncatedSignature: `Bearer ${core.imagesKey.slice(0, -5)}`,
+      swappedPayload: `Bearer ${h}.${forgedPayload}.${core.imagesKey.split('.')[2]}`,
+      otherSecret: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(core.imagesAppId).setJti('x').setIssuedAt().setIssuer('veracity').setAudience('veracity-api').sign(new Uint8Array(64))}`,
+      algNone: `Bearer ${new UnsecuredJWT({}).setSubject(core.imagesAppId).setIssuer('veracity').setAudience('veracity-api').setIssuedAt().setJti(JSON.parse(Buffer.from(p, 'base64url').toString()).jti).encode()}`,
+      huge: `Bearer ${'a'.repeat(8000)}`,
+    };
+    const messages = new Set<string>();
+    for (const [label, authorization] of Object.entries(cases)) {
+      const res = await core.app.inject({ method: 'GET', url: list, headers: authorization === undefined ? {} : { authorization } });
+      const err = expectError(res, 401, 'unauthorized');
+      messages.add(err.message);
+      expect(label).toBeTruthy();
+    }
+    expect(messages.size).toBe(1); // the same message whatever check failed
+    expect((await get(core, list)).statusCode).toBe(200);
+  });
+
+  it('refuses an expired key and a revoked key', async () => {
+    const core = await startCore();
+    const expired = await core.keys.issueKey(core.imagesAppId, 'short', 1);
+    expect((await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`, expired.token)).statusCode).toBe(200);
+    const later = await startCore({}, { dataDir: core.dataDir });
+    // Same data dir, a clock two days ahead: the key has expired.
+    const { createKeyService } = await import('../../src/auth/api-keys.js');
+    const { loadOrCreateSecret } = await import('../../src/auth/api-keys.js');
+    const future = createKeyService({ secret: loadOrCreateSecret(core.dataDir), apps: later.apps, now: () => new Date(Date.now() + 2 * 86_400_000) });
+    expect(await future.verify(expired.token)).toBeNull();
+    expect(await future.verify(later.imagesKey)).not.toBeNull();
+
+    const revoked = await core.keys.issueKey(core.imagesAppId, 'to revoke');
+    expect((await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`, revoked.token)).statusCode).toBe(200);
+    core.apps.revokeKey(revoked.id, new Date().toISOString());
+    expectError(await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`, revoked.token), 401, 'unauthorized');
+  });
+
+  it("hides another application's job (404) and forbids listing another application's jobs (403)", async () => {
+    const core = await startCore();
+    const res = await assess(core, [filePart(await makeJpeg(64, 64))], { wait: 'false' });
+    const job = body(res, JobResult);
+    expectError(await get(core, `/v1/jobs/${job.jobId}`, core.pdfsKey), 404, 'not_found');
+    expectError(await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`, core.pdfsKey), 403, 'forbidden');
+    expect(body(await get(core, `/v1/jobs?applicationId=${core.pdfsAppId}`, core.pdfsKey), JobList).jobs).toHaveLength(0);
+  });
+
+  it('refuses an unauthenticated upload before reading its body: nothing stored', async () => {
+    const core = await startCore();
+    const before = footprint(core);
+    const res = await assess(core, [filePart(await makeJpeg(64, 64))], { key: 'nope' });
+    expectError(res, 401, 'unauthorized');
+    await expectNothingLeft(core, before);
+  });
+});
+
+describe('loopback guard (DNS rebinding, cross-origin)', () => {
+  it.each(['attacker.example', 'attacker.example:80', '127.0.0.1.nip.io:80', 'localhost.attacker.com', '192.168.1.5:80', 'localhost:81', '[::2]:80'])(
+    'refuses Host %j with 403 forbidden before auth',
+    async (host) => {
+      const core = await startCore();
+      const res = await core.app.inject({ method: 'GET', url: `/v1/jobs?applicationId=${core.imagesAppId}`, headers: { host, authorization: `Bearer ${core.imagesKey}` } });
+      expectError(res, 403, 'forbidden');
+    },
+  );
+
+  it.each(['https://evil.example', 'null', 'http://localhost:5173', 'file://', 'chrome-extension://abc'])('refuses Origin %s with 403', async (origin) => {
+    const core = await startCore();
+    const before = footprint(core);
+    const res = await assess(core, [filePart(await makeJpeg(64, 64))], { headers: { origin } });
+    expectError(res, 403, 'forbidden');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    await expectNothingLeft(core, before);
+  });
+
+  it('accepts its own origin and requests without Origin, over real HTTP on 127.0.0.1', async () => {
+    const core = await startCore();
+    const base = await startListening(core);
+    const port = new URL(base).port;
+    const ok = await fetch(`${base}/v1/jobs?applicationId=${core.imagesAppId}`, { headers: { authorization: `Bearer ${core.imagesKey}`, origin: `http://127.0.0.1:${port}` } });
+    expect(ok.status).toBe(200);
+    const viaLocalhost = await fetch(`http://localhost:${port}/v1/jobs?applicationId=${core.imagesAppId}`, { headers: { authorization: `Bearer ${core.imagesKey}` } }).catch(() => null);
+    if (viaLocalhost) expect(viaLocalhost.status).toBe(200); // localhost may resolve to ::1 where we do not listen
+    const rebound = await fetch(`${base}/v1/jobs?applicationId=${core.imagesAppId}`, { headers: { authorization: `Bearer ${core.imagesKey}`, origin: 'http://127.0.0.1:1' } });
+    expect(rebound.status).toBe(403);
+    // Raw sockets: HTTP/1.0 without Host, and an absolute-form target naming a foreign host.
+    const net = await import('node:net');
+    const raw = (req: string) =>
+      new Promise<string>((resolve) => {
+        const s = net.connect(Number(port), '127.0.0.1', () => s.write(req));
+        let d = '';
+        s.on('data', (c) => (d += c));
+        s.on('close', () => resolve(d));
+      });
+    expect(await raw('GET /v1/jobs HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 403[\s\S]*"code":"forbidden"/);
+    expect(await raw(`GET http://evil.example/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
+    const addr = core.app.server.address();
+    expect(typeof addr === 'object' && addr?.address).toBe('127.0.0.1');
+  });
+});
+
+describe('rate limiting', () => {
+  it('counts a request once whatever its files, per key, and answers 429 with the rate-limit headers', async () => {
+    const core = await startCore({ rateLimitMax: 3, rateLimitWindowMs: 60_000 });
+    const jpeg = await makeJpeg(64, 64);
+    const first = await assess(core, Array.from({ length: 5 }, () => filePart(jpeg)), { wait: 'false' });
+    expect(first.statusCode).toBe(202);
+    expect(first.headers['ratelimit-limit']).toBe('3');
+    expect(first.headers['ratelimit-remaining']).toBe('2');
+    await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`);
+    await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`);
+    const before = footprint(core);
+    const limited = await assess(core, [filePart(jpeg)]);
+    const err = expectError(limited, 429, 'rate_limited');
+    expect(err.retryAfter).toBeGreaterThan(0);
+    expect(limited.headers['ratelimit-limit']).toBe('3');
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    expect(Number(limited.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    expect(limited.headers['retry-after']).toBe(String(err.retryAfter));
+    await expectNothingLeft(core, before);
+    // Another key (another local tool) is not throttled by the first one.
+    expect((await get(core, `/v1/jobs?applicationId=${core.pdfsAppId}`, core.pdfsKey)).statusCode).toBe(200);
+  });
+});
