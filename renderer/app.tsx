@@ -1,0 +1,130 @@
+// The window: finds its credentials, loads the applications and their keys, and hosts the three screens
+// (Assess, History, Settings) around one working case.
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { ApplicationInfo } from '../src/api/admin-schemas.js';
+import type { PipelineKind } from '../src/api/schemas.js';
+import { ApiClient, ApiFailure } from './lib/api-client.js';
+import { CaseSession, type AppKey } from './lib/case-session.js';
+import { findCredentials, type ShellBridge } from './lib/ui-credentials.js';
+import { failureWords } from './lib/words.js';
+import { AssessView } from './components/assess-view.js';
+import { HistoryView } from './components/history-view.js';
+import { SettingsView } from './components/settings-view.js';
+import { useTheme, type ThemeChoice } from './components/use-theme.js';
+
+declare global {
+  interface Window {
+    veracity?: ShellBridge;
+  }
+}
+
+type Screen = 'assess' | 'history' | 'settings';
+
+/** The first key of the first application of a kind that is neither revoked nor expired. */
+export function activeKeys(applications: ApplicationInfo[], now: Date): Partial<Record<PipelineKind, AppKey>> {
+  const keys: Partial<Record<PipelineKind, AppKey>> = {};
+  for (const application of applications) {
+    if (keys[application.kind]) continue;
+    const key = application.keys.find((k) => k.revokedAt === null && (k.expiresAt === null || new Date(k.expiresAt) > now));
+    if (key) keys[application.kind] = { applicationId: application.id, apiKey: key.apiKey };
+  }
+  return keys;
+}
+
+type Boot = { state: 'loading' } | { state: 'no-token' } | { state: 'failed'; message: string } | { state: 'ready'; client: ApiClient };
+
+export function App(): React.JSX.Element {
+  const [boot, setBoot] = useState<Boot>({ state: 'loading' });
+  const [applications, setApplications] = useState<ApplicationInfo[]>([]);
+  const [screen, setScreen] = useState<Screen>('assess');
+  const [theme, setTheme] = useTheme();
+
+  useEffect(() => {
+    void (async () => {
+      const credentials = await findCredentials(window.location, window.sessionStorage, (url) => window.history.replaceState(null, '', url), window.veracity);
+      if (!credentials) {
+        setBoot({ state: 'no-token' });
+        return;
+      }
+      const client = new ApiClient(credentials.baseUrl, credentials.uiToken);
+      try {
+        setApplications((await client.listApplications()).applications);
+        setBoot({ state: 'ready', client });
+      } catch (error) {
+        const message = error instanceof ApiFailure ? failureWords(error, { action: 'Opening Veracity' }) : String(error);
+        setBoot({ state: error instanceof ApiFailure && error.status === 401 ? 'no-token' : 'failed', message } as Boot);
+      }
+    })();
+  }, []);
+
+  const client = boot.state === 'ready' ? boot.client : null;
+  const keys = useMemo(() => activeKeys(applications, new Date()), [applications]);
+  const keysRef = useKeysRef(keys);
+  const session = useMemo(() => (client ? new CaseSession({ client, keys: () => keysRef.current }) : null), [client, keysRef]);
+
+  const reloadApplications = useCallback(async () => {
+    if (client) setApplications((await client.listApplications()).applications);
+  }, [client]);
+
+  if (boot.state === 'loading') return <p className="boot">Opening Veracity…</p>;
+  if (boot.state === 'no-token') {
+    return (
+      <main className="boot" role="alert">
+        <h1>Veracity</h1>
+        <p>This window has no access token. Open the address that <code>npm start</code> printed (it ends with <code>#token=…</code>), or start the desktop app again.</p>
+      </main>
+    );
+  }
+  if (boot.state === 'failed' || !client || !session) {
+    return (
+      <main className="boot" role="alert">
+        <h1>Veracity</h1>
+        <p>{boot.state === 'failed' ? boot.message : 'Veracity could not start.'}</p>
+      </main>
+    );
+  }
+
+  return (
+    <div className="app">
+      <header className="top">
+        <h1 className="brand">Veracity</h1>
+        <nav aria-label="Screens" className="tabs">
+          {(['assess', 'history', 'settings'] as const).map((s) => (
+            <button key={s} type="button" className="tab" aria-current={screen === s ? 'page' : undefined} onClick={() => setScreen(s)}>
+              {s === 'assess' ? 'Assess' : s === 'history' ? 'History' : 'Settings'}
+            </button>
+          ))}
+        </nav>
+        <label className="theme">
+          Theme{' '}
+          <select value={theme} onChange={(e) => setTheme(e.target.value as ThemeChoice)}>
+            <option value="system">System</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+      </header>
+      <main className="screen">
+        {screen === 'assess' && <AssessView client={client} session={session} keys={keys} />}
+        {screen === 'history' && (
+          <HistoryView
+            client={client}
+            applications={applications}
+            keys={keys}
+            onOpen={(jobs) => {
+              session.open(jobs);
+              setScreen('assess');
+            }}
+          />
+        )}
+        {screen === 'settings' && <SettingsView client={client} applications={applications} onChanged={reloadApplications} />}
+      </main>
+    </div>
+  );
+}
+
+function useKeysRef(keys: Partial<Record<PipelineKind, AppKey>>): { current: Partial<Record<PipelineKind, AppKey>> } {
+  const [ref] = useState(() => ({ current: keys }));
+  ref.current = keys;
+  return ref;
+}

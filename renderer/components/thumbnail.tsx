@@ -1,0 +1,51 @@
+// A file's thumbnail from its stored original (fetched with the API key as a blob, shown through a blob: URL);
+// PDFs and HEIC files, which the window cannot draw cheaply, get an icon with their kind.
+import { useEffect, useState } from 'react';
+import type { FileResult } from '../../src/api/schemas.js';
+import type { ApiClient } from '../lib/api-client.js';
+
+interface Props {
+  client: ApiClient;
+  apiKey: string;
+  jobId: string;
+  file: FileResult['file'];
+}
+
+const DRAWABLE = new Set(['image/jpeg', 'image/png']);
+
+export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Element {
+  const [url, setUrl] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
+  const drawable = DRAWABLE.has(file.type);
+
+  useEffect(() => {
+    if (!drawable) return;
+    let live = true;
+    let created: string | null = null;
+    client
+      .getContent(apiKey, jobId, file.id)
+      .then((blob) => {
+        if (!live) return;
+        // The core sends the original as an attachment; the type is set here from the detected media type.
+        created = URL.createObjectURL(new Blob([blob], { type: file.type }));
+        setUrl(created);
+      })
+      .catch(() => live && setFailed(true));
+    return () => {
+      live = false;
+      if (created) URL.revokeObjectURL(created);
+    };
+  }, [client, apiKey, jobId, file.id, file.type, drawable]);
+
+  if (drawable && url) return <img className="thumb" src={url} alt={`Thumbnail of ${file.name}`} data-testid="thumbnail" />;
+  const label = file.type === 'application/pdf' ? 'PDF' : file.type === 'image/heic' || file.type === 'image/heif' ? 'HEIC' : 'FILE';
+  return (
+    <div className="thumb thumb-icon" role="img" aria-label={`${label} file ${failed ? '(preview unavailable)' : ''}`.trim()}>
+      <svg viewBox="0 0 48 60" width="48" height="60" aria-hidden="true" focusable="false">
+        <path d="M4 2h28l12 12v44H4z" fill="none" stroke="currentColor" strokeWidth="3" />
+        <path d="M32 2v12h12" fill="none" stroke="currentColor" strokeWidth="3" />
+      </svg>
+      <span>{drawable && !failed ? '…' : label}</span>
+    </div>
+  );
+}

@@ -1,0 +1,129 @@
+// One file's card: thumbnail with the heatmap of tile scores, the machine verdict in the core's own words, each
+// dimension with its score bar, the file's facts, and the expert review beside the machine verdict.
+import { useEffect, useState } from 'react';
+import type { FileRegions, FileResult, JobResult } from '../../src/api/schemas.js';
+import { ApiFailure, type ApiClient } from '../lib/api-client.js';
+import type { TrackedJob } from '../lib/case-session.js';
+import { overlayTiles, pickGrid } from '../lib/heatmap.js';
+import { formatBytes } from '../lib/plan-submission.js';
+import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, MEDIA_WORDS, failureWords, resultErrorWords } from '../lib/words.js';
+import { ReviewPanel } from './review-panel.js';
+import { Thumbnail } from './thumbnail.js';
+
+interface Props {
+  client: ApiClient;
+  tracked: TrackedJob;
+  result: FileResult;
+  onJobUpdated: (job: JobResult) => void;
+}
+
+export function VerdictCard({ client, tracked, result, onJobUpdated }: Props): React.JSX.Element {
+  const { job, apiKey } = tracked;
+  const [showHeatmap, setShowHeatmap] = useState(false);
+  const [regions, setRegions] = useState<FileRegions | null>(null);
+  const [regionsError, setRegionsError] = useState<string | null>(null);
+  const dimensions = result.verdict?.dimensions ?? result.dimensions ?? [];
+  const caseName = typeof job.metadata?.case === 'string' ? job.metadata.case : null;
+  const titleId = `card-${result.file.id}`;
+
+  useEffect(() => {
+    if (!showHeatmap || regions || result.status !== 'completed') return;
+    let live = true;
+    client
+      .getRegions(apiKey, job.jobId, result.file.id)
+      .then((r) => live && setRegions(r))
+      .catch((e: unknown) => live && setRegionsError(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Loading the heatmap' }) : String(e)));
+    return () => {
+      live = false;
+    };
+  }, [showHeatmap, regions, result.status, client, apiKey, job.jobId, result.file.id, result.file.name]);
+
+  const grid = regions ? pickGrid(regions.grids) : null;
+  const tiles = showHeatmap && grid ? overlayTiles(grid) : [];
+  const assessment = result.verdict?.assessment;
+
+  return (
+    <article className={`card status-${result.status}${assessment ? ` verdict-${assessment}` : ''}`} aria-labelledby={titleId} data-testid="verdict-card" data-file-name={result.file.name} data-status={result.status}>
+      <div className="thumb-wrap">
+        <div className="thumb-frame">
+          <Thumbnail client={client} apiKey={apiKey} jobId={job.jobId} file={result.file} />
+          {tiles.length > 0 && (
+            <div className="heatmap" aria-hidden="true" data-testid="heatmap">
+              {tiles.map((t, i) => (
+                <span key={i} className="tile" style={{ left: `${t.left}%`, top: `${t.top}%`, width: `${t.width}%`, height: `${t.height}%`, backgroundColor: t.color }} />
+              ))}
+            </div>
+          )}
+        </div>
+      </div>
+
+      <div className="card-body">
+        <h3 id={titleId} className="file-name" title={result.file.name}>
+          {result.file.name}
+        </h3>
+        <p className="facts">
+          {MEDIA_WORDS[result.file.type] ?? result.file.type} · {formatBytes(result.file.size)}
+          {caseName ? <> · case “{caseName}”</> : null}
+        </p>
+
+        {result.status === 'processing' && (
+          <p className="pending" role="status">
+            <span className="spinner" aria-hidden="true" /> Analysing…
+          </p>
+        )}
+        {result.status === 'error' && (
+          <p className="result-error" role="status">
+            {resultErrorWords(result.error)}
+          </p>
+        )}
+        {result.status === 'completed' && result.verdict && (
+          <div className="verdict">
+            <p className="machine-label">Machine verdict</p>
+            <p className={`badge badge-${result.verdict.assessment}`}>{result.verdict.display.label}</p>
+            {result.verdict.display.title && <p className="verdict-title">{result.verdict.display.title}</p>}
+            {result.verdict.display.description && <p className="verdict-description">{result.verdict.display.description}</p>}
+            <p className="confidence">
+              {ASSESSMENT_WORDS[result.verdict.assessment]} · {CONFIDENCE_WORDS[result.verdict.confidence]}
+            </p>
+          </div>
+        )}
+
+        {dimensions.length > 0 && (
+          <ul className="dimensions" aria-label="What each check found">
+            {dimensions.map((d) => (
+              <li key={d.key} className="dimension">
+                <div className="dimension-head">
+                  <span className="dimension-label">{d.label}</span>
+                  <span className="dimension-score">{Math.round(d.score * 100)}%</span>
+                </div>
+                <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(d.score * 100)} aria-label={`${d.label}: AI score`}>
+                  <span className="bar-fill" style={{ width: `${Math.round(d.score * 100)}%` }} />
+                </div>
+                <p className="dimension-finding">
+                  {d.assessment ? DIMENSION_WORDS[d.assessment] : 'No assessment'}
+                  {d.confidence ? ` · ${CONFIDENCE_WORDS[d.confidence].toLowerCase()}` : ''}
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+
+        {result.status === 'completed' && result.file.type !== 'application/pdf' && (
+          <label className="heatmap-toggle">
+            <input type="checkbox" checked={showHeatmap} onChange={(e) => setShowHeatmap(e.target.checked)} /> Show heatmap of tile scores
+          </label>
+        )}
+        {showHeatmap && regionsError && <p className="result-error">{regionsError}</p>}
+        {showHeatmap && regions && !grid && <p className="hint">No tile scores for this file.</p>}
+        {showHeatmap && grid && (
+          <p className="hint legend">
+            <span className="swatch swatch-ai" aria-hidden="true" /> red: tiles that look generated · <span className="swatch swatch-real" aria-hidden="true" /> blue: tiles that look authentic
+            {regions?.modelVersion ? ` · model ${regions.modelVersion}` : ''}
+          </p>
+        )}
+
+        <ReviewPanel client={client} apiKey={apiKey} job={job} result={result} onJobUpdated={onJobUpdated} />
+      </div>
+    </article>
+  );
+}

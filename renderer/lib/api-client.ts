@@ -1,0 +1,162 @@
+// The renderer's only way to the core: typed calls over HTTP, every response validated with the zod schemas of
+// src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
+import { z } from 'zod';
+import { ApiError, FileRegions, JobList, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
+import { ApiKeyInfo, ApplicationInfo, ApplicationList, JobReport } from '../../src/api/admin-schemas.js';
+import type { PipelineKind } from '../../src/api/schemas.js';
+
+export type FailureKind = 'http' | 'network' | 'invalid-response';
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    readonly status: number,
+    readonly apiError: ApiError | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiFailure';
+  }
+
+  get retryAfter(): number | null {
+    return this.apiError?.retryAfter ?? null;
+  }
+}
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface UploadFile {
+  name: string;
+  blob: Blob;
+}
+
+export interface ListJobsQuery {
+  applicationId: string;
+  page: number;
+  pageSize: number;
+  caseName?: string;
+}
+
+export class ApiClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly uiToken: string,
+    private readonly fetchImpl: FetchLike = (input, init) => fetch(input, init),
+  ) {}
+
+  // ---- /app routes (UI token) ----
+
+  listApplications(): Promise<ApplicationList> {
+    return this.json(ApplicationList, '/app/applications', { headers: this.auth(this.uiToken) });
+  }
+
+  createApplication(name: string, kind: PipelineKind): Promise<ApplicationInfo> {
+    return this.json(ApplicationInfo, '/app/applications', this.jsonBody('POST', this.uiToken, { name, kind }));
+  }
+
+  createKey(applicationId: string, body: { name?: string; expiresInDays?: number }): Promise<ApiKeyInfo> {
+    return this.json(ApiKeyInfo, `/app/applications/${encodeURIComponent(applicationId)}/keys`, this.jsonBody('POST', this.uiToken, body));
+  }
+
+  revokeKey(keyId: string): Promise<ApiKeyInfo> {
+    return this.json(ApiKeyInfo, `/app/keys/${encodeURIComponent(keyId)}/revoke`, { method: 'POST', headers: this.auth(this.uiToken) });
+  }
+
+  // ---- /v1 routes (API key) ----
+
+  /** POST /v1/assess?wait=false: returns the accepted job (202) or a terminal one (200). */
+  async assess(apiKey: string, files: UploadFile[], metadata: Record<string, unknown> | null, idempotencyKey: string): Promise<JobResult> {
+    const form = new FormData();
+    if (metadata) form.append('metadata', JSON.stringify(metadata));
+    for (const file of files) form.append('file', file.blob, file.name);
+    return this.json(JobResult, '/v1/assess?wait=false', {
+      method: 'POST',
+      headers: { ...this.auth(apiKey), 'Idempotency-Key': idempotencyKey },
+      body: form,
+    });
+  }
+
+  getJob(apiKey: string, jobId: string): Promise<JobResult> {
+    return this.json(JobResult, `/v1/jobs/${encodeURIComponent(jobId)}?wait=false`, { headers: this.auth(apiKey) });
+  }
+
+  listJobs(apiKey: string, query: ListJobsQuery): Promise<JobList> {
+    const params = new URLSearchParams({ applicationId: query.applicationId, page: String(query.page), pageSize: String(query.pageSize) });
+    if (query.caseName) params.set('case', query.caseName);
+    return this.json(JobList, `/v1/jobs?${params.toString()}`, { headers: this.auth(apiKey) });
+  }
+
+  putReview(apiKey: string, jobId: string, fileId: string, review: ReviewRequest): Promise<JobResult> {
+    return this.json(JobResult, this.reviewPath(jobId, fileId), this.jsonBody('PUT', apiKey, review));
+  }
+
+  deleteReview(apiKey: string, jobId: string, fileId: string): Promise<JobResult> {
+    return this.json(JobResult, this.reviewPath(jobId, fileId), { method: 'DELETE', headers: this.auth(apiKey) });
+  }
+
+  getRegions(apiKey: string, jobId: string, fileId: string): Promise<FileRegions> {
+    return this.json(FileRegions, `${this.filePath(jobId, fileId)}/regions`, { headers: this.auth(apiKey) });
+  }
+
+  async getContent(apiKey: string, jobId: string, fileId: string): Promise<Blob> {
+    const response = await this.send(`${this.filePath(jobId, fileId)}/content`, { headers: this.auth(apiKey) });
+    return response.blob();
+  }
+
+  getReport(apiKey: string, jobId: string): Promise<JobReport> {
+    return this.json(JobReport, `/v1/jobs/${encodeURIComponent(jobId)}/report`, { headers: this.auth(apiKey) });
+  }
+
+  // ---- plumbing ----
+
+  private auth(token: string): Record<string, string> {
+    return { Authorization: `Bearer ${token}` };
+  }
+
+  private jsonBody(method: string, token: string, body: unknown): RequestInit {
+    return { method, headers: { ...this.auth(token), 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  }
+
+  private filePath(jobId: string, fileId: string): string {
+    return `/v1/jobs/${encodeURIComponent(jobId)}/files/${encodeURIComponent(fileId)}`;
+  }
+
+  private reviewPath(jobId: string, fileId: string): string {
+    return `${this.filePath(jobId, fileId)}/review`;
+  }
+
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, credentials: 'omit', cache: 'no-store' });
+    } catch (error) {
+      throw new ApiFailure('network', 0, null, `Network error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (response.ok) return response;
+    let body: unknown = null;
+    try {
+      body = await response.json();
+    } catch {
+      // A non-JSON error body (a proxy, a crash page) is reported by its status alone.
+    }
+    const parsed = ApiError.safeParse(body);
+    if (parsed.success) throw new ApiFailure('http', response.status, parsed.data, parsed.data.message);
+    throw new ApiFailure('http', response.status, null, `HTTP ${response.status}`);
+  }
+
+  private async json<T>(schema: z.ZodType<T>, path: string, init: RequestInit): Promise<T> {
+    const response = await this.send(path, init);
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      throw new ApiFailure('invalid-response', response.status, null, `The answer to ${path.split('?')[0]} was not JSON.`);
+    }
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new ApiFailure('invalid-response', response.status, null, `Unexpected answer to ${path.split('?')[0]}: ${first?.path.join('.') ?? ''} ${first?.message ?? ''}`.trim());
+    }
+    return parsed.data;
+  }
+}

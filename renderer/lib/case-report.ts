@@ -1,0 +1,80 @@
+// Builds the exported case report from the core's /report answers: a JSON file (machine-readable, complete) and a
+// standalone printable HTML page with file hashes, verdicts, expert reviews and the model version. All text escaped.
+import type { JobReport } from '../../src/api/admin-schemas.js';
+import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, MEDIA_WORDS, resultErrorWords } from './words.js';
+import { formatBytes } from './plan-submission.js';
+
+export interface CaseReport {
+  format: 'veracity-case-report';
+  version: 1;
+  caseName: string | null;
+  generatedAt: string;
+  jobs: JobReport[];
+}
+
+export function buildCaseReport(caseName: string | null, reports: JobReport[], now: Date): CaseReport {
+  return { format: 'veracity-case-report', version: 1, caseName, generatedAt: now.toISOString(), jobs: reports };
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+/** A safe file name for the download: letters, digits, dot, dash and underscore only. */
+export function reportFileName(caseName: string | null, now: Date, extension: 'json' | 'html'): string {
+  const base = (caseName ?? 'case').normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 60) || 'case';
+  return `veracity-report-${base}-${now.toISOString().slice(0, 10)}.${extension}`;
+}
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;color:#111;margin:2rem;line-height:1.45}
+h1{font-size:1.5rem;margin:0 0 .25rem}
+.meta{color:#444;margin:0 0 1.5rem}
+table{border-collapse:collapse;width:100%;margin:0 0 1.5rem;font-size:.9rem}
+th,td{border:1px solid #bbb;padding:.35rem .5rem;text-align:left;vertical-align:top}
+th{background:#eee}
+code{font-size:.8rem;word-break:break-all}
+.job{break-inside:avoid;margin-bottom:2rem}
+@media print{body{margin:0}a{color:inherit}}
+`;
+
+export function caseReportHtml(report: CaseReport): string {
+  const title = report.caseName ? `Veracity case report: ${report.caseName}` : 'Veracity case report';
+  const files = report.jobs.reduce((n, j) => n + j.job.results.length, 0);
+  const sections = report.jobs.map((jobReport) => {
+    const rows = jobReport.job.results.map((result) => {
+      const extra = jobReport.files.find((f) => f.fileId === result.file.id);
+      const verdict = result.verdict
+        ? `<strong>${escapeHtml(result.verdict.display.label)}</strong> (${escapeHtml(ASSESSMENT_WORDS[result.verdict.assessment])}, ${escapeHtml(CONFIDENCE_WORDS[result.verdict.confidence].toLowerCase())})` +
+          (result.verdict.display.description ? `<br>${escapeHtml(result.verdict.display.description)}` : '')
+        : result.status === 'processing'
+          ? 'Still being analysed'
+          : escapeHtml(resultErrorWords(result.error));
+      const dimensions = (result.verdict?.dimensions ?? result.dimensions ?? [])
+        .map(
+          (d) =>
+            `${escapeHtml(d.label)}: ${Math.round(d.score * 100)}%${d.assessment ? `, ${escapeHtml(DIMENSION_WORDS[d.assessment])}` : ''}${d.confidence ? ` (${escapeHtml(d.confidence)})` : ''}`,
+        )
+        .join('<br>');
+      const review = result.expertReview
+        ? `<strong>${escapeHtml(ASSESSMENT_WORDS[result.expertReview.assessment])}</strong> by ${escapeHtml(result.expertReview.reviewer)}, ${escapeHtml(result.expertReview.reviewedAt)}` +
+          (result.expertReview.note ? `<br>${escapeHtml(result.expertReview.note)}` : '')
+        : 'Not reviewed';
+      return `<tr><td>${escapeHtml(result.file.name)}<br>${escapeHtml(MEDIA_WORDS[result.file.type] ?? result.file.type)}, ${escapeHtml(formatBytes(result.file.size))}</td>
+<td><code>${escapeHtml(extra?.sha256 ?? 'unknown')}</code></td><td>${verdict}</td><td>${dimensions || '–'}</td><td>${review}</td><td>${escapeHtml(extra?.modelVersion ?? 'none')}</td></tr>`;
+    });
+    const meta = jobReport.job.metadata ? escapeHtml(JSON.stringify(jobReport.job.metadata)) : 'none';
+    return `<section class="job"><h2>Job <code>${escapeHtml(jobReport.job.jobId)}</code></h2>
+<p class="meta">Submitted ${escapeHtml(jobReport.job.createdAt)}${jobReport.job.completedAt ? `, finished ${escapeHtml(jobReport.job.completedAt)}` : ''}. Status: ${escapeHtml(jobReport.job.status)}. Metadata: ${meta}.</p>
+<table><thead><tr><th scope="col">File</th><th scope="col">SHA-256</th><th scope="col">Machine verdict</th><th scope="col">Evidence</th><th scope="col">Expert review</th><th scope="col">Model</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></section>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><h1>${escapeHtml(title)}</h1>
+<p class="meta">Generated ${escapeHtml(report.generatedAt)} by Veracity. ${report.jobs.length} job(s), ${files} file(s). A machine verdict is an estimate; the expert review, where present, is the specialist's own assessment and never replaces it.</p>
+${sections.join('\n')}
+</body></html>`;
+}

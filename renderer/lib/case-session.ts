@@ -1,0 +1,222 @@
+// The working case on screen: sends planned requests (wait=false), keeps the accepted jobs, polls them until every
+// file is finished, and records refusals and failures in words. A small store the React views subscribe to.
+import type { JobResult, PipelineKind } from '../../src/api/schemas.js';
+import { ApiFailure, type ApiClient } from './api-client.js';
+import type { CollectedFile } from './collect-files.js';
+import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
+import { SNIFF_BYTES, sniffBytes } from './sniff-file.js';
+import { failureWords } from './words.js';
+
+export interface AppKey {
+  applicationId: string;
+  apiKey: string;
+}
+
+export interface TrackedJob {
+  job: JobResult;
+  kind: PipelineKind;
+  apiKey: string;
+}
+
+export interface Notice {
+  id: number;
+  text: string;
+}
+
+export interface SessionState {
+  jobs: TrackedJob[];
+  refused: RefusedFile[];
+  notices: Notice[];
+  /** Requests planned but not yet accepted, with a line saying what is being sent. */
+  sending: string[];
+}
+
+export interface SessionDeps {
+  client: ApiClient;
+  keys: () => Partial<Record<PipelineKind, AppKey>>;
+  sleep?: (ms: number) => Promise<void>;
+  pollIntervalMs?: number;
+  newId?: () => string;
+}
+
+const MAX_RETRIES = 5;
+
+export function isTerminal(job: JobResult): boolean {
+  return job.status !== 'processing';
+}
+
+export function progressOf(jobs: TrackedJob[]): { done: number; total: number } {
+  let done = 0;
+  let total = 0;
+  for (const { job } of jobs) {
+    for (const result of job.results) {
+      total++;
+      if (result.status !== 'processing') done++;
+    }
+  }
+  return { done, total };
+}
+
+export class CaseSession {
+  private state: SessionState = { jobs: [], refused: [], notices: [], sending: [] };
+  private listeners = new Set<() => void>();
+  private pollTimer: ReturnType<typeof setTimeout> | null = null;
+  private noticeId = 0;
+  private generation = 0;
+
+  constructor(private readonly deps: SessionDeps) {}
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getState = (): SessionState => this.state;
+
+  private set(patch: Partial<SessionState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener();
+  }
+
+  notice(text: string): void {
+    this.set({ notices: [...this.state.notices, { id: ++this.noticeId, text }] });
+  }
+
+  dismissNotice(id: number): void {
+    this.set({ notices: this.state.notices.filter((n) => n.id !== id) });
+  }
+
+  clear(): void {
+    this.generation++;
+    this.stopPolling();
+    this.set({ jobs: [], refused: [], notices: [], sending: [] });
+  }
+
+  /** Shows jobs reopened from History in place of the current case. */
+  open(jobs: TrackedJob[]): void {
+    this.clear();
+    this.set({ jobs });
+    this.schedulePoll();
+  }
+
+  /** Replaces one job (after a poll or a review). */
+  updateJob(job: JobResult): void {
+    this.set({ jobs: this.state.jobs.map((t) => (t.job.jobId === job.jobId ? { ...t, job } : t)) });
+  }
+
+  /** Reads each file's head, plans the requests, lists refusals, then sends the requests one after another. */
+  async submit(collected: CollectedFile[]): Promise<void> {
+    const generation = this.generation;
+    const candidates: CandidateFile<File>[] = [];
+    for (const item of collected) {
+      const head = new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer());
+      candidates.push({ file: item.file, name: item.path, size: item.file.size, caseName: item.caseName, sniffed: sniffBytes(head) });
+    }
+    const plan = planSubmission(candidates);
+    const keys = this.deps.keys();
+    const sendable: PlannedRequest<File>[] = [];
+    const refused = [...plan.refused];
+    for (const request of plan.requests) {
+      if (keys[request.kind]) sendable.push(request);
+      else {
+        for (const f of request.files) {
+          refused.push({ name: f.name, reason: `No active ${request.kind === 'images' ? 'image' : 'PDF'} application key; create one in Settings.` });
+        }
+      }
+    }
+    this.set({ refused: [...this.state.refused, ...refused], sending: sendable.map(describeRequest) });
+    for (let i = 0; i < sendable.length; i++) {
+      if (generation !== this.generation) return;
+      const key = keys[sendable[i].kind];
+      if (key) await this.send(sendable[i], key, generation);
+      this.set({ sending: sendable.slice(i + 1).map(describeRequest) });
+    }
+  }
+
+  private async send(request: PlannedRequest<File>, key: AppKey, generation: number): Promise<void> {
+    const sleep = this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+    const newId = this.deps.newId ?? (() => crypto.randomUUID());
+    let files = request.files;
+    let idempotencyKey = newId();
+    let retries = 0;
+    while (files.length > 0 && generation === this.generation) {
+      try {
+        const job = await this.deps.client.assess(
+          key.apiKey,
+          files.map((f) => ({ name: f.name, blob: f.file })),
+          requestMetadata(request),
+          idempotencyKey,
+        );
+        this.set({ jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey }] });
+        this.schedulePoll();
+        return;
+      } catch (error) {
+        if (!(error instanceof ApiFailure)) throw error;
+        const code = error.apiError?.code;
+        const index = fileIndexFromPath(error.apiError?.details?.issues?.[0]?.path);
+        if (index !== null && index < files.length && (code === 'unsupported_format' || code === 'file_too_large' || code === 'unprocessable')) {
+          // The whole request was refused for one file (spec rule 1): list that file, send the others again.
+          const bad = files[index];
+          this.set({ refused: [...this.state.refused, { name: bad.name, reason: failureWords(error, { fileName: bad.name }) }] });
+          files = files.filter((_, i) => i !== index);
+          idempotencyKey = newId();
+          continue;
+        }
+        const retryable = code === 'rate_limited' || code === 'service_unavailable' || error.kind === 'network';
+        if (retryable && retries < MAX_RETRIES) {
+          retries++;
+          await sleep(Math.min(30, error.retryAfter ?? retries) * 1000);
+          continue;
+        }
+        this.notice(failureWords(error, { fileNames: files.map((f) => f.name), action: 'Sending' }));
+        return;
+      }
+    }
+  }
+
+  private schedulePoll(): void {
+    if (this.pollTimer !== null) return;
+    const generation = this.generation;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = null;
+      void this.pollOnce(generation);
+    }, this.deps.pollIntervalMs ?? 1000);
+  }
+
+  private stopPolling(): void {
+    if (this.pollTimer !== null) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  private async pollOnce(generation: number): Promise<void> {
+    const open = this.state.jobs.filter((t) => !isTerminal(t.job));
+    let delayForRateLimit = false;
+    for (const tracked of open) {
+      if (generation !== this.generation) return;
+      try {
+        this.updateJob(await this.deps.client.getJob(tracked.apiKey, tracked.job.jobId));
+      } catch (error) {
+        if (error instanceof ApiFailure && error.apiError?.code === 'rate_limited') {
+          delayForRateLimit = true;
+          break;
+        }
+        if (error instanceof ApiFailure && error.kind !== 'network') {
+          this.notice(failureWords(error, { action: `Checking job ${tracked.job.jobId.slice(0, 8)}` }));
+          // Stop polling a job the core will not answer about; keep it on screen as it last was.
+          this.updateJob({ ...tracked.job, status: 'error', error: { code: 'internal_error', message: 'No longer available' } });
+        }
+      }
+    }
+    if (generation !== this.generation) return;
+    if (this.state.jobs.some((t) => !isTerminal(t.job))) {
+      if (delayForRateLimit) await (this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(2000);
+      this.schedulePoll();
+    }
+  }
+}
+
+function describeRequest(request: PlannedRequest<File>): string {
+  const what = `${request.files.length} ${request.kind === 'images' ? 'image' : 'PDF'}${request.files.length === 1 ? '' : 's'}`;
+  const part = request.parts > 1 ? ` (part ${request.part} of ${request.parts})` : '';
+  return `${what}${request.caseName ? ` of case “${request.caseName}”` : ''}${part}`;
+}

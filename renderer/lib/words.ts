@@ -1,0 +1,89 @@
+// Plain words for the values of the API (assessments, confidence, result errors) and for API failures, naming the
+// file they concern, so a specialist reads sentences rather than codes.
+import type { ConfidenceLevel, DimensionAssessment, JobResultError, VerdictAssessment } from '../../src/api/schemas.js';
+import type { ApiFailure } from './api-client.js';
+
+export const ASSESSMENT_WORDS: Record<VerdictAssessment, string> = {
+  ai_generated: 'AI-generated',
+  authentic: 'Authentic',
+  inconclusive: 'Inconclusive',
+};
+
+export const DIMENSION_WORDS: Record<DimensionAssessment, string> = {
+  likely_ai: 'Likely AI-generated',
+  likely_authentic: 'Likely authentic',
+  inconclusive: 'Inconclusive',
+};
+
+export const CONFIDENCE_WORDS: Record<ConfidenceLevel, string> = {
+  high: 'High confidence',
+  medium: 'Medium confidence',
+  low: 'Low confidence',
+};
+
+export const MEDIA_WORDS: Record<string, string> = {
+  'image/jpeg': 'JPEG image',
+  'image/png': 'PNG image',
+  'image/heic': 'HEIC image',
+  'image/heif': 'HEIF image',
+  'application/pdf': 'PDF document',
+};
+
+export function resultErrorWords(error: JobResultError | undefined): string {
+  if (!error) return 'The analysis of this file failed for an unknown reason.';
+  if (error.code === 'result_unavailable') {
+    return 'Not assessed: the detector model is not installed on this computer or could not run. The file is stored and can be submitted again once the model is present.';
+  }
+  if (error.code === 'internal_error') return 'The analysis of this file failed inside Veracity. The details are in the engine log.';
+  return `The analysis of this file failed (${error.message}).`;
+}
+
+function quoted(names: string[]): string {
+  if (names.length === 0) return 'the files';
+  if (names.length === 1) return `“${names[0]}”`;
+  if (names.length <= 3) return names.map((n) => `“${n}”`).join(', ');
+  return `${names.length} files (“${names[0]}” and others)`;
+}
+
+export interface FailureContext {
+  /** The file the failure names (from details.issues[].path = file.N), when known. */
+  fileName?: string | null;
+  /** All files of the request that failed, when no single file is named. */
+  fileNames?: string[];
+  /** What was being done, e.g. "Sending", "Saving the review". */
+  action?: string;
+}
+
+/** One sentence for a failed call, naming the file when the API says which one it was. */
+export function failureWords(failure: ApiFailure, context: FailureContext = {}): string {
+  const subject = context.fileName ? `“${context.fileName}”` : quoted(context.fileNames ?? []);
+  const action = context.action ?? 'The request';
+  if (failure.kind === 'network') return `${action} did not reach the Veracity engine: it may have stopped. Restart Veracity and try again.`;
+  if (failure.kind === 'invalid-response') return `${action} got an answer this window does not understand. ${failure.message}`;
+  const error = failure.apiError;
+  const retry = error?.retryAfter ? ` Try again in ${error.retryAfter} s.` : '';
+  switch (error?.code) {
+    case 'unsupported_format':
+      return `${subject} was refused: it is not a kind of file this application takes (JPEG, PNG or HEIC images, or PDF documents, judged from the content).`;
+    case 'file_too_large':
+      return `${subject} is too large: images may be at most 25 MB and PDFs at most 2 MB.`;
+    case 'unprocessable':
+      return `${subject} cannot be analysed: it may be damaged, smaller than 32 pixels, larger than 100 megapixels, encrypted, or a PDF without pages. (${error.message})`;
+    case 'invalid_request':
+      return `${action} was refused as malformed: ${error.message}`;
+    case 'unauthorized':
+      return `${action} was refused: the access key was not accepted. It may have been revoked or have expired; see Settings, or restart Veracity.`;
+    case 'forbidden':
+      return `${action} was refused: this key belongs to another application.`;
+    case 'not_found':
+      return `${action} failed: the job or file no longer exists.`;
+    case 'rate_limited':
+      return `Too many requests in a short time.${retry || ' Wait a moment and try again.'}`;
+    case 'service_unavailable':
+      return `Veracity is busy with other files and did not accept ${subject}.${retry || ' Try again shortly.'}`;
+    case 'internal_error':
+      return `${action} failed inside Veracity (${subject}). The details are in the engine log.`;
+    default:
+      return `${action} failed (HTTP ${failure.status}).`;
+  }
+}

@@ -1,0 +1,216 @@
+// The renderer's talk with the core, without a browser: responses validated by the zod schemas, errors in plain
+// words naming the file, the UI token taken from the address and removed from it, the case report escaped
+// (checklist 73), the heatmap geometry, and a case session splitting out a refused file and resending the rest.
+import { describe, expect, it } from 'vitest';
+import type { JobReport } from '../../../src/api/admin-schemas.js';
+import type { JobResult } from '../../../src/api/schemas.js';
+import { ApiClient, ApiFailure, type FetchLike } from '../../../renderer/lib/api-client.js';
+import { buildCaseReport, caseReportHtml, reportFileName } from '../../../renderer/lib/case-report.js';
+import { CaseSession, progressOf } from '../../../renderer/lib/case-session.js';
+import { overlayTiles, pickGrid, tileColor } from '../../../renderer/lib/heatmap.js';
+import { findCredentials, TOKEN_STORAGE_KEY, tokenFromHash } from '../../../renderer/lib/ui-credentials.js';
+import { failureWords, resultErrorWords } from '../../../renderer/lib/words.js';
+
+const JOB_ID = '7b0f0f8e-5a43-4c8b-9b1a-2d3e4f5a6b7c';
+const FILE_ID = '0d7e0c0a-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const NOW = '2026-11-21T13:00:00.000Z';
+
+function jobResult(overrides: Partial<JobResult> = {}, name = '<img src=x onerror=alert(1)>.jpg'): JobResult {
+  return {
+    jobId: JOB_ID,
+    status: 'completed',
+    createdAt: NOW,
+    completedAt: NOW,
+    metadata: { case: '<b>Case</b>' },
+    results: [
+      {
+        file: { id: FILE_ID, name, size: 2048, type: 'image/jpeg' },
+        status: 'completed',
+        startedAt: NOW,
+        completedAt: NOW,
+        verdict: {
+          assessment: 'ai_generated',
+          confidence: 'high',
+          display: { label: 'Likely AI', title: '<script>alert(2)</script>', description: 'Tiles look generated.' },
+          dimensions: [{ key: 'ai_detection', label: 'AI detection', score: 0.91, assessment: 'likely_ai', confidence: 'high' }],
+        },
+        expertReview: { assessment: 'authentic', reviewer: 'Ana <i>', note: 'Seen the <raw> original', reviewedAt: NOW },
+      },
+    ],
+    ...overrides,
+  };
+}
+
+function respond(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+describe('ApiClient', () => {
+  it('sends the bearer key and returns the validated job', async () => {
+    const seen: { url: string; init?: RequestInit }[] = [];
+    const fetchImpl: FetchLike = async (url, init) => {
+      seen.push({ url, init });
+      return respond(200, jobResult());
+    };
+    const client = new ApiClient('http://127.0.0.1:5', 'ui', fetchImpl);
+    const job = await client.getJob('KEY', JOB_ID);
+    expect(job.jobId).toBe(JOB_ID);
+    expect(seen[0].url).toBe(`http://127.0.0.1:5/v1/jobs/${JOB_ID}?wait=false`);
+    expect(new Headers(seen[0].init?.headers).get('authorization')).toBe('Bearer KEY');
+  });
+
+  it('refuses an answer that does not match the schema', async () => {
+    const client = new ApiClient('', 'ui', async () => respond(200, { ...jobResult(), status: 'done' }));
+    const failure = await client.getJob('K', JOB_ID).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApiFailure);
+    expect((failure as ApiFailure).kind).toBe('invalid-response');
+  });
+
+  it('turns an ApiError into a failure with its code, and a network error into kind network', async () => {
+    const apiError = { code: 'file_too_large', message: 'File file.1 too large', details: { issues: [{ path: 'file.1' }] } };
+    const client = new ApiClient('', 'ui', async () => respond(413, apiError));
+    const failure = (await client.assess('K', [{ name: 'a.jpg', blob: new Blob(['x']) }], null, 'idem').catch((e: unknown) => e)) as ApiFailure;
+    expect(failure.apiError?.code).toBe('file_too_large');
+    expect(failure.status).toBe(413);
+    const offline = new ApiClient('', 'ui', async () => {
+      throw new TypeError('fetch failed');
+    });
+    expect(((await offline.listApplications().catch((e: unknown) => e)) as ApiFailure).kind).toBe('network');
+  });
+
+  it('sends files as multipart parts named file, metadata as a JSON string, and an Idempotency-Key', async () => {
+    let body: FormData | null = null;
+    let headers: Headers | null = null;
+    const client = new ApiClient('', 'ui', async (_url, init) => {
+      body = init?.body as FormData;
+      headers = new Headers(init?.headers);
+      return respond(202, jobResult({ status: 'processing', completedAt: undefined }));
+    });
+    await client.assess('K', [{ name: 'a.jpg', blob: new Blob(['1']) }, { name: 'b.jpg', blob: new Blob(['2']) }], { case: 'C' }, 'idem-1');
+    expect(body!.getAll('file')).toHaveLength(2);
+    expect(body!.get('metadata')).toBe('{"case":"C"}');
+    expect(headers!.get('idempotency-key')).toBe('idem-1');
+  });
+});
+
+describe('words', () => {
+  const failure = (status: number, code: string, extra: object = {}): ApiFailure =>
+    new ApiFailure('http', status, { code, message: 'm', ...extra } as ApiFailure['apiError'], 'm');
+
+  it('names the file the error concerns', () => {
+    expect(failureWords(failure(400, 'unsupported_format'), { fileName: 'report.docx' })).toMatch(/^“report\.docx” was refused/);
+    expect(failureWords(failure(413, 'file_too_large'), { fileName: 'big.jpg' })).toMatch(/“big\.jpg” is too large/);
+    expect(failureWords(failure(422, 'unprocessable'), { fileName: 'x.pdf' })).toMatch(/“x\.pdf” cannot be analysed/);
+    expect(failureWords(failure(503, 'service_unavailable', { retryAfter: 7 }), { fileNames: ['a', 'b'] })).toMatch(/“a”, “b”.*7 s/);
+    expect(failureWords(failure(401, 'unauthorized'), { action: 'Sending' })).toMatch(/revoked/);
+    expect(failureWords(new ApiFailure('network', 0, null, 'x'), { action: 'Sending' })).toMatch(/did not reach the Veracity engine/);
+  });
+
+  it('explains result errors, including the missing model', () => {
+    expect(resultErrorWords({ code: 'result_unavailable', message: 'model missing' })).toMatch(/detector model is not installed/);
+    expect(resultErrorWords({ code: 'internal_error', message: 'x' })).toMatch(/failed inside Veracity/);
+  });
+});
+
+describe('UI token', () => {
+  it('takes the token from the hash once, removes it from the address and keeps it for the session', async () => {
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    const replaced: string[] = [];
+    const token = 'A'.repeat(43);
+    const location = { hash: `#token=${token}`, origin: 'http://127.0.0.1:9', pathname: '/', search: '' };
+    expect(await findCredentials(location, storage, (u) => replaced.push(u), undefined)).toEqual({ baseUrl: 'http://127.0.0.1:9', uiToken: token });
+    expect(replaced).toEqual(['/']);
+    expect(store.get(TOKEN_STORAGE_KEY)).toBe(token);
+    // After a reload the hash is gone: the session copy is used.
+    expect(await findCredentials({ ...location, hash: '' }, storage, () => {}, undefined)).toEqual({ baseUrl: 'http://127.0.0.1:9', uiToken: token });
+  });
+
+  it('prefers the Electron preload and ignores malformed tokens', async () => {
+    const bridge = { getConfig: async () => ({ baseUrl: 'http://127.0.0.1:7', uiToken: 'from-preload' }) };
+    const storage = { getItem: () => null, setItem: () => {} };
+    expect(await findCredentials({ hash: '', origin: 'x', pathname: '/', search: '' }, storage, () => {}, bridge)).toEqual({ baseUrl: 'http://127.0.0.1:7', uiToken: 'from-preload' });
+    expect(tokenFromHash('#token=<script>')).toBeNull();
+    expect(tokenFromHash('#token=short')).toBeNull();
+  });
+});
+
+describe('case report', () => {
+  const report: JobReport = {
+    generatedAt: NOW,
+    applicationId: '11111111-2222-4333-8444-555555555555',
+    job: jobResult(),
+    files: [{ fileId: FILE_ID, name: 'x', sha256: 'a'.repeat(64), modelVersion: 'veracity-detector@1.0.0' }],
+  };
+
+  it('carries hashes, verdicts, reviews and the model version, with every text escaped', () => {
+    const html = caseReportHtml(buildCaseReport('<b>Case</b>', [report], new Date(NOW)));
+    expect(html).toContain('a'.repeat(64));
+    expect(html).toContain('veracity-detector@1.0.0');
+    expect(html).toContain('Likely AI');
+    expect(html).toContain('Authentic</strong> by Ana &lt;i&gt;');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;.jpg');
+    expect(html).not.toMatch(/<img|<script|<b>|<i>|<raw>/);
+    expect(html).toContain("default-src 'none'");
+  });
+
+  it('makes a safe download name', () => {
+    expect(reportFileName('../../etc/passwd', new Date(NOW), 'json')).toBe('veracity-report-etc-passwd-2026-11-21.json');
+    expect(reportFileName(null, new Date(NOW), 'html')).toBe('veracity-report-case-2026-11-21.html');
+  });
+});
+
+describe('heatmap', () => {
+  it('places tiles as percentages of the analysed image, clipped to its edges', () => {
+    const grid = {
+      source: { kind: 'image' as const },
+      width: 200,
+      height: 100,
+      tiles: [
+        { x: 0, y: 0, w: 100, h: 100, score: 0.9 },
+        { x: 150, y: 50, w: 100, h: 100, score: 0.1 },
+      ],
+    };
+    expect(overlayTiles(grid).map(({ left, top, width, height }) => [left, top, width, height])).toEqual([
+      [0, 0, 50, 100],
+      [75, 50, 25, 50],
+    ]);
+    expect(tileColor(0.9)).toMatch(/^rgba\(220, 38, 38/);
+    expect(tileColor(0.1)).toMatch(/^rgba\(37, 99, 235/);
+    expect(pickGrid([{ ...grid, source: { kind: 'pdf_page', page: 2 } }, grid])).toBe(grid);
+    expect(pickGrid([])).toBeNull();
+  });
+});
+
+describe('CaseSession', () => {
+  it('lists a file the core refuses by index and resends the others of the request', async () => {
+    const sent: string[][] = [];
+    const fake = {
+      assess: async (_key: string, files: { name: string }[]) => {
+        sent.push(files.map((f) => f.name));
+        if (files.some((f) => f.name === 'bad.jpg')) {
+          const index = files.findIndex((f) => f.name === 'bad.jpg');
+          throw new ApiFailure('http', 422, { code: 'unprocessable', message: 'cannot decode', details: { issues: [{ path: `file.${index}` }] } }, 'x');
+        }
+        return jobResult({ status: 'processing', completedAt: undefined }, files[0].name);
+      },
+      getJob: async () => jobResult(),
+    } as unknown as ApiClient;
+    const session = new CaseSession({ client: fake, keys: () => ({ images: { applicationId: 'a', apiKey: 'K' } }), pollIntervalMs: 5, sleep: async () => {} });
+    const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    const mk = (name: string) => ({ file: new File([jpegBytes], name), path: name, caseName: 'C' });
+    await session.submit([mk('a.jpg'), mk('bad.jpg'), mk('c.jpg'), { file: new File(['hello'], 'notes.txt'), path: 'notes.txt', caseName: 'C' }]);
+    expect(sent).toEqual([
+      ['a.jpg', 'bad.jpg', 'c.jpg'],
+      ['a.jpg', 'c.jpg'],
+    ]);
+    const state = session.getState();
+    expect(state.refused.map((r) => r.name)).toEqual(['notes.txt', 'bad.jpg']);
+    expect(state.refused[1].reason).toMatch(/“bad\.jpg” cannot be analysed/);
+    expect(state.jobs).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(session.getState().jobs[0].job.status).toBe('completed');
+    expect(progressOf(session.getState().jobs)).toEqual({ done: 1, total: 1 });
+    session.clear();
+  });
+});
