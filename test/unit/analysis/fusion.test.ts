@@ -1,0 +1,79 @@
+// The verdict fusion rules of src/analysis/README.md, one test per rule, with the copy a specialist reads aloud.
+import { describe, expect, it } from 'vitest';
+import { Verdict } from '../../../src/api/schemas.js';
+import { aiDimension, fuse, type FusionInput } from '../../../src/analysis/fusion.js';
+
+const T = { decision: 0.5, highAi: 0.8, highAuthentic: 0.2, inconclusiveBand: [0.4, 0.6] as [number, number] };
+const prov = (assessment: 'likely_ai' | 'inconclusive') => ({ key: 'provenance', label: 'Provenance metadata', score: assessment === 'likely_ai' ? 1 : 0.5, assessment });
+
+function input(score: number | null, over: Partial<FusionInput> = {}): FusionInput {
+  const dims = score === null ? [prov('inconclusive')] : [aiDimension(score, T), prov('inconclusive')];
+  return {
+    dimensions: dims,
+    pixel: { score, where: null, count: score === null ? 0 : 1 },
+    strongAiProvenance: false,
+    provenanceNotes: ['No provenance metadata points either way; metadata is often stripped, so its absence is not evidence of authenticity.'],
+    structureNotes: [],
+    structureDimension: null,
+    isPdf: false,
+    ...over,
+  };
+}
+
+describe('ai_detection dimension from the calibrated thresholds', () => {
+  it.each([
+    [0.95, 'likely_ai', 'high'],
+    [0.7, 'likely_ai', 'medium'],
+    [0.5, 'inconclusive', 'low'],
+    [0.3, 'likely_authentic', 'medium'],
+    [0.1, 'likely_authentic', 'high'],
+  ])('score %s -> %s (%s)', (score, assessment, confidence) => {
+    expect(aiDimension(score, T)).toMatchObject({ key: 'ai_detection', assessment, confidence });
+  });
+});
+
+describe('fuse', () => {
+  it('rule 2: the pixel score decides when the metadata says nothing; the copy gives the score and its limits', () => {
+    const v = fuse(input(0.93));
+    expect(Verdict.parse(v)).toBeTruthy();
+    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'high', display: { label: 'AI-generated' } });
+    expect(v.display.description).toMatch(/AI score is 93%.*statistical reading, not proof/);
+    expect(fuse(input(0.1))).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+    expect(fuse(input(0.1)).display.description).toMatch(/does not prove the content is true/);
+    expect(fuse(input(0.45))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+  });
+
+  it('rule 1: strong AI provenance outweighs a weak pixel score, and the copy says the metadata decided', () => {
+    const v = fuse(
+      input(0.3, {
+        dimensions: [aiDimension(0.3, T), prov('likely_ai')],
+        strongAiProvenance: true,
+        provenanceNotes: ['The file\'s metadata names Stable Diffusion WebUI as its source (PNG text chunk "parameters").'],
+      }),
+    );
+    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
+    expect(v.display.title).toMatch(/metadata says so/);
+    expect(v.display.description).toMatch(/Stable Diffusion WebUI.*The pixels do not look generated; the metadata claim is what decided/);
+  });
+
+  it('rule 1: against a high-confidence authentic pixel score, provenance still decides but at medium confidence', () => {
+    const v = fuse(input(0.05, { dimensions: [aiDimension(0.05, T), prov('likely_ai')], strongAiProvenance: true, provenanceNotes: ['x.'] }));
+    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
+  });
+
+  it('rule 3: an authentic verdict is capped at medium when editing software is recorded', () => {
+    const v = fuse(input(0.05, { provenanceNotes: ['Edited with: Adobe Photoshop.'] }));
+    expect(v).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+  });
+
+  it('rule 4: nothing scoreable and no strong provenance is inconclusive, and says why', () => {
+    const v = fuse(input(null, { isPdf: true }));
+    expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(v.display.description).toMatch(/no raster image large enough/);
+  });
+
+  it('PDFs: the copy names the page and image with the highest score', () => {
+    const v = fuse(input(0.9, { isPdf: true, pixel: { score: 0.9, where: 'page 3, image 2 (800x600)', count: 4 } }));
+    expect(v.display.description).toMatch(/highest on page 3, image 2 \(800x600\), of 4 analysed/);
+  });
+});
