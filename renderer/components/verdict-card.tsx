@@ -43,7 +43,7 @@ export function VerdictCard({ client, tracked, result, onJobUpdated }: Props): R
   const assessment = result.verdict?.assessment;
 
   return (
-    <article className={`card status-${result.status}${assessment ? ` verdict-${assessment}` : ''}`} aria-labelledby={titleId} data-testid="verdict-card" data-file-name={result.file.name} data-status={result.status}>
+    <article className={`card status-${result.status}${assessment ? ` verdict-${assessment}` : ''}`} aria-labelledby={titleId} data-testid="verdict-card" data-file-name={result.file.name} data-status={result.status} data-job-id={job.jobId} data-file-id={result.file.id}>
       <div className="thumb-wrap">
         <div className="thumb-frame">
           <Thumbnail client={client} apiKey={apiKey} jobId={job.jobId} file={result.file} />

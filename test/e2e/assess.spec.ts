@@ -1,0 +1,191 @@
+// The Assess screen against the real core: a folder becomes a case, refused files are listed with reasons, more than
+// 20 files go out as several requests of one case, cards appear on acceptance and fill in, a review is recorded and
+// read back through GET /v1/jobs/{jobId}, and the case report is exported.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { JobList, JobResult } from '../../src/api/schemas.js';
+import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
+import { makeImage, makePdf, writeFiles } from './generate-files.js';
+
+function tempDir(label: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `veracity-e2e-${label}-`));
+}
+
+const cards = (page: Page) => page.getByTestId('verdict-card');
+
+/** Every card leaves `processing`; with the model they complete with a verdict, without it they say so in words. */
+async function expectCardsFinished(page: Page, core: CoreHandle, count: number): Promise<void> {
+  await expect(cards(page)).toHaveCount(count);
+  await expect(page.locator('[data-testid="verdict-card"][data-status="processing"]')).toHaveCount(0, { timeout: 180_000 });
+  if (core.modelPresent) {
+    await expect(page.locator('[data-testid="verdict-card"][data-status="completed"]')).toHaveCount(count);
+    await expect(page.locator('[data-testid="verdict-card"] .badge').first()).toBeVisible();
+  } else {
+    await expect(page.locator('[data-testid="verdict-card"][data-status="error"]')).toHaveCount(count);
+    await expect(cards(page).first()).toContainText('the detector model is not installed');
+  }
+}
+
+async function getJob(core: CoreHandle, apiKey: string, jobId: string): Promise<JobResult> {
+  const response = await fetch(`${core.baseUrl}/v1/jobs/${jobId}?wait=false`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  expect(response.status).toBe(200);
+  return JobResult.parse(await response.json());
+}
+
+test('opening the printed address keeps the token out of the address bar', async ({ appPage, core }) => {
+  expect(appPage.url()).toBe(`${core.baseUrl}/`);
+  expect(await appPage.evaluate(() => typeof (window as unknown as { require?: unknown }).require === 'undefined' && typeof (window as unknown as { process?: unknown }).process === 'undefined')).toBe(true);
+  await appPage.screenshot({ path: path.join(ARTIFACTS, '01-empty.png'), fullPage: true });
+});
+
+test('a dropped folder is a case: refused files are listed, images and PDFs go to their applications, cards fill in', async ({ appPage: page, core }) => {
+  const root = tempDir('folder');
+  const folder = path.join(root, 'Harbour fire');
+  await writeFiles(folder, [
+    { name: 'dock-1.jpg', data: makeImage(1, 'jpeg') },
+    { name: 'dock-2.jpg', data: makeImage(2, 'jpeg') },
+    { name: 'crane.png', data: makeImage(3, 'png') },
+    { name: 'scans/statement.pdf', data: makePdf(4) },
+    { name: 'scans/witness.pdf', data: makePdf(5) },
+    { name: 'notes.txt', data: Buffer.from('witness notes, not evidence') },
+    { name: 'disguised.jpg', data: Buffer.from('<html>not a picture</html>') },
+    { name: '.DS_Store', data: Buffer.from('junk') },
+  ]);
+  await page.getByTestId('folder-input').setInputFiles(folder);
+
+  const refused = page.getByRole('region', { name: /Not sent/ });
+  await expect(refused).toContainText('Harbour fire/notes.txt');
+  await expect(refused).toContainText('Harbour fire/disguised.jpg');
+  await expect(refused).toContainText('judged from its content');
+  await expect(refused).not.toContainText('.DS_Store');
+
+  // Cards appear on acceptance (wait=false), then fill in by polling.
+  await expect(cards(page)).toHaveCount(5);
+  await expect(cards(page).first()).toContainText('case “Harbour fire”');
+  await expectCardsFinished(page, core, 5);
+  await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('5 of 5 files finished');
+  await expect(page.locator('[data-file-name="Harbour fire/scans/statement.pdf"]')).toContainText('PDF document');
+  await expect(page.locator('[data-file-name="Harbour fire/dock-1.jpg"] img[data-testid="thumbnail"]')).toBeVisible();
+
+  // Both applications got a job of this case.
+  for (const kind of ['images', 'pdfs'] as const) {
+    const response = await fetch(`${core.baseUrl}/v1/jobs?applicationId=${core.applicationIds[kind]}&case=${encodeURIComponent('Harbour fire')}`, {
+      headers: { Authorization: `Bearer ${core.keys[kind]}` },
+    });
+    const list = JobList.parse(await response.json());
+    expect(list.jobs).toHaveLength(1);
+    const job = await getJob(core, core.keys[kind], list.jobs[0].id);
+    expect(job.results.map((r) => r.file.type).every((t) => (kind === 'pdfs' ? t === 'application/pdf' : t.startsWith('image/')))).toBe(true);
+  }
+
+  if (core.modelPresent) {
+    const card = page.locator('[data-file-name="Harbour fire/dock-1.jpg"]');
+    await card.getByLabel('Show heatmap of tile scores').check();
+    await expect(card.getByTestId('heatmap').locator('.tile').first()).toBeAttached();
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, '02-cards.png'), fullPage: true });
+});
+
+test('files dropped on the drop zone take the typed case name; a hostile file name is shown as text', async ({ appPage: page, core }) => {
+  await page.getByLabel(/Case name for loose files/).fill('Loose case');
+  const files = [
+    { name: '<img src=x onerror=alert(1)>.jpg', mimeType: 'image/jpeg', base64: (await makeImage(11, 'jpeg')).toString('base64') },
+    { name: 'memo.pdf', mimeType: 'application/pdf', base64: (await makePdf(12)).toString('base64') },
+  ];
+  const dataTransfer = await page.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name, { type: f.mimeType }));
+    return dt;
+  }, files);
+  await page.getByTestId('drop-zone').dispatchEvent('dragover', { dataTransfer });
+  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
+  await expect(cards(page)).toHaveCount(2);
+  await expect(page.getByRole('heading', { name: '<img src=x onerror=alert(1)>.jpg' })).toBeVisible();
+  await expect(page.locator('.card img:not([data-testid="thumbnail"])')).toHaveCount(0);
+  await expect(cards(page).first()).toContainText('case “Loose case”');
+  await expectCardsFinished(page, core, 2);
+});
+
+test('more than 20 files are sent as several requests of the same case, with progress', async ({ appPage: page, core }) => {
+  const folder = path.join(tempDir('bulk'), 'Bulk case');
+  await writeFiles(
+    folder,
+    Array.from({ length: 25 }, (_, i) => ({ name: `frame-${String(i).padStart(2, '0')}.jpg`, data: makeImage(100 + i, 'jpeg', 160, 120) })),
+  );
+  await page.getByTestId('folder-input').setInputFiles(folder);
+  await expect(cards(page)).toHaveCount(25);
+  await page.screenshot({ path: path.join(ARTIFACTS, '03-progress.png') });
+  await expectCardsFinished(page, core, 25);
+  await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('25 of 25 files finished');
+
+  const response = await fetch(`${core.baseUrl}/v1/jobs?applicationId=${core.applicationIds.images}&case=${encodeURIComponent('Bulk case')}`, {
+    headers: { Authorization: `Bearer ${core.keys.images}` },
+  });
+  const list = JobList.parse(await response.json());
+  expect(list.jobs).toHaveLength(2);
+  const sizes = await Promise.all(list.jobs.map(async (entry) => (await getJob(core, core.keys.images, entry.id)).results.length));
+  expect(sizes.sort((a, b) => a - b)).toEqual([5, 20]);
+  expect(list.jobs.every((j) => j.metadata.case === 'Bulk case' && j.metadata.parts === 2)).toBe(true);
+});
+
+test('an expert review is stored beside the machine verdict and read back through GET /v1/jobs/{jobId}; the report carries it', async ({ appPage: page, core }) => {
+  const folder = path.join(tempDir('review'), 'Review case');
+  const [photoPath] = await writeFiles(folder, [
+    { name: 'portrait.jpg', data: makeImage(21, 'jpeg') },
+    { name: 'contract.pdf', data: makePdf(22) },
+  ]);
+  await page.getByTestId('folder-input').setInputFiles(folder);
+  await expectCardsFinished(page, core, 2);
+
+  const card = page.locator('[data-file-name="Review case/portrait.jpg"]');
+  await card.getByRole('button', { name: 'Add expert review' }).click();
+  await card.getByRole('radio', { name: 'Authentic' }).check();
+  await card.getByLabel(/Note/).fill('Matches the camera original <b>seen</b> on site.');
+  await card.getByLabel('Reviewer').fill('A. Specialist');
+  await page.screenshot({ path: path.join(ARTIFACTS, '04-review-form.png'), fullPage: true });
+  await card.getByRole('button', { name: 'Save review' }).click();
+  await expect(card.getByTestId('expert-review')).toContainText('Authentic');
+  await expect(card.getByTestId('expert-review')).toContainText('A. Specialist');
+  await expect(card.getByTestId('expert-review')).toContainText('Matches the camera original <b>seen</b> on site.');
+
+  const jobId = await card.getAttribute('data-job-id');
+  const fileId = await card.getAttribute('data-file-id');
+  const job = await getJob(core, core.keys.images, jobId!);
+  const result = job.results.find((r) => r.file.id === fileId);
+  expect(result?.expertReview).toMatchObject({ assessment: 'authentic', reviewer: 'A. Specialist', note: 'Matches the camera original <b>seen</b> on site.' });
+  // The machine verdict is untouched by the review (DECISIONS 7).
+  expect(result?.status).toBe(core.modelPresent ? 'completed' : 'error');
+
+  // Export: a JSON report and a printable HTML page, with the file hashes, the review and the model version.
+  const downloads: string[] = [];
+  const waitTwo = new Promise<void>((resolve) => {
+    page.on('download', async (download) => {
+      const target = path.join(ARTIFACTS, download.suggestedFilename());
+      await download.saveAs(target);
+      downloads.push(target);
+      if (downloads.length === 2) resolve();
+    });
+  });
+  await page.getByRole('button', { name: 'Export report (JSON + HTML)' }).click();
+  await waitTwo;
+  const jsonPath = downloads.find((d) => d.endsWith('.json'))!;
+  const htmlPath = downloads.find((d) => d.endsWith('.html'))!;
+  expect(path.basename(jsonPath)).toMatch(/^veracity-report-Review-case-\d{4}-\d{2}-\d{2}\.json$/);
+  const report = JSON.parse(fs.readFileSync(jsonPath, 'utf8')) as { caseName: string; jobs: { files: { name: string; sha256: string }[]; job: JobResult }[] };
+  expect(report.caseName).toBe('Review case');
+  expect(report.jobs).toHaveLength(2);
+  const sha = createHash('sha256').update(fs.readFileSync(photoPath)).digest('hex');
+  expect(report.jobs.flatMap((j) => j.files.map((f) => f.sha256))).toContain(sha);
+  expect(report.jobs.flatMap((j) => j.job.results).find((r) => r.file.id === fileId)?.expertReview?.reviewer).toBe('A. Specialist');
+  const html = fs.readFileSync(htmlPath, 'utf8');
+  expect(html).toContain(sha);
+  expect(html).toContain('A. Specialist');
+  expect(html).toContain('&lt;b&gt;seen&lt;/b&gt;');
+  const reportPage = await page.context().newPage();
+  await reportPage.goto(`file://${htmlPath}`);
+  await reportPage.screenshot({ path: path.join(ARTIFACTS, '05-report.png'), fullPage: true });
+  await reportPage.close();
+});

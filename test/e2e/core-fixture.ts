@@ -1,0 +1,90 @@
+// Spawns the real core (`veracity serve`) on a temporary data dir for the e2e suite, with a known UI token, and
+// hands the tests its address, the token and the API keys of the two default applications.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test as base, expect, type Page } from '@playwright/test';
+import { ApplicationList } from '../../src/api/admin-schemas.js';
+import { startCore, stopCore, type CoreChild } from '../../main/core-process.js';
+
+export interface CoreHandle {
+  baseUrl: string;
+  uiToken: string;
+  dataDir: string;
+  keys: { images: string; pdfs: string };
+  applicationIds: { images: string; pdfs: string };
+  modelPresent: boolean;
+  logFile: string;
+}
+
+export const ARTIFACTS = path.resolve('test/artifacts');
+export const UI_TOKEN = 'e2e-ui-token-0123456789abcdefghij';
+
+export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
+  core: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      if (!fs.existsSync('dist/renderer/index.html')) throw new Error('Build the renderer first: npm run build:renderer');
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'veracity-e2e-'));
+      fs.mkdirSync(ARTIFACTS, { recursive: true });
+      const logFile = path.join(ARTIFACTS, 'core.log');
+      const log = fs.createWriteStream(logFile);
+      const started = await startCore({
+        timeoutMs: 120_000,
+        spawn: (): CoreChild => {
+          const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir, '--ui-token', UI_TOKEN], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          return {
+            stdout: child.stdout,
+            stderr: child.stderr,
+            kill: () => child.kill(),
+            onExit: (listener) => {
+              if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode);
+              else child.once('exit', (code) => listener(code));
+            },
+          };
+        },
+        onLine: (stream, line) => log.write(`${stream} ${line}\n`),
+      });
+      const response = await fetch(`${started.baseUrl}/app/applications`, { headers: { Authorization: `Bearer ${UI_TOKEN}` } });
+      const { applications } = ApplicationList.parse(await response.json());
+      const images = applications.find((a) => a.kind === 'images');
+      const pdfs = applications.find((a) => a.kind === 'pdfs');
+      if (!images || !pdfs) throw new Error('The fresh data dir should hold one application of each kind.');
+      await use({
+        baseUrl: started.baseUrl,
+        uiToken: UI_TOKEN,
+        dataDir,
+        keys: { images: images.keys[0].apiKey, pdfs: pdfs.keys[0].apiKey },
+        applicationIds: { images: images.id, pdfs: pdfs.id },
+        modelPresent: fs.existsSync('models/veracity-detector/manifest.json'),
+        logFile,
+      });
+      await stopCore(started.child, 10_000);
+      log.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+    { scope: 'worker', timeout: 180_000 },
+  ],
+
+  /** The app opened the way `npm start` prints it, failing the test on any CSP violation or page error. */
+  appPage: async ({ page, core }, use) => {
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => {
+      problems.push(`unexpected dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    await page.goto(`${core.baseUrl}/#token=${core.uiToken}`);
+    await expect(page.getByRole('button', { name: 'Choose files…' })).toBeVisible();
+    await use(page);
+    expect(problems, 'no CSP violations, page errors or dialogs').toEqual([]);
+  },
+});
+
+export { expect };
