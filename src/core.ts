@@ -41,7 +41,7 @@ export async function openDataDir(dataDir: string): Promise<{ db: Db; apps: Appl
 
 export async function createCore(
   config: CoreConfig,
-  opts: { workerSpawn?: WorkerPoolOptions['spawn']; workerEntry?: string; uiToken?: string | null } = {},
+  opts: { workerSpawn?: WorkerPoolOptions['spawn']; workerEntry?: string; uiToken?: string | null; now?: () => Date } = {},
 ): Promise<Core> {
   const { db, apps, keys } = await openDataDir(config.dataDir);
   const jobsRepo = createJobsRepository(db);
@@ -61,6 +61,8 @@ export async function createCore(
     queueMaxFiles: config.queueMaxFiles,
     idempotencyTtlMs: config.idempotencyTtlMs,
     maxWaiters: config.maxWaiters,
+    now: opts.now,
+    log: { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
   });
   const app = await buildApp({ config, apps, jobsRepo, keys, jobs, store, probePool, port: () => port, uiToken });
   const recovered = jobs.recover();
@@ -83,6 +85,7 @@ export async function createCore(
     async close() {
       if (closed) return;
       closed = true;
+      jobs.shutdown();
       await app.close();
       await Promise.all([analysisPool.close(), probePool.close()]);
       db.close();

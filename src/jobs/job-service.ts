@@ -53,6 +53,10 @@ export function createJobService(d: JobServiceDeps) {
   let inFlight = 0; // files queued or under analysis
   let waiters = 0;
   const idle = new Set<() => void>();
+  const wakeOnShutdown = new Set<() => void>();
+  // Keys are kept 24 h (DECISIONS 14): expired records are ignored at once and pruned hourly.
+  const pruneTimer = setInterval(() => d.jobs.pruneIdempotency(now().getTime() - d.idempotencyTtlMs), 3_600_000);
+  pruneTimer.unref();
 
   function queueHasRoom(n: number): boolean {
     return inFlight + n <= d.queueMaxFiles;
@@ -195,12 +199,14 @@ export function createJobService(d: JobServiceDeps) {
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
+          wakeOnShutdown.delete(done);
           events.off(jobId, done);
           signal?.removeEventListener('abort', done);
           resolve();
         };
         const timer = setTimeout(done, ms);
         events.on(jobId, done);
+        wakeOnShutdown.add(done);
         signal?.addEventListener('abort', done, { once: true });
         // The job may have finished between the read above and the subscription.
         if (d.jobs.getJob(jobId)?.status !== 'processing') done();
@@ -250,7 +256,14 @@ export function createJobService(d: JobServiceDeps) {
     });
   }
 
+  /** Answers every waiting request with the job's current state and stops background timers. */
+  function shutdown(): void {
+    clearInterval(pruneTimer);
+    for (const done of [...wakeOnShutdown]) done();
+  }
+
   return {
+    shutdown,
     submit,
     getJob,
     waitForTerminal,

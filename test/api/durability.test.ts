@@ -37,7 +37,7 @@ describe('durability', () => {
     db.close();
     const jpeg = await makeJpeg(800, 600);
     const { body: payload, contentType } = await multipart(Array.from({ length: 20 }, (_, i) => filePart(jpeg, `f${i}.jpg`)));
-    const res = await fetch(`${first.base}/v1/assess?wait=false`, { method: 'POST', body: payload, headers: { 'content-type': contentType, authorization: `Bearer ${key}` } });
+    const res = await fetch(`${first.base}/v1/assess?wait=false`, { method: 'POST', body: new Uint8Array(payload), headers: { 'content-type': contentType, authorization: `Bearer ${key}` } });
     expect(res.status).toBe(202);
     const job = body({ body: await res.text() }, JobResult);
     first.child.kill('SIGKILL');

@@ -36,11 +36,11 @@ export interface TestCore extends Core {
 /** A core on a fresh data dir. `modelsDir` defaults to an empty dir: results end in result_unavailable, deterministically. */
 export async function startCore(
   overrides: Partial<Record<keyof CoreConfig, unknown>> = {},
-  opts: { workerEntry?: string; dataDir?: string } = {},
+  opts: { workerEntry?: string; dataDir?: string; now?: () => Date } = {},
 ): Promise<TestCore> {
   const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig({ dataDir, modelsDir: tempDir('veracity-nomodel-'), logLevel: 'silent', rendererDir: tempDir('veracity-norenderer-'), ...overrides }, {});
-  const core = await createCore(config, { workerEntry: opts.workerEntry });
+  const core = await createCore(config, { workerEntry: opts.workerEntry, now: opts.now });
   open.push(core);
   const apps = core.apps.listApplications();
   const images = apps.find((a) => a.kind === 'images')!;
@@ -71,7 +71,7 @@ export const filePart = (data: Buffer, filename = 'photo.jpg', contentType = 'ap
 export async function multipart(parts: Part[]): Promise<{ body: Buffer; contentType: string }> {
   const fd = new FormData();
   for (const p of parts) {
-    if (p.filename !== undefined) fd.append(p.name, new Blob([p.data], { type: p.contentType ?? 'application/octet-stream' }), p.filename);
+    if (p.filename !== undefined) fd.append(p.name, new Blob([typeof p.data === 'string' ? p.data : new Uint8Array(p.data)], { type: p.contentType ?? 'application/octet-stream' }), p.filename);
     else fd.append(p.name, typeof p.data === 'string' ? p.data : p.data.toString('utf8'));
   }
   const res = new Response(fd);

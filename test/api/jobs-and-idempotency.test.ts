@@ -129,6 +129,19 @@ describe('idempotency (DECISIONS 14-18)', () => {
     expect(core.jobsRepo.findIdempotency(core.pdfsAppId, 'case-42', 0)).toBeUndefined();
   });
 
+  it('keeps a key 24 hours: a reuse after that creates a new job', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const core = await startCore({}, { now: () => new Date(clock) });
+    const jpeg = await makeJpeg(64, 64);
+    const first = body(await assess(core, [filePart(jpeg)], { idempotencyKey: 'day', wait: 'false' }), JobResult);
+    clock += 24 * 3_600_000 - 1000;
+    expect(body(await assess(core, [filePart(jpeg)], { idempotencyKey: 'day', wait: 'false' }), JobResult).jobId).toBe(first.jobId);
+    clock += 2000;
+    const later = body(await assess(core, [filePart(jpeg)], { idempotencyKey: 'day', wait: 'false' }), JobResult);
+    expect(later.jobId).not.toBe(first.jobId);
+    await core.jobs.whenIdle();
+  });
+
   it('does not consume a key on a refused request', async () => {
     const core = await startCore();
     const jpeg = await makeJpeg(64, 64);
@@ -149,7 +162,7 @@ describe('idempotency (DECISIONS 14-18)', () => {
       Array.from({ length: 6 }, () =>
         fetch(`${base}/v1/assess?wait=false`, {
           method: 'POST',
-          body: payload,
+          body: new Uint8Array(payload),
           headers: { 'content-type': contentType, authorization: `Bearer ${core.imagesKey}`, 'idempotency-key': 'burst' },
         }).then(async (r) => ({ status: r.status, job: body({ body: await r.text() }, JobResult) })),
       ),
