@@ -60,22 +60,25 @@ async function analysePdf(buf: Buffer, model: Model, signal?: AbortSignal): Prom
   const doc = await openPdf(new Uint8Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length)), signal);
   try {
     const structure = structureDimension(await readPdfStructure(buf, doc));
-    const survey = await surveyImages(doc, signal);
     const regions: RegionGrid[] = [];
     let worst: { score: number; where: string } | null = null;
-    for (const r of survey.rasters) {
-      signal?.throwIfAborted();
-      const source: RegionGrid['source'] =
-        r.kind === 'pdf_page' ? { kind: 'pdf_page', page: r.page } : { kind: 'pdf_image', page: r.page, imageIndex: r.imageIndex };
-      const s = await scoreImage(model, r.image, source, signal);
-      regions.push(s.grid);
-      const where =
-        r.kind === 'pdf_page'
-          ? `page ${r.page} (scanned page, ${r.image.width}x${r.image.height})`
-          : `page ${r.page}, image ${(r.imageIndex ?? 0) + 1} (${r.image.width}x${r.image.height})`;
-      if (!worst || s.score > worst.score) worst = { score: s.score, where };
-    }
-    const pixel: PixelEvidence = { score: worst?.score ?? null, where: worst?.where ?? null, count: survey.rasters.length };
+    const survey = await surveyImages(doc, {
+      signal,
+      onRaster: async (r) => {
+        signal?.throwIfAborted();
+        const source: RegionGrid['source'] =
+          r.kind === 'pdf_page' ? { kind: 'pdf_page', page: r.page } : { kind: 'pdf_image', page: r.page, imageIndex: r.imageIndex };
+        const s = await scoreImage(model, r.image, source, signal);
+        regions.push(s.grid);
+        const where =
+          r.kind === 'pdf_page'
+            ? `page ${r.page} (scanned page, ${r.image.width}x${r.image.height})`
+            : `page ${r.page}, image ${(r.imageIndex ?? 0) + 1} (${r.image.width}x${r.image.height})`;
+        if (!worst || s.score > worst.score) worst = { score: s.score, where };
+      },
+    });
+    const worstFound = worst as { score: number; where: string } | null;
+    const pixel: PixelEvidence = { score: worstFound?.score ?? null, where: worstFound?.where ?? null, count: regions.length };
     // C2PA in a PDF is an embedded manifest store; read it like an image's.
     const jumbf = findJumbf(buf, 'application/pdf');
     const store = jumbf ? safeStore(jumbf) : null;
@@ -87,7 +90,7 @@ async function analysePdf(buf: Buffer, model: Model, signal?: AbortSignal): Prom
       if (dst && /trainedAlgorithmicMedia|algorithmicMedia|compositeSynthetic/.test(dst)) strongAi = true;
     }
     const dimensions: Dimension[] = [];
-    if (worst) dimensions.push(aiDimension(worst.score, model.manifest.thresholds));
+    if (worstFound) dimensions.push(aiDimension(worstFound.score, model.manifest.thresholds));
     dimensions.push(structure.dimension);
     const structureNotes = [...structure.notes];
     if (survey.skipped.length) structureNotes.push(`Not scored: ${survey.skipped.slice(0, 4).join('; ')}${survey.skipped.length > 4 ? '; ...' : ''}.`);

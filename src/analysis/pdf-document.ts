@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/types/src/display/api.js';
 import type { RgbImage } from './decode-image.js';
-import { MAX_PIXELS, MIN_SIDE } from './decode-image.js';
+import { MIN_SIDE } from './decode-image.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsPromise: Promise<PdfJs> | null = null;
@@ -22,6 +22,10 @@ export const MAX_PAGES = 50;
 export const MAX_IMAGES = 24;
 /** Embedded images smaller than this on a side (icons, rules, logos) are not scored: too little signal. */
 export const MIN_PDF_IMAGE_SIDE = 64;
+/** Decoded pixels scored per document at most (bounds memory and time with the image count). */
+export const MAX_TOTAL_PIXELS = 200_000_000;
+/** pdf.js decodes no image above this (a 2 MiB PDF has no business holding a larger raster). */
+export const PDF_MAX_IMAGE_PIXELS = 50_000_000;
 /** Long side of a rendered scan page at most. */
 const MAX_RENDER_SIDE = 3000;
 
@@ -37,7 +41,7 @@ export async function openPdf(data: Uint8Array, signal?: AbortSignal): Promise<P
     fontExtraProperties: false,
     enableXfa: false,
     stopAtErrors: false, // recover what can be recovered from damaged files; the structure check reports damage
-    maxImageSize: MAX_PIXELS,
+    maxImageSize: PDF_MAX_IMAGE_PIXELS,
     isOffscreenCanvasSupported: false,
     isImageDecoderSupported: false,
     useWorkerFetch: false,
@@ -115,11 +119,30 @@ const multiply = (m: Matrix, n: Matrix): Matrix => [
  * native resolution; a page covered by images that cannot be taken alone (several strips, bilevel layers under a
  * colour layer) is rendered instead, at about the images' own resolution, as a scan.
  */
-export async function surveyImages(doc: PDFDocumentProxy, signal?: AbortSignal): Promise<PdfImageSurvey> {
+export async function surveyImages(
+  doc: PDFDocumentProxy,
+  opts: { signal?: AbortSignal; onRaster?: (r: PdfRaster) => Promise<void> } = {},
+): Promise<PdfImageSurvey> {
   const { OPS } = await pdfjs();
+  const { signal, onRaster } = opts;
   const rasters: PdfRaster[] = [];
   const skipped: string[] = [];
   let imagesSeen = 0;
+  let taken = 0;
+  let pixelsTaken = 0;
+  // Each raster is handed over (and can be freed) before the next page is read: memory stays at one page's images.
+  const take = async (r: PdfRaster): Promise<boolean> => {
+    const px = r.image.width * r.image.height;
+    if (taken >= MAX_IMAGES || pixelsTaken + px > MAX_TOTAL_PIXELS) {
+      skipped.push(`page ${r.page}${r.imageIndex !== undefined ? ` image ${r.imageIndex}` : ''}: over the per-document limit (${MAX_IMAGES} images, ${MAX_TOTAL_PIXELS / 1e6} MP)`);
+      return false;
+    }
+    taken++;
+    pixelsTaken += px;
+    if (onRaster) await onRaster(r);
+    else rasters.push(r);
+    return true;
+  };
   const pages = Math.min(doc.numPages, MAX_PAGES);
   if (doc.numPages > MAX_PAGES) skipped.push(`pages ${MAX_PAGES + 1}-${doc.numPages} were not examined (limit ${MAX_PAGES})`);
   for (let p = 1; p <= pages; p++) {
@@ -181,18 +204,12 @@ export async function surveyImages(doc: PDFDocumentProxy, signal?: AbortSignal):
       }
       const coverage = coveredByImages / pageArea;
       const wholeImage = pageRasters.some((r) => r.coverage >= 0.6);
-      if (coverage >= 0.6 && !wholeImage && rasters.length < MAX_IMAGES) {
+      if (coverage >= 0.6 && !wholeImage && taken < MAX_IMAGES) {
         // A scan made of strips or layers: the page itself is the picture.
         const rendered = await renderPage(page, maxDensity, signal);
-        if (rendered) rasters.push({ kind: 'pdf_page', page: p, image: rendered, coverage: 1 });
+        if (rendered) await take({ kind: 'pdf_page', page: p, image: rendered, coverage: 1 });
       }
-      for (const r of pageRasters) {
-        if (rasters.length >= MAX_IMAGES) {
-          skipped.push(`page ${p} image ${r.imageIndex}: over the ${MAX_IMAGES}-image limit`);
-          continue;
-        }
-        rasters.push(r);
-      }
+      for (const r of pageRasters) await take(r);
     } finally {
       page.cleanup();
     }

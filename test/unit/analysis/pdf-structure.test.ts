@@ -115,7 +115,7 @@ describe('PDF images', () => {
     try {
       const t0 = performance.now();
       const survey = await surveyImages(doc);
-      expect(survey.rasters.every((r) => r.image.width * r.image.height <= 100_000_000)).toBe(true);
+      expect(survey.rasters).toEqual([]); // pdf.js refuses to decode it (maxImageSize)
       expect(performance.now() - t0).toBeLessThan(15_000);
     } finally {
       await doc.destroy();
