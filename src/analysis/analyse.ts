@@ -9,7 +9,7 @@ import { aiDimension, fuse, type PixelEvidence } from './fusion.js';
 import { getModel } from './model-session.js';
 import { openPdf, PdfRefusal, surveyImages } from './pdf-document.js';
 import { readPdfStructure, structureDimension } from './pdf-structure.js';
-import { provenanceDimension, readProvenance } from './provenance.js';
+import { c2paIntegrity, provenanceDimension, readProvenance } from './provenance.js';
 import { readC2paStore, findJumbf } from './c2pa-manifest.js';
 
 export interface AnalyseOptions {
@@ -81,12 +81,12 @@ async function analysePdf(buf: Buffer, model: Model, signal?: AbortSignal): Prom
     const pixel: PixelEvidence = { score: worstFound?.score ?? null, where: worstFound?.where ?? null, count: regions.length };
     // C2PA in a PDF is an embedded manifest store; read it like an image's.
     const jumbf = findJumbf(buf, 'application/pdf');
-    const store = jumbf ? safeStore(jumbf) : null;
+    const store = jumbf ? safeStore(jumbf, buf) : null;
     const c2paNotes: string[] = [];
     let strongAi = structure.aiProducer;
     if (store?.active) {
       const dst = store.active.actions.find((a) => a.digitalSourceType)?.digitalSourceType;
-      c2paNotes.push(`Content Credentials (C2PA) manifest present, claim generator ${store.active.claimGenerator ?? 'unnamed'}; its signature was not cryptographically validated.`);
+      c2paNotes.push(`Content Credentials (C2PA) manifest present, claim generator ${store.active.claimGenerator ?? 'unnamed'}; ${c2paIntegrity(store.active)}.`);
       if (dst && /trainedAlgorithmicMedia|algorithmicMedia|compositeSynthetic/.test(dst)) strongAi = true;
     }
     const dimensions: Dimension[] = [];
@@ -109,9 +109,9 @@ async function analysePdf(buf: Buffer, model: Model, signal?: AbortSignal): Prom
   }
 }
 
-function safeStore(jumbf: Buffer) {
+function safeStore(jumbf: Buffer, asset: Buffer) {
   try {
-    return readC2paStore(jumbf);
+    return readC2paStore(jumbf, asset);
   } catch {
     return null;
   }

@@ -115,3 +115,22 @@ export function decodeCbor(buf: Uint8Array): CborValue {
   };
   return item(0);
 }
+
+/** Encodes the few shapes COSE's Sig_structure needs: arrays, text strings and byte strings. */
+export function encodeCbor(value: string | Uint8Array | Array<string | Uint8Array>): Buffer {
+  const head = (major: number, n: number): Buffer => {
+    if (n < 24) return Buffer.from([(major << 5) | n]);
+    if (n < 0x100) return Buffer.from([(major << 5) | 24, n]);
+    if (n < 0x10000) return Buffer.from([(major << 5) | 25, n >> 8, n & 0xff]);
+    const b = Buffer.alloc(5);
+    b[0] = (major << 5) | 26;
+    b.writeUInt32BE(n, 1);
+    return b;
+  };
+  if (typeof value === 'string') {
+    const s = Buffer.from(value, 'utf8');
+    return Buffer.concat([head(3, s.length), s]);
+  }
+  if (Array.isArray(value)) return Buffer.concat([head(4, value.length), ...value.map((v) => encodeCbor(v))]);
+  return Buffer.concat([head(2, value.length), value]);
+}

@@ -5,7 +5,7 @@ import { inflateSync } from 'node:zlib';
 import exifr from 'exifr';
 import type { Dimension } from '../api/schemas.js';
 import type { MediaType } from './contract.js';
-import { findJumbf, readC2paStore, type C2paStore } from './c2pa-manifest.js';
+import { findJumbf, readC2paStore, type C2paManifest, type C2paStore } from './c2pa-manifest.js';
 
 /** IPTC NewsCodes digital source types that mean the content was (partly) produced by a generative model. */
 export const AI_SOURCE_TYPES = new Set([
@@ -162,7 +162,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
   const jumbf = findJumbf(buf, mediaType);
   if (jumbf) {
     try {
-      f.c2pa = readC2paStore(jumbf);
+      f.c2pa = readC2paStore(jumbf, buf);
     } catch {
       f.c2pa = null;
     }
@@ -269,6 +269,20 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
   return f;
 }
 
+/** What was and was not checked of a C2PA manifest, in words. */
+export function c2paIntegrity(m: C2paManifest): string {
+  const parts: string[] = [];
+  if (m.signatureValid === true) parts.push("its signature verifies with the signer's certificate");
+  else if (m.signatureValid === false) parts.push('its signature does NOT verify (the manifest may have been altered)');
+  else parts.push('its signature could not be checked');
+  if (m.assertionsValid === false) parts.push('its assertions do not match the claim');
+  if (m.dataHashValid === true) parts.push('the image bytes match the manifest');
+  else if (m.dataHashValid === false) parts.push('the image bytes do NOT match the manifest (edited after signing)');
+  else parts.push("the binding to the image bytes was not checked");
+  parts.push('the certificate was not checked against a trust list, so the signer\'s identity is not established');
+  return parts.join('; ');
+}
+
 export interface ProvenanceOutcome {
   dimension: Dimension;
   /** Strong AI provenance decides the verdict on its own (see README, fusion rules). */
@@ -290,7 +304,7 @@ export function provenanceDimension(f: ProvenanceFindings): ProvenanceOutcome {
       `Content Credentials (C2PA) manifest present, claim generator ${active.claimGenerator ?? 'unnamed'}` +
         (active.signer ? `, signed by ${active.signer}` : '') +
         (acts ? `, actions: ${acts}` : '') +
-        '; its signature was not cryptographically validated.',
+        `; ${c2paIntegrity(active)}.`,
     );
   } else if (f.c2paUnreadable) {
     notes.push('A Content Credentials (C2PA) block is present but could not be read.');
@@ -316,7 +330,13 @@ export function provenanceDimension(f: ProvenanceFindings): ProvenanceOutcome {
     return { dimension: { key: 'provenance', label: 'Provenance metadata', score: partly ? 0.9 : 1, assessment: 'likely_ai', confidence: 'high' }, strongAi, notes };
   }
   if (f.digitalSourceType && CAPTURE_SOURCE_TYPES.has(f.digitalSourceType) && active) {
-    return { dimension: { key: 'provenance', label: 'Provenance metadata', score: 0.2, assessment: 'likely_authentic', confidence: 'medium' }, strongAi, notes };
+    // A capture claim counts only as far as it is intact: signature and data hash both verified.
+    const intact = active.signatureValid === true && active.dataHashValid === true;
+    return {
+      dimension: { key: 'provenance', label: 'Provenance metadata', score: intact ? 0.2 : 0.35, assessment: 'likely_authentic', confidence: intact ? 'medium' : 'low' },
+      strongAi,
+      notes,
+    };
   }
   if (f.camera) {
     notes.push('Camera metadata can be copied or forged, so it supports but does not establish authenticity.');

@@ -9,6 +9,7 @@ import {
   DATASETS,
   HAS_DATASETS,
   c2paStore,
+  signedC2paJpeg,
   iTXt,
   jpegApp11,
   jpegXmpSegment,
@@ -118,17 +119,18 @@ describe('C2PA / Content Credentials', () => {
     });
     const out = provenanceDimension(await readProvenance(jpeg, 'image/jpeg'));
     expect(out.strongAi).toBe(true);
-    expect(out.notes.join(' ')).toMatch(/C2PA\) manifest present, claim generator OpenAI DALL-E 3.*not cryptographically validated/);
+    expect(out.notes.join(' ')).toMatch(/C2PA\) manifest present, claim generator OpenAI DALL-E 3.*signature could not be checked/);
   });
 
-  it('reads a manifest in a PNG caBX chunk; an edit-only manifest (camera capture) is not AI evidence', async () => {
+  it('reads a manifest in a PNG caBX chunk; an unsigned camera-capture manifest is weak authentic evidence', async () => {
     const camera = c2paStore({ claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] });
     const png = withPngChunks(await makePng(64, 64), [pngChunk('caBX', camera)]);
     const f = await readProvenance(png, 'image/png');
     expect(f.c2pa?.active?.claimGenerator).toBe('Leica M11-P');
     const out = provenanceDimension(f);
     expect(out.strongAi).toBe(false);
-    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'medium' });
+    // unsigned and unbound to the pixels: it supports authenticity only weakly
+    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'low' });
   });
 
   it('a broken C2PA block is reported as unreadable, never thrown', async () => {
@@ -147,5 +149,54 @@ describe.skipIf(!HAS_DATASETS)('on real files (../shared/datasets)', () => {
     const f = await readProvenance(readFileSync(file), 'image/jpeg');
     expect(f.camera?.model).toBe('Canon PowerShot S40');
     expect(provenanceDimension(f).dimension.assessment).toBe('likely_authentic');
+  });
+});
+
+describe('C2PA integrity checks (signed with the test signer in test/fixtures/analysis)', () => {
+  const opts = { claimGenerator: 'Adobe Firefly', actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' }] };
+
+  it('a signed manifest: signature, assertion hashes and data hash all verify; the signer is read from x5chain', async () => {
+    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), opts);
+    const store = readC2paStore(findJumbf(jpeg, 'image/jpeg')!, jpeg);
+    expect(store?.active).toMatchObject({
+      claimGenerator: 'Adobe Firefly',
+      signer: 'Veracity tests / Veracity test signer',
+      signatureValid: true,
+      assertionsValid: true,
+      dataHashValid: true,
+    });
+    const out = provenanceDimension(await readProvenance(jpeg, 'image/jpeg'));
+    expect(out.notes.join(' ')).toMatch(/signature verifies.*image bytes match the manifest.*not checked against a trust list/);
+  });
+
+  it('pixels edited after signing: the data hash no longer matches, and the copy says so', async () => {
+    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), opts);
+    const edited = Buffer.from(jpeg);
+    edited[edited.length - 10] ^= 0xff; // inside the scan data, after the manifest
+    const store = readC2paStore(findJumbf(edited, 'image/jpeg')!, edited);
+    expect(store?.active).toMatchObject({ signatureValid: true, assertionsValid: true, dataHashValid: false });
+    expect(provenanceDimension(await readProvenance(edited, 'image/jpeg')).notes.join(' ')).toMatch(/image bytes do NOT match/);
+  });
+
+  it('a claim altered after signing (generator renamed): the signature no longer verifies', async () => {
+    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), { ...opts, claimGenerator: 'Adobe Firefly' });
+    const at = jpeg.indexOf('Adobe Firefly');
+    const forged = Buffer.from(jpeg);
+    forged.write('Canon  Camera', at, 'latin1'); // same length
+    const store = readC2paStore(findJumbf(forged, 'image/jpeg')!, forged);
+    expect(store?.active?.claimGenerator).toBe('Canon  Camera');
+    expect(store?.active?.signatureValid).toBe(false);
+  });
+
+  it('a signed, intact camera-capture manifest is likely_authentic with medium confidence', async () => {
+    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), { claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] });
+    const out = provenanceDimension(await readProvenance(jpeg, 'image/jpeg'));
+    expect(out.strongAi).toBe(false);
+    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'medium', score: 0.2 });
+  });
+
+  it('an unsigned manifest: signature not checkable, assertions still checked', async () => {
+    const store = readC2paStore(c2paStore(opts), null);
+    expect(store?.active).toMatchObject({ signatureValid: null, assertionsValid: true, dataHashValid: null });
   });
 });
