@@ -179,7 +179,6 @@ export async function surveyImages(
           imagesSeen++;
           const imageIndex = index++;
           const area = Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
-          coveredByImages += area;
           const img = await resolveImage(page, args[0]);
           if (!img) {
             skipped.push(`page ${p} image ${imageIndex}: not decodable`);
@@ -191,6 +190,8 @@ export async function surveyImages(
             skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} bilevel mask, not scored`);
             continue;
           }
+          // Only continuous-tone images count towards "the page is a picture": a bilevel fax/JBIG2 scan is text.
+          coveredByImages += area;
           if (img.width < MIN_PDF_IMAGE_SIDE || img.height < MIN_PDF_IMAGE_SIDE) {
             skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height}, under ${MIN_PDF_IMAGE_SIDE} px`);
             continue;

@@ -100,6 +100,28 @@ describe('decodeImageBuffer', () => {
     expect(performance.now() - t0).toBeLessThan(20_000);
   });
 
+  it('a progressive JPEG with its last scan repeated 1000 times (scan bomb) ends in an error within seconds', async () => {
+    const prog = await sharp(await makeJpeg(256, 256)).jpeg({ progressive: true, quality: 90 }).toBuffer();
+    const scans: Array<[number, number]> = [];
+    for (let off = 2; off < prog.length && prog[off + 1] !== 0xd9; ) {
+      const len = prog.readUInt16BE(off + 2);
+      if (prog[off + 1] !== 0xda) {
+        off += 2 + len;
+        continue;
+      }
+      let end = off + 2 + len;
+      while (end + 1 < prog.length && !(prog[end] === 0xff && prog[end + 1] !== 0 && (prog[end + 1] < 0xd0 || prog[end + 1] > 0xd7))) end++;
+      scans.push([off, end]);
+      off = end;
+    }
+    expect(scans.length).toBeGreaterThan(3);
+    const [s0, s1] = scans[scans.length - 1];
+    const bomb = Buffer.concat([prog.subarray(0, s1), ...Array<Buffer>(1000).fill(prog.subarray(s0, s1)), prog.subarray(s1)]);
+    const t0 = performance.now();
+    await expect(decodeImageBuffer(bomb, 'image/jpeg')).rejects.toThrow(/progression/);
+    expect(performance.now() - t0).toBeLessThan(5000);
+  });
+
   it('honours an aborted signal', async () => {
     const jpeg = await makeJpeg(64, 64);
     await expect(decodeImageBuffer(jpeg, 'image/jpeg', AbortSignal.abort())).rejects.toThrow();
