@@ -1,5 +1,6 @@
 // Reads image dimensions and structural integrity from JPEG/PNG/HEIF headers without decoding a pixel, so a
 // decompression bomb or a truncated file is refused before any decoder allocates memory for it.
+import { crc32 } from 'node:zlib';
 
 export interface HeaderInfo {
   width: number;
@@ -59,6 +60,8 @@ export function readJpegHeader(buf: Buffer): HeaderInfo {
 }
 const EOI = Buffer.from([0xff, 0xd9]);
 
+const CRITICAL = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND']);
+
 const PNG_SIG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** PNG: IHDR must come first; every chunk must fit in the file and IEND must close it, with image data before. */
@@ -75,6 +78,10 @@ export function readPngHeader(buf: Buffer): HeaderInfo {
     if (len > 0x7fffffff) throw new HeaderError(`PNG chunk ${JSON.stringify(type)} with invalid length`);
     if (off + 12 + len > buf.length) return { width, height, defect: `the PNG is truncated inside its ${type} chunk` };
     if (type === 'IDAT') sawIdat = true;
+    // Critical chunks must be intact (libpng refuses them otherwise); ancillary ones may be damaged harmlessly.
+    if (CRITICAL.has(type) && crc32(buf.subarray(off + 4, off + 8 + len)) !== buf.readUInt32BE(off + 8 + len)) {
+      return { width, height, defect: `the PNG is corrupt (bad checksum in its ${type} chunk)` };
+    }
     if (type === 'IEND') return { width, height, defect: sawIdat ? null : 'the PNG has no image data' };
     off += 12 + len;
   }

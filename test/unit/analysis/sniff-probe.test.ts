@@ -125,6 +125,20 @@ describe('probeFile: images', () => {
     }
   });
 
+  it('refuses a PNG whose image data is corrupt (critical-chunk checksum), accepts a damaged ancillary chunk', async () => {
+    const png = await makePng(100, 100);
+    const idat = png.indexOf('IDAT');
+    const bad = Buffer.from(png);
+    bad[idat + 20] ^= 0x55;
+    const r = await probeBytes('corrupt.png', bad);
+    expect(r.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (r.probe && !r.probe.ok) expect(r.probe.message).toMatch(/bad checksum in its IDAT chunk/);
+    const text = Buffer.from('tEXtComment\0hello', 'latin1');
+    const chunk = Buffer.concat([Buffer.from([0, 0, 0, text.length - 4]), text, Buffer.from([1, 2, 3, 4])]); // wrong CRC
+    const withBadText = Buffer.concat([png.subarray(0, 33), chunk, png.subarray(33)]);
+    expect((await probeBytes('badtext.png', withBadText)).probe).toMatchObject({ ok: true });
+  });
+
   it('refuses garbage after valid magic bytes without throwing', async () => {
     for (const [name, data] of [
       ['magic-only.jpg', Buffer.from([0xff, 0xd8, 0xff])],
