@@ -62,6 +62,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 64 * 1024,
     connectionTimeout: 0, // the wait window holds responses up to 30 s; slow *senders* are cut by requestTimeout
     requestTimeout: config.requestTimeoutMs,
+    // Node enforces requestTimeout/headersTimeout only when it sweeps connections, every 30 s by default: a
+    // stalled client held its socket (and its half-written temp file) up to 30 s past the limit. Sweep every second.
+    http: { connectionsCheckingInterval: 1000 },
     keepAliveTimeout: 5_000,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
