@@ -157,7 +157,8 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
                   <td>
                     <code title={entry.id}>{entry.id.slice(0, 8)}</code>
                   </td>
-                  <td className="row">
+                  <td>
+                    <div className="row">
                     <button type="button" onClick={() => void openJob(entry.id)} aria-label={`Open job ${entry.id.slice(0, 8)}`}>
                       Open
                     </button>
@@ -166,6 +167,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
                         Open case
                       </button>
                     )}
+                    </div>
                   </td>
                 </tr>
               );

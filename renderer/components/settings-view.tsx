@@ -149,7 +149,8 @@ function KeyRow({ client, apiKey, act }: { client: ApiClient; apiKey: ApiKeyInfo
           {shown ? apiKey.apiKey : maskKey(apiKey.apiKey)}
         </code>
       </td>
-      <td className="row">
+      <td>
+        <div className="row">
         <button type="button" onClick={() => setShown(!shown)} aria-pressed={shown}>
           {shown ? 'Hide' : 'Show'}
         </button>
@@ -179,6 +180,7 @@ function KeyRow({ client, apiKey, act }: { client: ApiClient; apiKey: ApiKeyInfo
               Revoke…
             </button>
           ))}
+        </div>
       </td>
     </tr>
   );

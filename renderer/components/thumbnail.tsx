@@ -1,8 +1,9 @@
 // A file's thumbnail from its stored original (fetched with the API key as a blob, shown through a blob: URL);
-// PDFs and HEIC files, which the window cannot draw cheaply, get an icon with their kind.
+// a PDF shows its first page drawn by pdf.js; HEIC files, which Chromium cannot draw, get an icon with their kind.
 import { useEffect, useState } from 'react';
 import type { FileResult } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
+import { renderPdfThumbnail } from '../lib/pdf-thumbnail.js';
 
 interface Props {
   client: ApiClient;
@@ -16,7 +17,8 @@ const DRAWABLE = new Set(['image/jpeg', 'image/png']);
 export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Element {
   const [url, setUrl] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
-  const drawable = DRAWABLE.has(file.type);
+  const isPdf = file.type === 'application/pdf';
+  const drawable = DRAWABLE.has(file.type) || isPdf;
 
   useEffect(() => {
     if (!drawable) return;
@@ -27,7 +29,11 @@ export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Ele
       .then((blob) => {
         if (!live) return;
         // The core sends the original as an attachment; the type is set here from the detected media type.
-        created = URL.createObjectURL(new Blob([blob], { type: file.type }));
+        return isPdf ? blob.arrayBuffer().then((bytes) => renderPdfThumbnail(bytes)) : new Blob([blob], { type: file.type });
+      })
+      .then((image) => {
+        if (!live || !image) return;
+        created = URL.createObjectURL(image);
         setUrl(created);
       })
       .catch(() => live && setFailed(true));
@@ -35,9 +41,11 @@ export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Ele
       live = false;
       if (created) URL.revokeObjectURL(created);
     };
-  }, [client, apiKey, jobId, file.id, file.type, drawable]);
+  }, [client, apiKey, jobId, file.id, file.type, drawable, isPdf]);
 
-  if (drawable && url) return <img className="thumb" src={url} alt={`Thumbnail of ${file.name}`} data-testid="thumbnail" />;
+  if (drawable && url) {
+    return <img className={`thumb${isPdf ? ' thumb-page' : ''}`} src={url} alt={isPdf ? `First page of ${file.name}` : `Thumbnail of ${file.name}`} data-testid="thumbnail" />;
+  }
   const label = file.type === 'application/pdf' ? 'PDF' : file.type === 'image/heic' || file.type === 'image/heif' ? 'HEIC' : 'FILE';
   return (
     <div className="thumb thumb-icon" role="img" aria-label={`${label} file ${failed ? '(preview unavailable)' : ''}`.trim()}>

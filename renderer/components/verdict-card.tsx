@@ -72,7 +72,7 @@ export function VerdictCard({ client, tracked, result, onJobUpdated }: Props): R
           </p>
         )}
         {result.status === 'error' && (
-          <p className="result-error" role="status">
+          <p className={result.error?.code === 'result_unavailable' ? 'result-unavailable' : 'result-error'} role="status">
             {resultErrorWords(result.error)}
           </p>
         )}

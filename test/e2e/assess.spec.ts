@@ -69,6 +69,8 @@ test('a dropped folder is a case: refused files are listed, images and PDFs go t
   await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('5 of 5 files finished');
   await expect(page.locator('[data-file-name="Harbour fire/scans/statement.pdf"]')).toContainText('PDF document');
   await expect(page.locator('[data-file-name="Harbour fire/dock-1.jpg"] img[data-testid="thumbnail"]')).toBeVisible();
+  // A PDF card shows its first page, drawn by pdf.js in the page under the app's CSP.
+  await expect(page.locator('[data-file-name="Harbour fire/scans/statement.pdf"] img[data-testid="thumbnail"]')).toBeVisible();
 
   // Both applications got a job of this case.
   for (const kind of ['images', 'pdfs'] as const) {

@@ -1,0 +1,117 @@
+// History, Settings, themes, zoom and keyboard against the real core: paging through a case's jobs and reopening one,
+// showing/creating/revoking API keys (a revoked key is refused by the API), dark theme and 200 % zoom screenshots.
+import path from 'node:path';
+import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
+import { makeImage } from './generate-files.js';
+
+async function submitThroughApi(core: CoreHandle, caseName: string, seed: number): Promise<string> {
+  const form = new FormData();
+  form.append('metadata', JSON.stringify({ case: caseName }));
+  form.append('file', new Blob([new Uint8Array(await makeImage(seed, 'jpeg', 96, 96))], { type: 'image/jpeg' }), `page-${seed}.jpg`);
+  const response = await fetch(`${core.baseUrl}/v1/assess?wait=false`, { method: 'POST', headers: { Authorization: `Bearer ${core.keys.images}` }, body: form });
+  expect([200, 202]).toContain(response.status);
+  return ((await response.json()) as { jobId: string }).jobId;
+}
+
+test('history pages through the jobs of a case and reopens one', async ({ appPage: page, core }) => {
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) ids.push(await submitThroughApi(core, 'Paging case', 300 + i));
+
+  await page.getByRole('button', { name: 'History' }).click();
+  await expect(page.getByRole('heading', { name: 'History' })).toBeVisible();
+  await page.getByRole('textbox', { name: 'Case' }).fill('Paging case');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 jobs');
+  await expect(page.getByTestId('history-row')).toHaveCount(10);
+  await page.screenshot({ path: path.join(ARTIFACTS, '06-history.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(page.getByTestId('page-status')).toHaveText('Page 2 of 2 · 12 jobs');
+  await expect(page.getByTestId('history-row')).toHaveCount(2);
+  await expect(page.getByRole('button', { name: 'Next' })).toBeDisabled();
+  await page.getByRole('button', { name: 'Previous' }).click();
+  await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 jobs');
+
+  // Reopen one job on the Assess screen.
+  const firstRow = page.getByTestId('history-row').first();
+  const shortId = (await firstRow.locator('code').textContent())!.trim();
+  await firstRow.getByRole('button', { name: /^Open job/ }).click();
+  await expect(page.getByRole('button', { name: 'Assess' })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('verdict-card')).toHaveCount(1);
+  expect(await page.getByTestId('verdict-card').getAttribute('data-job-id')).toMatch(new RegExp(`^${shortId}`));
+
+  // Reopen the whole case: all 12 jobs.
+  await page.getByRole('button', { name: 'History' }).click();
+  await page.getByRole('textbox', { name: 'Case' }).fill('Paging case');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByTestId('history-row').first().getByRole('button', { name: /^Open every job of case/ }).click();
+  await expect(page.getByTestId('verdict-card')).toHaveCount(12);
+  await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('12 of 12 files finished', { timeout: 120_000 });
+});
+
+test('settings show, create and revoke API keys; a revoked key is refused by the API', async ({ appPage: page, core, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: core.baseUrl });
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const images = page.getByTestId('application-panel').filter({ hasText: 'images' }).first();
+  await expect(images.getByTestId('key-row')).toHaveCount(1);
+  await expect(images.getByTestId('key-value')).not.toContainText(core.keys.images);
+  await images.getByRole('button', { name: 'Show' }).click();
+  await expect(images.getByTestId('key-value')).toHaveText(core.keys.images);
+  await images.getByRole('button', { name: 'Copy' }).click();
+  await expect(images.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(core.keys.images);
+
+  await images.getByLabel('New key name').fill('Script key');
+  await images.getByLabel('Expires after (days)').fill('30');
+  await images.getByRole('button', { name: 'Create key' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'New key created' })).toBeVisible();
+  const newRow = images.getByTestId('key-row').filter({ hasText: 'Script key' });
+  await expect(newRow).toContainText('active');
+  await newRow.getByRole('button', { name: 'Show' }).click();
+  const newKey = (await newRow.getByTestId('key-value').textContent())!.trim();
+  const listUrl = `${core.baseUrl}/v1/jobs?applicationId=${core.applicationIds.images}&pageSize=1`;
+  expect((await fetch(listUrl, { headers: { Authorization: `Bearer ${newKey}` } })).status).toBe(200);
+  await page.screenshot({ path: path.join(ARTIFACTS, '07-settings.png'), fullPage: true });
+
+  await newRow.getByRole('button', { name: 'Revoke…' }).click();
+  await newRow.getByRole('button', { name: 'Confirm revoke' }).click();
+  await expect(images.getByTestId('key-row').filter({ hasText: 'Script key' })).toContainText('revoked');
+  expect((await fetch(listUrl, { headers: { Authorization: `Bearer ${newKey}` } })).status).toBe(401);
+});
+
+test('dark theme and 200 % zoom stay readable without horizontal scrolling', async ({ appPage: page }) => {
+  await page.getByLabel('Theme').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(background).toBe('rgb(17, 20, 24)');
+  await page.screenshot({ path: path.join(ARTIFACTS, '08-dark.png'), fullPage: true });
+
+  // 200 % zoom of a 1280 px window: CSS pixels halve, device pixels double.
+  await page.setViewportSize({ width: 640, height: 430 });
+  for (const screen of ['Assess', 'History', 'Settings']) {
+    await page.getByRole('button', { name: screen, exact: true }).click();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, `${screen} at 200 %`).toBeLessThanOrEqual(0);
+  }
+  await page.getByRole('button', { name: 'Assess', exact: true }).click();
+  await page.screenshot({ path: path.join(ARTIFACTS, '09-zoom-200.png'), fullPage: true });
+  await page.getByLabel('Theme').selectOption('system');
+});
+
+test('the main actions are reachable with the keyboard', async ({ appPage: page }) => {
+  const reached: string[] = [];
+  const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() || document.activeElement?.getAttribute('aria-label') || document.activeElement?.tagName || '');
+  for (let i = 0; i < 10 && !reached.includes('Choose a folder…'); i++) {
+    await page.keyboard.press('Tab');
+    reached.push(await focused());
+  }
+  expect(reached).toEqual(expect.arrayContaining(['Assess', 'History', 'Settings', 'Choose files…', 'Choose a folder…']));
+  // Back to "Choose files…" with Shift+Tab, then Enter opens the file picker.
+  await page.keyboard.press('Shift+Tab');
+  expect(await focused()).toBe('Choose files…');
+  const chooser = page.waitForEvent('filechooser', { timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  expect((await chooser).isMultiple()).toBe(true);
+  // The focused control shows a visible outline.
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+  expect(outline).toBe('solid');
+});
