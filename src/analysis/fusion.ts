@@ -68,11 +68,11 @@ export function fuse(input: FusionInput): Verdict {
     const where = input.pixel.where ? ` (highest on ${input.pixel.where}, of ${input.pixel.count} analysed)` : '';
     const reading =
       ai.assessment === 'likely_ai'
-        ? 'points to AI generation'
+        ? `points to AI generation (${ai.confidence} confidence)`
         : ai.assessment === 'likely_authentic'
-          ? 'points to a camera or non-AI origin'
-          : 'falls in the uncertain band';
-    return `The pixel detector's AI score is ${pct(ai.score)}${where}; it ${reading} with ${ai.confidence} confidence.`;
+          ? `points away from AI generation (${ai.confidence} confidence)`
+          : 'is in the uncertain band and points neither way';
+    return `The pixel detector's AI score is ${pct(ai.score)}${where}; it ${reading}.`;
   };
 
   if (input.strongAiProvenance) {

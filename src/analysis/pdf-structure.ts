@@ -117,6 +117,8 @@ export async function readPdfStructure(buf: Buffer, doc: PDFDocumentProxy): Prom
  * score: 0.2 = written once by one tool, dates agree; 0.6+ = changed after it was made (incremental updates, later
  * modification date, editing history); 1 = produced by an AI service. Being edited is not evidence of AI.
  */
+const human = (iso: string) => iso.replace('T', ' ').replace(/:\d\d\.\d{3}Z$/, ' UTC');
+
 export function structureDimension(s: PdfStructure): { dimension: Dimension; notes: string[]; aiProducer: boolean } {
   const notes: string[] = [];
   const tools = [s.creator && `created with ${s.creator}`, s.producer && `produced by ${s.producer}`].filter(Boolean);
@@ -125,7 +127,7 @@ export function structureDimension(s: PdfStructure): { dimension: Dimension; not
     s.creationDate && s.modDate && new Date(s.modDate).getTime() - new Date(s.creationDate).getTime() > 60_000;
   const signals: string[] = [];
   if (s.revisions > 1) signals.push(`it was saved ${s.revisions} times (${s.revisions - 1} incremental update${s.revisions > 2 ? 's' : ''})`);
-  if (modifiedLater) signals.push(`its modification date (${s.modDate}) is later than its creation date (${s.creationDate})`);
+  if (modifiedLater) signals.push(`its modification date (${human(s.modDate!)}) is later than its creation date (${human(s.creationDate!)})`);
   if (s.xmpHistory.length > 1) signals.push(`its XMP history records ${s.xmpHistory.length} steps (${s.xmpHistory.slice(0, 3).join('; ')})`);
   if (signals.length) notes.push(`The document was changed after it was first written: ${signals.join('; ')}.`);
   if (s.activeContent.length) notes.push(`It contains ${s.activeContent.join(', ')} (not executed by Veracity).`);

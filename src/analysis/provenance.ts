@@ -175,7 +175,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
     const gen = [active.claimGenerator, ...active.actions.map((a) => a.softwareAgent)].filter((s): s is string => Boolean(s));
     for (const g of gen) {
       const ai = matchName(AI_GENERATORS, g);
-      if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, `C2PA manifest (${g})`);
+      if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, `its Content Credentials (C2PA) manifest, generator "${g}", declares ${f.digitalSourceType}`);
       const ed = matchName(EDITORS, g);
       if (ed && !f.editors.includes(ed)) f.editors.push(ed);
     }
@@ -189,13 +189,13 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
       const who = PNG_GENERATOR_KEYS[key.toLowerCase()];
       if (who && (key.toLowerCase() !== 'prompt' || /class_type|"inputs"/.test(value) || text.has('workflow'))) {
         f.pngGeneratorChunks.push(key);
-        setAi(who.replace(/ (generation parameters|prompt graph|workflow|metadata|graph|prompt)$/, ''), `PNG text chunk "${key}" (${who})`);
+        setAi(who.replace(/ (generation parameters|prompt graph|workflow|metadata|graph|prompt)$/, ''), `it carries a PNG "${key}" text chunk (${who})`);
       }
       if (key === 'XML:com.adobe.xmp') pngXmp = value;
       if (/^(software|source|comment)$/i.test(key) && value) {
         if (/^software$/i.test(key)) f.software.push(value.slice(0, 200));
         const ai = matchName(AI_GENERATORS, value);
-        if (ai) setAi(ai, `PNG text chunk "${key}" = ${value.slice(0, 80)}`);
+        if (ai) setAi(ai, `its PNG "${key}" text chunk reads "${value.slice(0, 80)}"`);
       }
     }
   }
@@ -211,7 +211,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
       f.software.push(v.slice(0, 200));
     }
     const aigc = /\bAIGC\b/.test(xmp) ? 'AIGC label' : null;
-    if (aigc) setAi('a generative AI service', 'XMP AIGC label (generated-content marking)');
+    if (aigc) setAi('a generative AI service', 'its XMP carries an AIGC generated-content label');
   }
 
   // EXIF / TIFF via exifr (JPEG, PNG eXIf, HEIF)
@@ -242,13 +242,13 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
         if (v && k === 'Software') f.software.push(v.slice(0, 200));
         if (v) {
           const ai = matchName(AI_GENERATORS, v);
-          if (ai) setAi(ai, `EXIF ${k} = ${v.slice(0, 80)}`);
+          if (ai) setAi(ai, `its EXIF ${k} field reads "${v.slice(0, 80)}"`);
         }
       }
       const uc = exif['UserComment'];
       const ucText = typeof uc === 'string' ? uc : uc instanceof Uint8Array ? Buffer.from(uc).toString('latin1') : '';
       // A1111 writes its parameters into the JPEG's EXIF UserComment.
-      if (/Steps: \d+, Sampler: /.test(ucText)) setAi('Stable Diffusion WebUI', 'EXIF UserComment holds Stable Diffusion generation parameters');
+      if (/Steps: \d+, Sampler: /.test(ucText)) setAi('Stable Diffusion WebUI', 'its EXIF UserComment holds Stable Diffusion generation parameters');
       const date = exif['DateTimeOriginal'];
       if (date instanceof Date && !Number.isNaN(date.getTime())) f.captureDate = date.toISOString();
     }
@@ -258,12 +258,12 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
 
   for (const s of f.software) {
     const ai = matchName(AI_GENERATORS, s);
-    if (ai) setAi(ai, `software field "${s.slice(0, 80)}"`);
+    if (ai) setAi(ai, `its software field reads "${s.slice(0, 80)}"`);
     const ed = matchName(EDITORS, s);
     if (ed && !f.editors.includes(ed)) f.editors.push(ed);
   }
   if (f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType) && !f.aiGenerator) {
-    setAi(active?.claimGenerator ?? 'a generative model', `${active ? 'C2PA' : 'IPTC'} digital source type ${f.digitalSourceType}`);
+    setAi(active?.claimGenerator ?? 'a generative model', `its ${active ? 'C2PA manifest' : 'XMP'} declares the IPTC digital source type ${f.digitalSourceType}`);
   }
   f.software = [...new Set(f.software)];
   return f;
@@ -309,8 +309,8 @@ export function provenanceDimension(f: ProvenanceFindings): ProvenanceOutcome {
   } else if (f.c2paUnreadable) {
     notes.push('A Content Credentials (C2PA) block is present but could not be read.');
   }
-  if (f.pngGeneratorChunks.length) notes.push(`PNG generator text chunks: ${f.pngGeneratorChunks.join(', ')}.`);
-  if (f.digitalSourceType) notes.push(`Declared IPTC digital source type: ${f.digitalSourceType}.`);
+  if (f.pngGeneratorChunks.length > 1) notes.push(`PNG generator text chunks: ${f.pngGeneratorChunks.join(', ')}.`);
+  if (f.digitalSourceType && !f.aiGenerator?.evidence.includes(f.digitalSourceType)) notes.push(`Declared IPTC digital source type: ${f.digitalSourceType}.`);
   if (f.editors.length) notes.push(`Edited with: ${f.editors.join(', ')}.`);
   if (f.camera) {
     const { make, model, lens } = f.camera;
@@ -323,7 +323,7 @@ export function provenanceDimension(f: ProvenanceFindings): ProvenanceOutcome {
   if (strongAi) {
     const partly = f.digitalSourceType === 'compositeWithTrainedAlgorithmicMedia' || f.digitalSourceType === 'compositeSynthetic';
     notes.unshift(
-      `The file's metadata names ${f.aiGenerator?.name ?? 'a generative model'} as its source (${f.aiGenerator?.evidence ?? f.digitalSourceType})` +
+      `The file's own metadata names ${f.aiGenerator?.name ?? 'a generative model'} as its source: ${f.aiGenerator?.evidence ?? `it declares ${f.digitalSourceType}`}` +
         (partly ? ', for part of the content' : '') +
         '.',
     );

@@ -35,7 +35,7 @@ describe('PNG generator chunks', () => {
     const out = provenanceDimension(f);
     expect(out.strongAi).toBe(true);
     expect(out.dimension).toMatchObject({ key: 'provenance', assessment: 'likely_ai', confidence: 'high', score: 1 });
-    expect(out.notes[0]).toMatch(/PNG text chunk "parameters"/);
+    expect(out.notes[0]).toMatch(/PNG "parameters" text chunk/);
   });
 
   it('ComfyUI prompt + workflow chunks (JSON graph) are recognised; a plain "prompt" word is not', async () => {
