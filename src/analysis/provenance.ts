@@ -175,7 +175,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
     const gen = [active.claimGenerator, ...active.actions.map((a) => a.softwareAgent)].filter((s): s is string => Boolean(s));
     for (const g of gen) {
       const ai = matchName(AI_GENERATORS, g);
-      if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, `its Content Credentials (C2PA) manifest, generator "${g}", declares ${f.digitalSourceType}`);
+      if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, `its Content Credentials (C2PA) manifest declares ${f.digitalSourceType}`);
       const ed = matchName(EDITORS, g);
       if (ed && !f.editors.includes(ed)) f.editors.push(ed);
     }
