@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { coreArgs, onLines, parseCoreLine } from './core-process.js';
-import { defaultDataDir } from './paths.js';
+import { createFileLogger } from './logger.js';
+import { defaultDataDir, logDir } from './paths.js';
 
 export type LaunchMode = { mode: 'electron'; electronPath: string } | { mode: 'browser'; reason: string };
 
@@ -59,6 +60,11 @@ export function chooseServePort(argv: string[], env: Record<string, string | und
   return port;
 }
 
+/** A pino-style JSON log line (the core's request log), as opposed to a line meant for a person. */
+export function isStructuredLogLine(line: string): boolean {
+  return line.startsWith('{') && line.endsWith('}');
+}
+
 export function browserBanner(appUrl: string, dataDir: string): string {
   return [
     '',
@@ -109,13 +115,23 @@ export async function main(root: string, argv: string[]): Promise<number> {
   console.log(`Starting Veracity (${launch.reason}).`);
   const child = spawn(process.execPath, [path.join(root, 'src', 'bin', 'veracity.mjs'), ...coreArgs({ dataDir, port })], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   forwardSignals(child);
+  // The core's structured (JSON) log lines go to the data dir; the terminal shows only what a person reads.
+  const coreLog = createFileLogger(logDir(dataDir), 'core.log');
   onLines(child.stdout, (line) => {
+    if (isStructuredLogLine(line)) {
+      coreLog.core('stdout', line);
+      return;
+    }
     console.log(line);
     const parsed = parseCoreLine(line);
     if (parsed?.kind === 'app') console.log(browserBanner(parsed.appUrl, dataDir));
+  });
+  onLines(child.stderr, (line) => {
+    coreLog.core('stderr', line);
+    if (!isStructuredLogLine(line)) console.error(line);
   });
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 0 : 1))));
 }

@@ -19,8 +19,16 @@ export function escapeLogText(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** Credentials never reach a log (checklist 86): the UI token of an app address and any JWT (API keys). */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/#token=[A-Za-z0-9_-]+/g, '#token=[redacted]')
+    .replace(/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, '[jwt redacted]')
+    .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]');
+}
+
 export function formatLogLine(level: string, message: string, now: Date): string {
-  return `${now.toISOString()} ${level} ${escapeLogText(message)}\n`;
+  return `${now.toISOString()} ${level} ${escapeLogText(redactSecrets(message))}\n`;
 }
 
 export function createFileLogger(dir: string, name = 'main.log', clock: () => Date = () => new Date()): Logger {

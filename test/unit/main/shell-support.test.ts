@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CRASH_SCRIPT, crashPageCsp, crashPageHtml, crashPageUrl } from '../../../main/crash-page.js';
-import { browserBanner, chooseLaunchMode, chooseServePort, isStale, resolveElectronBinary } from '../../../main/launcher.js';
+import { browserBanner, chooseLaunchMode, chooseServePort, isStale, isStructuredLogLine, resolveElectronBinary } from '../../../main/launcher.js';
 import { createFileLogger, escapeLogText } from '../../../main/logger.js';
 import { defaultDataDir, logDir } from '../../../main/paths.js';
 
@@ -48,6 +48,18 @@ describe('log file', () => {
     expect(lines[1]).toMatch(/^2026-01-02T03:04:05.000Z ERROR failed: Error: boom/);
     expect(lines[2]).toBe('2026-01-02T03:04:05.000Z CORE-ERR core says hi');
     expect(escapeLogText('a\r\nb\u2028c')).toBe('a\\u000d\\u000ab\\u2028c');
+  });
+
+  it('never writes the UI token or an API key', () => {
+    const dir = tempDir();
+    const log = createFileLogger(dir);
+    log.core('stdout', 'Veracity app at http://127.0.0.1:5/#token=abcdefghijklmnopqrstuvwxyz012345');
+    log.info('header Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig-nature_1 seen');
+    log.info('key eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl');
+    const text = fs.readFileSync(log.file, 'utf8');
+    expect(text).not.toContain('abcdefghijklmnopqrstuvwxyz012345');
+    expect(text).not.toContain('eyJzdWIiOiJ4In0');
+    expect(text).toContain('#token=[redacted]');
   });
 });
 
@@ -93,6 +105,8 @@ describe('npm start', () => {
     expect(chooseServePort([], { VERACITY_PORT: '9000' })).toBe(9000);
     expect(() => chooseServePort(['--port', '70000'], {})).toThrow(/Invalid port/);
     expect(browserBanner('http://127.0.0.1:1/#token=abc', '/d')).toContain('http://127.0.0.1:1/#token=abc');
+    expect(isStructuredLogLine('{"level":30,"msg":"Server listening"}')).toBe(true);
+    expect(isStructuredLogLine('Veracity API listening at http://127.0.0.1:1')).toBe(false);
   });
 
   it('rebuilds when an output is missing or older than its sources', () => {
