@@ -202,3 +202,79 @@ function associations(buf: Buffer, ipma: Box, itemId: number): number[] | null {
   }
   return null;
 }
+
+/**
+ * The bytes of the first HEIF item of a given type (e.g. 'Exif', 'mime' for XMP), from iinf (infe v2/v3) and iloc
+ * (construction method 0: file offsets). Null when absent or not stored as plain file extents.
+ */
+export function heifItemData(buf: Buffer, itemType: string, maxBytes = 1024 * 1024): Buffer | null {
+  try {
+    let meta: Box | null = null;
+    for (const box of boxes(buf, 0, buf.length)) if (box.type === 'meta') meta = box;
+    if (!meta) return null;
+    const metaEnd = Math.min(meta.end, buf.length);
+    let itemId = -1;
+    let iloc: Box | null = null;
+    for (const box of boxes(buf, meta.start + 4, metaEnd)) {
+      if (box.type === 'iloc') iloc = box;
+      if (box.type === 'iinf') {
+        const v = buf[box.start];
+        const first = box.start + 4 + (v === 0 ? 2 : 4);
+        for (const infe of boxes(buf, first, Math.min(box.end, metaEnd))) {
+          if (infe.type !== 'infe' || itemId >= 0) continue;
+          const iv = buf[infe.start];
+          if (iv < 2) continue;
+          const id = iv === 2 ? buf.readUInt16BE(infe.start + 4) : buf.readUInt32BE(infe.start + 4);
+          const typeAt = infe.start + 4 + (iv === 2 ? 2 : 4) + 2;
+          if (buf.toString('latin1', typeAt, typeAt + 4) === itemType) itemId = id;
+        }
+      }
+    }
+    if (itemId < 0 || !iloc) return null;
+    const v = buf[iloc.start];
+    let off = iloc.start + 4;
+    const offsetSize = buf[off] >> 4;
+    const lengthSize = buf[off] & 15;
+    const baseOffsetSize = buf[off + 1] >> 4;
+    const indexSize = v === 1 || v === 2 ? buf[off + 1] & 15 : 0;
+    off += 2;
+    const count = v < 2 ? buf.readUInt16BE(off) : buf.readUInt32BE(off);
+    off += v < 2 ? 2 : 4;
+    const readN = (n: number): number => {
+      const val = n === 0 ? 0 : n === 4 ? buf.readUInt32BE(off) : n === 8 ? Number(buf.readBigUInt64BE(off)) : buf.readUIntBE(off, n);
+      off += n;
+      return val;
+    };
+    for (let i = 0; i < count && off < iloc.end; i++) {
+      const id = v < 2 ? buf.readUInt16BE(off) : buf.readUInt32BE(off);
+      off += v < 2 ? 2 : 4;
+      let method = 0;
+      if (v === 1 || v === 2) {
+        method = buf.readUInt16BE(off) & 15;
+        off += 2;
+      }
+      off += 2; // data_reference_index
+      const base = readN(baseOffsetSize);
+      const extents = buf.readUInt16BE(off);
+      off += 2;
+      const parts: Buffer[] = [];
+      for (let e = 0; e < extents; e++) {
+        readN(indexSize);
+        const eo = readN(offsetSize);
+        const el = readN(lengthSize);
+        if (id === itemId && method === 0) {
+          const start = base + eo;
+          const end = el === 0 ? buf.length : Math.min(buf.length, start + el);
+          if (start < buf.length) parts.push(buf.subarray(start, end));
+        }
+      }
+      if (id === itemId) {
+        const all = Buffer.concat(parts);
+        return all.length ? all.subarray(0, maxBytes) : null;
+      }
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}

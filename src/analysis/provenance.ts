@@ -5,6 +5,7 @@ import { inflateSync } from 'node:zlib';
 import exifr from 'exifr';
 import type { Dimension } from '../api/schemas.js';
 import type { MediaType } from './contract.js';
+import { heifItemData } from './image-headers.js';
 import { findJumbf, readC2paStore, type C2paManifest, type C2paStore } from './c2pa-manifest.js';
 
 /** IPTC NewsCodes digital source types that mean the content was (partly) produced by a generative model. */
@@ -214,9 +215,12 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
     if (aigc) setAi('a generative AI service', 'its XMP carries an AIGC generated-content label');
   }
 
-  // EXIF / TIFF via exifr (JPEG, PNG eXIf, HEIF)
+  // EXIF / TIFF via exifr (JPEG, PNG eXIf; for HEIF the TIFF block is found first: exifr misreads some HEIF Exif items)
   try {
-    const exif = (await exifr.parse(buf, {
+    const source = mediaType === 'image/heic' || mediaType === 'image/heif' ? heifTiff(buf) : buf;
+    const exif = !source
+      ? undefined
+      : ((await exifr.parse(source, {
       tiff: true,
       ifd0: {},
       exif: true,
@@ -230,7 +234,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
       userComment: true,
       translateValues: true,
       reviveValues: true,
-    } as never)) as Record<string, unknown> | undefined;
+    } as never)) as Record<string, unknown> | undefined);
     if (exif) {
       const str = (k: string) => (typeof exif[k] === 'string' ? (exif[k] as string).trim() : undefined);
       const make = str('Make');
@@ -281,6 +285,14 @@ export function c2paIntegrity(m: C2paManifest): string {
   else parts.push("the binding to the image bytes was not checked");
   parts.push('the certificate was not checked against a trust list, so the signer\'s identity is not established');
   return parts.join('; ');
+}
+
+/** The TIFF block of a HEIF file's Exif item: a 4-byte offset to the TIFF header, then the data (ISO/IEC 23008-12 A.2.1). */
+function heifTiff(buf: Buffer): Buffer | null {
+  const item = heifItemData(buf, 'Exif');
+  if (!item || item.length < 8) return null;
+  const start = 4 + item.readUInt32BE(0);
+  return start < item.length ? item.subarray(start) : null;
 }
 
 export interface ProvenanceOutcome {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { provenanceDimension, readPngText, readProvenance } from '../../../src/analysis/provenance.js';
 import { findJumbf, readC2paStore } from '../../../src/analysis/c2pa-manifest.js';
 import {
+  REPO,
   DATASETS,
   HAS_DATASETS,
   c2paStore,
@@ -95,6 +96,13 @@ describe('XMP and EXIF', () => {
     const g = await readProvenance(gen, 'image/jpeg');
     expect(g.aiGenerator?.name).toBe('Midjourney');
     expect(provenanceDimension(g).strongAi).toBe(true);
+  });
+
+  it('reads EXIF camera data from a HEIC Exif item (fixture made with heif-enc from a JPEG with Apple EXIF)', async () => {
+    const heic = readFileSync(join(REPO, 'test', 'fixtures', 'analysis', 'camera-exif-128x96.heic'));
+    const f = await readProvenance(heic, 'image/heic');
+    expect(f.camera).toMatchObject({ make: 'Apple', model: 'iPhone 15 Pro' });
+    expect(provenanceDimension(f).notes.join(' ')).toMatch(/Camera data: Apple iPhone 15 Pro/);
   });
 
   it('no metadata at all is inconclusive, and the copy says absence is not evidence of authenticity', async () => {
