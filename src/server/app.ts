@@ -96,13 +96,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // 2. Authentication: API keys for /v1, the per-launch UI token for /app (before the body is read).
   app.addHook('onRequest', async (req) => {
-    const url = req.url;
-    if (url.startsWith('/v1/') && !url.startsWith('/v1/openapi.json')) {
+    // Decide on the matched route pattern, not the raw URL, so no spelling of a path can skip the check.
+    const route = req.routeOptions.url ?? '';
+    if (route.startsWith('/v1/') && route !== '/v1/openapi.json') {
       const token = bearer(req);
       const principal = token ? await deps.keys.verify(token) : null;
       if (!principal) throw new ApiHttpError('unauthorized', 'Missing or invalid API key.');
       req.principal = principal;
-    } else if (url.startsWith('/app/')) {
+    } else if (route.startsWith('/app/')) {
       const token = bearer(req);
       if (!deps.uiToken || !token || !safeEqual(token, deps.uiToken)) throw new ApiHttpError('unauthorized', 'Missing or invalid app token.');
     }

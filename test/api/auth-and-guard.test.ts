@@ -35,6 +35,16 @@ describe('authentication', () => {
     expect((await get(core, list)).statusCode).toBe(200);
   });
 
+  it('cannot be skipped by spelling a path differently', async () => {
+    const core = await startCore();
+    const job = body(await assess(core, [filePart(await makeJpeg(64, 64))], { wait: 'false' }), JobResult);
+    for (const url of [`/v1/jobs/${job.jobId}`, `/v1//jobs/${job.jobId}`, `/V1/jobs/${job.jobId}`, `/v1/jobs/${job.jobId}/`, `/v1/openapi.json/../jobs/${job.jobId}`, `/v1/jobs/${job.jobId}?x=/v1/openapi.json`, `/v1/jobs/${job.jobId}#`]) {
+      const res = await core.app.inject({ method: 'GET', url });
+      expect([401, 404]).toContain(res.statusCode);
+      expect(res.body).not.toContain(job.results[0].file.id);
+    }
+  });
+
   it('refuses an expired key and a revoked key', async () => {
     const core = await startCore();
     const expired = await core.keys.issueKey(core.imagesAppId, 'short', 1);
