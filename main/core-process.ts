@@ -21,10 +21,13 @@ export interface CoreArgs {
   dataDir: string;
   uiToken?: string;
   port?: number;
+  /** Packaged builds ship the models beside the asar (extraResources), not where the core looks by default. */
+  modelsDir?: string;
 }
 
-export function coreArgs({ dataDir, uiToken, port = 0 }: CoreArgs): string[] {
+export function coreArgs({ dataDir, uiToken, port = 0, modelsDir }: CoreArgs): string[] {
   const args = ['serve', '--port', String(port), '--data-dir', dataDir];
+  if (modelsDir) args.push('--models-dir', modelsDir);
   if (uiToken) args.push('--ui-token', uiToken);
   return args;
 }

@@ -15,7 +15,6 @@ const MAX_BYTES = 5 * 1024 * 1024;
 
 /** Escapes CR, LF and other control characters (log injection, checklist 72). */
 export function escapeLogText(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

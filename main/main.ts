@@ -1,6 +1,5 @@
 // The Electron entry: one instance, the core hosted in a utility process on 127.0.0.1, one hardened window that
 // loads the renderer from the core, a crash screen with restart, clean shutdown, logs in the data dir.
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
@@ -19,7 +18,6 @@ const devTools = !app.isPackaged && process.env.VERACITY_DEVTOOLS === '1';
 
 let mainWindow: BrowserWindow | null = null;
 let core: StartedCore | null = null;
-let uiToken = '';
 let quitting = false;
 let starting: Promise<void> | null = null;
 
@@ -34,8 +32,9 @@ const hooks: SecurityHooks = {
 
 function spawnCore(): CoreChild {
   const entry = path.join(app.getAppPath(), 'src', 'bin', 'veracity.mjs');
-  uiToken = randomBytes(32).toString('base64url');
-  const child = utilityProcess.fork(entry, coreArgs({ dataDir, uiToken }), {
+  // No token on the command line (other local users can read it with ps): the core makes one and prints it.
+  const modelsDir = app.isPackaged ? path.join(process.resourcesPath, 'models') : undefined;
+  const child = utilityProcess.fork(entry, coreArgs({ dataDir, modelsDir }), {
     stdio: 'pipe',
     serviceName: 'Veracity core',
     cwd: app.getAppPath(),
@@ -61,6 +60,11 @@ function showCrash(reason: string, lastLines: string[]): void {
 async function bootCore(): Promise<void> {
   try {
     const started = await startCore({ spawn: spawnCore, onLine: (stream, line) => coreLog.core(stream, line) });
+    if (!started.uiToken) {
+      await stopCore(started.child);
+      showCrash('The window files are missing (dist/renderer). Run `npm run build` and start Veracity again.', []);
+      return;
+    }
     core = started;
     log.info(`core listening at ${started.baseUrl}`);
     started.child.onExit((code) => {
@@ -108,8 +112,8 @@ function createWindow(): BrowserWindow {
 
 function registerIpc(): void {
   ipcMain.handle(IPC_CONFIG, (event): ShellConfig | null => {
-    if (!core || !isTrustedSender(event.senderFrame?.url, core.baseUrl)) return null;
-    return { baseUrl: core.baseUrl, uiToken };
+    if (!core?.uiToken || !isTrustedSender(event.senderFrame?.url, core.baseUrl)) return null;
+    return { baseUrl: core.baseUrl, uiToken: core.uiToken };
   });
   ipcMain.handle(IPC_RESTART, async (event) => {
     if (!isTrustedSender(event.senderFrame?.url, core?.baseUrl ?? null, true)) return;

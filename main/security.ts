@@ -74,7 +74,6 @@ export function isAppUrl(url: string, appOrigin: string): boolean {
 export function validateExternalUrl(raw: unknown): string | null {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2048) return null;
   // Control characters and whitespace inside a URL are how argument injection into OS URL handlers starts.
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0020\u007f]/.test(raw)) return null;
   let url: URL;
   try {
