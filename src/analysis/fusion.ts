@@ -32,7 +32,7 @@ export function aiDimension(score: number, t: Thresholds): Dimension {
   return { key: 'ai_detection', label: 'AI-generation detector (pixels)', score: round(score), assessment, confidence };
 }
 
-const round = (x: number) => Math.round(x * 10000) / 10000;
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 export interface FusionInput {
