@@ -29,6 +29,9 @@ export interface Submission {
 
 export type SubmitOutcome = { kind: 'created'; jobId: string } | { kind: 'replayed'; jobId: string };
 
+/** Tries of a failed bookkeeping write (about 5 minutes of backoff) before the file is left to start-up recovery. */
+const BOOKKEEPING_ATTEMPTS = 36;
+
 /** Attempts after which a file that keeps interrupting its analysis (crash, kill) ends in internal_error. */
 const MAX_ATTEMPTS = 3;
 
@@ -54,6 +57,7 @@ export function createJobService(d: JobServiceDeps) {
   let waiters = 0;
   const idle = new Set<() => void>();
   const wakeOnShutdown = new Set<() => void>();
+  let stopping = false;
   // Keys are kept 24 h (DECISIONS 14): expired records are ignored at once and pruned hourly.
   const pruneTimer = setInterval(() => d.jobs.pruneIdempotency(now().getTime() - d.idempotencyTtlMs), 3_600_000);
   pruneTimer.unref();
@@ -77,9 +81,26 @@ export function createJobService(d: JobServiceDeps) {
     }
   }
 
+  /**
+   * A bookkeeping write that fails (disk full: SQLITE_FULL, an I/O error) is retried with backoff: giving up at
+   * once left the file `processing` until the next restart even after space came back. Stops at shutdown (the
+   * start-up recovery then resumes the file).
+   */
+  async function durably<T>(fileId: string, write: () => T): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return write();
+      } catch (err) {
+        if (stopping || attempt >= BOOKKEEPING_ATTEMPTS) throw err;
+        d.log?.error({ err, fileId, attempt }, 'could not record the analysis state; retrying');
+        await new Promise<void>((resolve) => setTimeout(resolve, Math.min(10_000, 250 * 2 ** attempt)).unref());
+      }
+    }
+  }
+
   async function analyse(fileId: string, jobId: string, mediaType: MediaType): Promise<void> {
     try {
-      if (!d.jobs.startFile(fileId, now().toISOString())) return;
+      if (!(await durably(fileId, () => d.jobs.startFile(fileId, now().toISOString())))) return;
       let outcome: Parameters<JobsRepository['finishFile']>[1];
       try {
         const result = await d.pool.run<FileAnalysis>(
@@ -101,7 +122,7 @@ export function createJobService(d: JobServiceDeps) {
         d.log?.info({ fileId, jobId, code, err: message }, 'file analysis ended in error');
         outcome = { status: 'error', completedAt: now().toISOString(), errorCode: code, errorMessage: message };
       }
-      finishFile(jobId, fileId, outcome);
+      await durably(fileId, () => finishFile(jobId, fileId, outcome));
     } catch (err) {
       d.log?.error({ err, fileId, jobId }, 'analysis bookkeeping failed');
     }
@@ -258,6 +279,7 @@ export function createJobService(d: JobServiceDeps) {
 
   /** Answers every waiting request with the job's current state and stops background timers. */
   function shutdown(): void {
+    stopping = true;
     clearInterval(pruneTimer);
     for (const done of [...wakeOnShutdown]) done();
   }
