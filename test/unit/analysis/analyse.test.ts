@@ -1,13 +1,12 @@
 // analyseFile end to end with the real detector model (models/veracity-detector): verdicts, dimensions, region grids,
 // PDFs (worst image named), generator metadata deciding, abort, time/memory bounds, and the real datasets.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RegionGrid, Verdict } from '../../../src/api/schemas.js';
 import { AnalysisError, analyseFile, closeAnalysis, probeFile, sniff } from '../../../src/analysis/index.js';
 import { getModel } from '../../../src/analysis/model-session.js';
 import { DATASETS, HAS_DATASETS, REPO, makeJpeg, makePng, pdfWithJpeg, tEXt, tempDir, textPdf, withPngChunks } from './fixtures.js';
-import { existsSync } from 'node:fs';
 
 const MODELS = process.env.VERACITY_MODELS_DIR ?? join(REPO, 'models');
 const HAS_MODEL = existsSync(join(MODELS, 'veracity-detector', 'manifest.json'));
