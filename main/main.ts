@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
 import { crashPageUrl } from './crash-page.js';
-import { coreArgs, CoreStartError, startCore, stopCore, type CoreChild, type StartedCore } from './core-process.js';
+import { coreArgs, type CoreChild } from './core-process.js';
+import { CoreSupervisor } from './core-supervisor.js';
 import { IPC_CONFIG, IPC_RESTART, type ShellConfig } from './ipc-channels.js';
 import { createFileLogger } from './logger.js';
 import { defaultDataDir, logDir } from './paths.js';
@@ -17,12 +18,27 @@ const coreLog = createFileLogger(logDir(dataDir), 'core.log');
 const devTools = !app.isPackaged && process.env.VERACITY_DEVTOOLS === '1';
 
 let mainWindow: BrowserWindow | null = null;
-let core: StartedCore | null = null;
 let quitting = false;
-let starting: Promise<void> | null = null;
+
+const supervisor = new CoreSupervisor({
+  spawn: spawnCore,
+  onLine: (stream, line) => coreLog.core(stream, line),
+  onState: (state) => {
+    if (state.state === 'running') {
+      log.info(`core listening at ${state.core.baseUrl}`);
+      if (!state.core.uiToken) {
+        showCrash('The window files are missing (dist/renderer). Run `npm run build` and start Veracity again.', []);
+        return;
+      }
+      if (mainWindow && !mainWindow.isDestroyed()) void mainWindow.loadURL(`${state.core.baseUrl}/`);
+    } else if (state.state === 'crashed' && !quitting) {
+      showCrash(state.reason, state.lastLines);
+    }
+  },
+});
 
 const hooks: SecurityHooks = {
-  appOrigin: () => (core ? core.baseUrl : null),
+  appOrigin: () => supervisor.running?.baseUrl ?? null,
   openExternal: (url) => {
     log.info(`open external ${url}`);
     void shell.openExternal(url);
@@ -32,8 +48,8 @@ const hooks: SecurityHooks = {
 
 function spawnCore(): CoreChild {
   const entry = path.join(app.getAppPath(), 'src', 'bin', 'veracity.mjs');
-  // No token on the command line (other local users can read it with ps): the core makes one and prints it.
   const modelsDir = app.isPackaged ? path.join(process.resourcesPath, 'models') : undefined;
+  // No token on the command line (other local users can read it with ps): the core makes one and prints it.
   const child = utilityProcess.fork(entry, coreArgs({ dataDir, modelsDir }), {
     stdio: 'pipe',
     serviceName: 'Veracity core',
@@ -57,51 +73,13 @@ function showCrash(reason: string, lastLines: string[]): void {
   mainWindow.show();
 }
 
-async function bootCore(): Promise<void> {
-  try {
-    const started = await startCore({ spawn: spawnCore, onLine: (stream, line) => coreLog.core(stream, line) });
-    if (!started.uiToken) {
-      await stopCore(started.child);
-      showCrash('The window files are missing (dist/renderer). Run `npm run build` and start Veracity again.', []);
-      return;
-    }
-    core = started;
-    log.info(`core listening at ${started.baseUrl}`);
-    started.child.onExit((code) => {
-      if (quitting || core !== started) return;
-      core = null;
-      showCrash(`The engine that analyses files stopped unexpectedly (exit code ${code ?? 'unknown'}).`, []);
-    });
-    if (mainWindow && !mainWindow.isDestroyed()) await mainWindow.loadURL(`${started.baseUrl}/`);
-  } catch (error) {
-    core = null;
-    const lines = error instanceof CoreStartError ? error.lastLines : [];
-    showCrash(error instanceof Error ? error.message : String(error), lines);
-  }
-}
-
-function restart(): Promise<void> {
-  if (!starting) {
-    starting = (async () => {
-      if (core) {
-        const old = core;
-        core = null;
-        await stopCore(old.child);
-      }
-      await bootCore();
-    })().finally(() => {
-      starting = null;
-    });
-  }
-  return starting;
-}
-
 function createWindow(): BrowserWindow {
   const preloadPath = path.join(__dirname, 'preload.cjs');
   const win = new BrowserWindow(mainWindowOptions({ preloadPath, devTools, dark: nativeTheme.shouldUseDarkColors }));
   win.once('ready-to-show', () => win.show());
   win.webContents.on('render-process-gone', (_event, details) => {
     log.error(`renderer gone: ${details.reason}`);
+    const core = supervisor.running;
     if (!quitting && details.reason !== 'clean-exit' && core) void win.loadURL(`${core.baseUrl}/`);
   });
   win.on('closed', () => {
@@ -112,13 +90,14 @@ function createWindow(): BrowserWindow {
 
 function registerIpc(): void {
   ipcMain.handle(IPC_CONFIG, (event): ShellConfig | null => {
+    const core = supervisor.running;
     if (!core?.uiToken || !isTrustedSender(event.senderFrame?.url, core.baseUrl)) return null;
     return { baseUrl: core.baseUrl, uiToken: core.uiToken };
   });
   ipcMain.handle(IPC_RESTART, async (event) => {
-    if (!isTrustedSender(event.senderFrame?.url, core?.baseUrl ?? null, true)) return;
+    if (!isTrustedSender(event.senderFrame?.url, supervisor.running?.baseUrl ?? null, true)) return;
     log.info('restart requested from the window');
-    await restart();
+    await supervisor.restart();
   });
 }
 
@@ -133,13 +112,11 @@ if (!app.requestSingleInstanceLock()) {
   app.on('web-contents-created', (_event, contents) => applyContentsSecurity(contents, hooks));
   app.on('window-all-closed', () => app.quit());
   app.on('before-quit', (event) => {
-    if (quitting || !core) return;
+    if (quitting || !supervisor.running) return;
     // Let the core finish its current SQLite write and close cleanly before the process goes.
     event.preventDefault();
     quitting = true;
-    const child = core.child;
-    core = null;
-    void stopCore(child).finally(() => app.quit());
+    void supervisor.stop().finally(() => app.quit());
   });
   process.on('uncaughtException', (error) => log.error('uncaught exception in main', error));
 
@@ -148,6 +125,6 @@ if (!app.requestSingleInstanceLock()) {
     applySessionSecurity(session.defaultSession, hooks);
     registerIpc();
     mainWindow = createWindow();
-    await bootCore();
+    await supervisor.start();
   });
 }

@@ -5,6 +5,7 @@ import type { ApplicationInfo } from '../src/api/admin-schemas.js';
 import type { PipelineKind } from '../src/api/schemas.js';
 import { ApiClient, ApiFailure } from './lib/api-client.js';
 import { CaseSession, type AppKey } from './lib/case-session.js';
+import { activeKeys } from './lib/active-keys.js';
 import { findCredentials, type ShellBridge } from './lib/ui-credentials.js';
 import { failureWords } from './lib/words.js';
 import { AssessView } from './components/assess-view.js';
@@ -19,17 +20,6 @@ declare global {
 }
 
 type Screen = 'assess' | 'history' | 'settings';
-
-/** The first key of the first application of a kind that is neither revoked nor expired. */
-export function activeKeys(applications: ApplicationInfo[], now: Date): Partial<Record<PipelineKind, AppKey>> {
-  const keys: Partial<Record<PipelineKind, AppKey>> = {};
-  for (const application of applications) {
-    if (keys[application.kind]) continue;
-    const key = application.keys.find((k) => k.revokedAt === null && (k.expiresAt === null || new Date(k.expiresAt) > now));
-    if (key) keys[application.kind] = { applicationId: application.id, apiKey: key.apiKey };
-  }
-  return keys;
-}
 
 type Boot = { state: 'loading' } | { state: 'no-token' } | { state: 'failed'; message: string } | { state: 'ready'; client: ApiClient };
 

@@ -6,6 +6,7 @@ import type { JobList, PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import type { AppKey, TrackedJob } from '../lib/case-session.js';
 import { failureWords } from '../lib/words.js';
+import { usableKey } from '../lib/active-keys.js';
 
 interface Props {
   client: ApiClient;
@@ -16,10 +17,7 @@ interface Props {
 
 export const PAGE_SIZE = 10;
 
-/** The first usable key of an application (neither revoked nor expired). */
-export function keyOf(application: ApplicationInfo, now = new Date()): string | null {
-  return application.keys.find((k) => k.revokedAt === null && (k.expiresAt === null || new Date(k.expiresAt) > now))?.apiKey ?? null;
-}
+const keyOf = (application: ApplicationInfo): string | null => usableKey(application, new Date());
 
 export function HistoryView({ client, applications, onOpen }: Props): React.JSX.Element {
   const usable = applications.filter((a) => keyOf(a) !== null);

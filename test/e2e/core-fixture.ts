@@ -23,7 +23,6 @@ export const UI_TOKEN = 'e2e-ui-token-0123456789abcdefghij';
 
 export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
   core: [
-    // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
       if (!fs.existsSync('dist/renderer/index.html')) throw new Error('Build the renderer first: npm run build:renderer');
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'veracity-e2e-'));
