@@ -237,6 +237,8 @@ export interface RawRequestOptions {
   pauseMs?: number;
   /** Give up (and destroy) after this long. */
   timeoutMs?: number;
+  /** Host header (default: 127.0.0.1:<port>). */
+  hostHeader?: string;
 }
 
 /** One HTTP/1.1 request over a raw socket: writes what it is told and records what comes back and when. */
@@ -278,7 +280,7 @@ export function rawRequest(o: RawRequestOptions): Promise<RawResponse> {
     s.on('close', () => finish('server'));
     s.on('error', () => finish('server'));
     s.on('connect', async () => {
-      const head = [`${o.method ?? 'POST'} ${o.path} HTTP/1.1`, `Host: 127.0.0.1:${o.port}`, ...Object.entries(o.headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+      const head = [`${o.method ?? 'POST'} ${o.path} HTTP/1.1`, `Host: ${o.hostHeader ?? `127.0.0.1:${o.port}`}`, ...Object.entries(o.headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
       s.write(head);
       const body = o.body ?? Buffer.alloc(0);
       const end = o.cutAt ?? body.length;
