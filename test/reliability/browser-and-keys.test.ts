@@ -180,6 +180,12 @@ describe('forged and foreign credentials with large bodies', () => {
       });
       const expected = label.startsWith('valid key') ? 403 : 401;
       served[label] = `${res.status} after ${res.bodyBytesSent} of ${body.length} body bytes, ${res.ms} ms`;
+      if (res.status === null && res.closedBy === 'server' && res.ms < 5000) {
+        // The server answered and closed with our unread upload in its receive buffer: its kernel resets the
+        // connection (RST), and a client still sending can lose the answer. Refused all the same; counted.
+        counts.resetBeforeAnswerRead = (counts.resetBeforeAnswerRead ?? 0) + 1;
+        continue;
+      }
       if (res.status !== expected) notes.push(`${label}: expected ${expected}, got ${res.status} ${res.body.slice(0, 120)}`);
       // The answer comes at the headers; what was sent is what the kernel buffers took meanwhile.
       if (res.bodyBytesSent > body.length / 4) notes.push(`${label}: ${res.bodyBytesSent} of ${body.length} bytes were taken before the refusal`);

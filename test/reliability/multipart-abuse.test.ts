@@ -94,7 +94,7 @@ describe('multipart abuse over real HTTP', () => {
       const before = footprint(c.core);
       const { body, contentType } = multipartBody(parts);
       const res = await post(c.port, c.core.imagesKey, body, contentType);
-      if (res.status === 202) {
+      if (res.status === 202 || res.status === 200) {
         // busboy reads at most 80 KiB of part header and 20 header pairs and ignores the rest (bounded memory):
         // the file itself is intact, so taking it is fine, with its name capped as display text.
         counts.headerAbuseAccepted = (counts.headerAbuseAccepted ?? 0) + 1;
