@@ -1,6 +1,6 @@
 // A file's thumbnail from its stored original (fetched with the API key as a blob, shown through a blob: URL);
 // a PDF shows its first page drawn by pdf.js; HEIC files, which Chromium cannot draw, get an icon with their kind.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { FileResult } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
 import { renderPdfThumbnail } from '../lib/pdf-thumbnail.js';
@@ -19,9 +19,26 @@ export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Ele
   const [failed, setFailed] = useState(false);
   const isPdf = file.type === 'application/pdf';
   const drawable = DRAWABLE.has(file.type) || isPdf;
+  const placeholder = useRef<HTMLDivElement>(null);
+  const [visible, setVisible] = useState(false);
+
+  // Originals can be 25 MB each: fetch one only when its card scrolls into view.
+  useEffect(() => {
+    const element = placeholder.current;
+    if (!drawable || visible || !element) return;
+    if (typeof IntersectionObserver === 'undefined') {
+      setVisible(true);
+      return;
+    }
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) setVisible(true);
+    }, { rootMargin: '400px' });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [drawable, visible]);
 
   useEffect(() => {
-    if (!drawable) return;
+    if (!drawable || !visible) return;
     let live = true;
     let created: string | null = null;
     client
@@ -41,14 +58,14 @@ export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Ele
       live = false;
       if (created) URL.revokeObjectURL(created);
     };
-  }, [client, apiKey, jobId, file.id, file.type, drawable, isPdf]);
+  }, [client, apiKey, jobId, file.id, file.type, drawable, isPdf, visible]);
 
   if (drawable && url) {
     return <img className={`thumb${isPdf ? ' thumb-page' : ''}`} src={url} alt={isPdf ? `First page of ${file.name}` : `Thumbnail of ${file.name}`} data-testid="thumbnail" />;
   }
   const label = file.type === 'application/pdf' ? 'PDF' : file.type === 'image/heic' || file.type === 'image/heif' ? 'HEIC' : 'FILE';
   return (
-    <div className="thumb thumb-icon" role="img" aria-label={`${label} file ${failed ? '(preview unavailable)' : ''}`.trim()}>
+    <div ref={placeholder} className="thumb thumb-icon" role="img" aria-label={`${label} file ${failed ? '(preview unavailable)' : ''}`.trim()}>
       <svg viewBox="0 0 48 60" width="48" height="60" aria-hidden="true" focusable="false">
         <path d="M4 2h28l12 12v44H4z" fill="none" stroke="currentColor" strokeWidth="3" />
         <path d="M32 2v12h12" fill="none" stroke="currentColor" strokeWidth="3" />
