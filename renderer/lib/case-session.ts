@@ -5,7 +5,7 @@ import { ApiFailure, type ApiClient } from './api-client.js';
 import type { CollectedFile } from './collect-files.js';
 import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
 import { SNIFF_BYTES, sniffBytes } from './sniff-file.js';
-import { failureWords } from './words.js';
+import { failureWords, refusalWords } from './words.js';
 
 export interface AppKey {
   applicationId: string;
@@ -157,7 +157,7 @@ export class CaseSession {
         if (index !== null && index < files.length && (code === 'unsupported_format' || code === 'file_too_large' || code === 'unprocessable')) {
           // The whole request was refused for one file (spec rule 1): list that file, send the others again.
           const bad = files[index];
-          this.set({ refused: [...this.state.refused, { name: bad.name, reason: failureWords(error, { fileName: bad.name }) }] });
+          this.set({ refused: [...this.state.refused, { name: bad.name, reason: refusalWords(error) }] });
           files = files.filter((_, i) => i !== index);
           idempotencyKey = newId();
           continue;

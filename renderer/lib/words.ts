@@ -87,3 +87,23 @@ export function failureWords(failure: ApiFailure, context: FailureContext = {}):
       return `${action} failed (HTTP ${failure.status}).`;
   }
 }
+
+/** The core's message without its leading `File "name": ` (the list already names the file). */
+export function detailWithoutFileName(message: string): string {
+  return message.replace(/^File\s+"[^"]*"\s*:\s*/, '').replace(/^\w/, (c) => c.toUpperCase());
+}
+
+/** Why the core refused one file, for the "Not sent" list where the file's name is already shown. */
+export function refusalWords(failure: ApiFailure): string {
+  const error = failure.apiError;
+  switch (error?.code) {
+    case 'unsupported_format':
+      return 'Refused: not a kind of file this application takes (JPEG, PNG or HEIC images, or PDF documents).';
+    case 'file_too_large':
+      return 'Too large: images may be at most 25 MB and PDFs at most 2 MB.';
+    case 'unprocessable':
+      return `Cannot be analysed. ${detailWithoutFileName(error.message).replace(/\.?$/, '.')}`;
+    default:
+      return failureWords(failure);
+  }
+}

@@ -191,3 +191,22 @@ test('an expert review is stored beside the machine verdict and read back throug
   await reportPage.screenshot({ path: path.join(ARTIFACTS, '05-report.png'), fullPage: true });
   await reportPage.close();
 });
+
+test('a file the core refuses is named in plain words, and the rest of its request is still sent', async ({ appPage: page, core }) => {
+  const folder = path.join(tempDir('refusal'), 'Damaged case');
+  await writeFiles(folder, [
+    { name: 'a-good.jpg', data: makeImage(31, 'jpeg') },
+    // JPEG magic bytes, then garbage: the browser cannot tell, the core refuses it as unprocessable (422).
+    { name: 'b-broken.jpg', data: Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(2000, 7)]) },
+    { name: 'c-tiny.png', data: makeImage(32, 'png', 8, 8) },
+    { name: 'd-good.png', data: makeImage(33, 'png') },
+  ]);
+  await page.getByTestId('folder-input').setInputFiles(folder);
+  const refused = page.getByRole('region', { name: /Not sent/ });
+  await expect(refused.getByRole('listitem').filter({ hasText: 'Damaged case/b-broken.jpg' })).toContainText('Cannot be analysed. The image cannot be decoded');
+  await expect(refused.getByRole('listitem').filter({ hasText: 'Damaged case/c-tiny.png' })).toContainText('Cannot be analysed. The image is 8x8 pixels');
+  await expectCardsFinished(page, core, 2);
+  await expect(page.locator('[data-file-name="Damaged case/a-good.jpg"]')).toBeVisible();
+  await expect(page.locator('[data-file-name="Damaged case/d-good.png"]')).toBeVisible();
+  await page.screenshot({ path: path.join(ARTIFACTS, '11-refusals.png'), fullPage: true });
+});

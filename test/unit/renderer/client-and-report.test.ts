@@ -106,6 +106,14 @@ describe('words', () => {
     expect(failureWords(new ApiFailure('network', 0, null, 'x'), { action: 'Sending' })).toMatch(/did not reach the Veracity engine/);
   });
 
+  it('gives the refusal reason without repeating the file name the list already shows', async () => {
+    const { refusalWords } = await import('../../../renderer/lib/words.js');
+    const refusal = failure(422, 'unprocessable');
+    refusal.apiError!.message = 'File "x/b.jpg": the image is 8x8 pixels, under the 32-pixel minimum on a side';
+    expect(refusalWords(refusal)).toBe('Cannot be analysed. The image is 8x8 pixels, under the 32-pixel minimum on a side.');
+    expect(refusalWords(failure(413, 'file_too_large'))).toMatch(/^Too large/);
+  });
+
   it('explains result errors, including the missing model', () => {
     expect(resultErrorWords({ code: 'result_unavailable', message: 'model missing' })).toMatch(/detector model is not installed/);
     expect(resultErrorWords({ code: 'internal_error', message: 'x' })).toMatch(/failed inside Veracity/);
@@ -206,7 +214,7 @@ describe('CaseSession', () => {
     ]);
     const state = session.getState();
     expect(state.refused.map((r) => r.name)).toEqual(['notes.txt', 'bad.jpg']);
-    expect(state.refused[1].reason).toMatch(/“bad\.jpg” cannot be analysed/);
+    expect(state.refused[1].reason).toBe('Cannot be analysed. Cannot decode.');
     expect(state.jobs).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 50));
     expect(session.getState().jobs[0].job.status).toBe('completed');
