@@ -210,3 +210,14 @@ test('a file the core refuses is named in plain words, and the rest of its reque
   await expect(page.locator('[data-file-name="Damaged case/d-good.png"]')).toBeVisible();
   await page.screenshot({ path: path.join(ARTIFACTS, '11-refusals.png'), fullPage: true });
 });
+
+const HEIC_FIXTURE = 'test/fixtures/analysis/camera-exif-128x96.heic';
+test('a HEIC photo is routed to the images application and shown with a HEIC icon', async ({ appPage: page, core }) => {
+  test.skip(!fs.existsSync(HEIC_FIXTURE), `${HEIC_FIXTURE} is absent`);
+  await page.getByLabel(/Case name for loose files/).fill('Phone photos');
+  await page.getByTestId('file-input').setInputFiles(HEIC_FIXTURE);
+  const card = page.locator('[data-file-name="camera-exif-128x96.heic"]');
+  await expect(card).toContainText('HEIC image');
+  await expect(card.getByRole('img', { name: /HEIC file/ })).toBeVisible();
+  await expectCardsFinished(page, core, 1);
+});
