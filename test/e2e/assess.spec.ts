@@ -221,3 +221,22 @@ test('a HEIC photo is routed to the images application and shown with a HEIC ico
   await expect(card.getByRole('img', { name: /HEIC file/ })).toBeVisible();
   await expectCardsFinished(page, core, 1);
 });
+
+test('the page CSP blocks injected inline script even if a sink were missed (checklist 73, 77)', async ({ page, core }) => {
+  const violations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  await page.goto(`${core.baseUrl}/#token=${core.uiToken}`);
+  await expect(page.getByRole('button', { name: 'Choose files…' })).toBeVisible();
+  await page.evaluate(() => {
+    document.body.insertAdjacentHTML('beforeend', '<img src="x" onerror="window.__pwned = 1"><a id="js" href="javascript:window.__pwned = 2">x</a>');
+    const script = document.createElement('script');
+    script.textContent = 'window.__pwned = 3';
+    document.body.append(script);
+  });
+  await page.locator('#js').click();
+  await page.waitForTimeout(300);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(violations.length).toBeGreaterThanOrEqual(2);
+});

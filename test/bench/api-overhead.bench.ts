@@ -1,0 +1,70 @@
+// API overhead: GET /v1/jobs and GET /v1/jobs/{jobId} of the real core under autocannon, against a bare Fastify route
+// answering the same bytes, in the same run on the same machine: closed-loop maximum requests/s, and latency at a
+// constant rate (autocannon overallRate, which corrects for coordinated omission).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { makeJpeg } from '../unit/analysis/fixtures.js';
+import { HAS_MODEL, assess, round, startServer, tempDir, waitJob, writeResult } from './bench-support.js';
+
+const DURATION = Number(process.env.BENCH_CANNON_S ?? 8);
+const RATE = Number(process.env.BENCH_CANNON_RATE ?? 300);
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+async function cannon(url: string, headers: Record<string, string>, rate?: number): Promise<Run> {
+  const r = await autocannon({ url, headers, connections: 10, duration: DURATION, ...(rate ? { overallRate: rate } : {}) });
+  return { rps: round(r.requests.average, 1), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+const server = await startServer();
+const dir = tempDir();
+const bare = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BARE_BODY_FILE: path.join(dir, 'body.json') } });
+try {
+  // Some history: 20 jobs of 5 small images each (the list endpoint pages over them), one job to poll.
+  const jpeg = path.join(dir, 'small.jpg');
+  fs.writeFileSync(jpeg, await makeJpeg(256, 192));
+  let jobId = '';
+  for (let i = 0; i < 20; i++) {
+    const r = await assess(server, server.imagesKey, Array.from({ length: 5 }, (_, k) => ({ path: jpeg, name: `j${i}-${k}.jpg` })), true);
+    jobId = r.body.jobId;
+    if (r.status === 202) await waitJob(server, server.imagesKey, jobId);
+  }
+  const jobUrl = `${server.base}/v1/jobs/${jobId}?wait=false`;
+  const listUrl = `${server.base}/v1/jobs?applicationId=${server.imagesAppId}&pageSize=20`;
+  const auth = { authorization: `Bearer ${server.imagesKey}` };
+  const jobBody = await (await fetch(jobUrl, { headers: auth })).text();
+  fs.writeFileSync(path.join(dir, 'body.json'), jobBody);
+  const bareBase = await new Promise<string>((resolve) => {
+    let out = '';
+    bare.stdout!.on('data', (d) => {
+      out += d;
+      const m = /bare listening at (\S+)\n/.exec(out);
+      if (m) resolve(m[1]);
+    });
+  });
+  const bareUrl = `${bareBase}/bare`;
+  const figures: Record<string, unknown> = { durationSeconds: DURATION, connections: 10, constantRate: RATE, jobBodyBytes: jobBody.length };
+  const max = { bare: await cannon(bareUrl, {}), job: await cannon(jobUrl, auth), list: await cannon(listUrl, auth) };
+  const constant = { bare: await cannon(bareUrl, {}, RATE), job: await cannon(jobUrl, auth, RATE), list: await cannon(listUrl, auth, RATE) };
+  figures.closedLoop = max;
+  figures.constantRate = constant;
+  figures.jobVsBareRps = round(max.job.rps / max.bare.rps, 3);
+  figures.listVsBareRps = round(max.list.rps / max.bare.rps, 3);
+  const notes = [
+    'autocannon runs in the benchmark process on the same 2 cores as the server: closed-loop figures are bounded by both.',
+    ...(HAS_MODEL ? [] : ['no model: the polled job holds error results (smaller than completed ones)']),
+  ];
+  for (const [k, v] of Object.entries({ ...max, ...constant })) if (v.non2xx || v.errors) notes.push(`${k}: ${v.non2xx} non-2xx, ${v.errors} errors`);
+  writeResult('api-overhead', figures, notes, { note: 'no fixed target: overhead against the bare route' });
+} finally {
+  bare.kill('SIGTERM');
+  await server.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,60 @@
+// Rewrites the results table of test/bench/README.md (between its bench-table markers) from test/bench/results/*.json,
+// so the README always shows the figures of the last run next to the targets.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const START = '<!-- bench-table:start -->';
+const END = '<!-- bench-table:end -->';
+
+function load(name) {
+  const p = path.join(here, 'results', `${name}.json`);
+  return fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, 'utf8')) : null;
+}
+const met = (ok) => (ok === null ? '–' : ok ? 'yes' : '**no**');
+const when = (r) => `${r.at.slice(0, 16).replace('T', ' ')} UTC, load ${r.machine.load1}${r.modelPresent ? '' : ', **no model**'}`;
+
+export function writeTable() {
+  const rows = [];
+  const t = load('throughput');
+  if (t) {
+    for (const [k, label] of [['jpeg-12mp', '12-MP JPEG'], ['pdf-photo', 'photo PDF'], ['heic-12mp', '12-MP HEIC']]) {
+      const f = t.figures[k];
+      if (!f) continue;
+      rows.push([`Throughput, ${f.files} x ${label}`, `end-to-end ${f.endToEndFilesPerSecond} files/s vs raw ${f.rawFilesPerSecond} files/s: **ratio ${f.ratio}**`, '≥ 0.85', met(t.modelPresent ? f.ratio >= 0.85 : null), when(t)]);
+    }
+  }
+  const r = load('responsiveness');
+  if (r) {
+    const b = r.figures.busy;
+    const i = r.figures.idle;
+    rows.push(['Responsiveness, GET /v1/jobs/{id}?wait=false', `busy (20-file job) p50 ${b.p50Ms} ms, **p99 ${b.p99Ms} ms**; idle p50 ${i.p50Ms} ms, p99 ${i.p99Ms} ms`, 'busy p99 < 20 ms', met(r.modelPresent ? b.p99Ms < 20 : null), when(r)]);
+  }
+  const m = load('memory');
+  if (m) {
+    const f = m.figures;
+    rows.push(['Memory, 4 x 20 x 25 MiB uploads at once', `server RSS idle ${f.idleRssMiB} MiB, peak ${f.peakRssMiB} MiB: **growth ${f.growthMiB} MiB** (with workers ${f.peakWithWorkersMiB} MiB; ${f.uploadMiBPerSecond} MiB/s)`, '< 300 MiB', met(f.growthMiB < 300), when(m)]);
+  }
+  const a = load('api-overhead');
+  if (a) {
+    const c = a.figures.closedLoop;
+    const k = a.figures.constantRate;
+    rows.push(['API overhead, closed loop (10 connections)', `bare route ${c.bare.rps} req/s; GET /v1/jobs/{id} ${c.job.rps} req/s (**${a.figures.jobVsBareRps} x bare**); GET /v1/jobs ${c.list.rps} req/s (**${a.figures.listVsBareRps} x bare**)`, 'none (ratio to bare)', '–', when(a)]);
+    rows.push([`API overhead, constant ${a.figures.constantRate} req/s`, `p50/p99 ms: bare ${k.bare.p50}/${k.bare.p99}; job ${k.job.p50}/${k.job.p99}; list ${k.list.p50}/${k.list.p99}`, 'none', '–', when(a)]);
+  }
+  const s = load('startup');
+  if (s) {
+    const { cold, warm } = s.figures;
+    rows.push(['Start-up', `cold: first answer ${cold.firstAnswerMs} ms, model ready ${cold.modelReadyMs} ms; warm: ${warm.firstAnswerMs} ms, ${warm.modelReadyMs} ms`, 'none', '–', when(s)]);
+  }
+  const table = ['| Benchmark | Last run | Target | Met | Run |', '| --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  const readme = path.join(here, 'README.md');
+  const text = fs.readFileSync(readme, 'utf8');
+  const a0 = text.indexOf(START);
+  const a1 = text.indexOf(END);
+  if (a0 < 0 || a1 < 0) throw new Error('README.md has no bench-table markers');
+  fs.writeFileSync(readme, `${text.slice(0, a0 + START.length)}\n${table}\n${text.slice(a1)}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) writeTable();

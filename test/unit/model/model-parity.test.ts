@@ -1,0 +1,139 @@
+// Runs the shipped detector through onnxruntime-node on the generated fixture PNGs and checks it against the
+// PyTorch scores recorded at export, and checks the manifest contract (zod schema, sha256 of the model file).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelManifest } from '../../../src/analysis/model-manifest.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const modelDir = path.join(root, 'models', 'veracity-detector');
+const fixtureDir = path.join(root, 'test', 'fixtures', 'model');
+const TOLERANCE = 1e-4;
+
+interface ParityFixture {
+  file: string;
+  width: number;
+  height: number;
+  tiles: number;
+  topLeftLogit: number;
+  topLeftProbability: number;
+  tileProbabilities: number[];
+  fileScore: number;
+}
+
+const manifest = ModelManifest.parse(JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')));
+const parity = JSON.parse(fs.readFileSync(path.join(modelDir, 'parity.json'), 'utf8')) as { fixtures: ParityFixture[] };
+
+/** Tile origins exactly as the manifest's aggregation.description says: row-major stride grid, even sampling. */
+function tileOrigins(width: number, height: number, tile: number, stride: number, maxTiles: number): Array<[number, number]> {
+  if (width < tile || height < tile) return [];
+  const grid: Array<[number, number]> = [];
+  for (let y = 0; y + tile <= height; y += stride) for (let x = 0; x + tile <= width; x += stride) grid.push([y, x]);
+  if (grid.length <= maxTiles) return grid;
+  return Array.from({ length: maxTiles }, (_, i) => grid[Math.floor((i * grid.length) / maxTiles)]);
+}
+
+/** NCHW float32 batch of tiles, x = (pixel / 255 - mean[c]) / std[c]. */
+function buildTensor(rgb: Buffer, width: number, origins: Array<[number, number]>, m: ModelManifest): ort.Tensor {
+  const t = m.input.tileSize;
+  const data = new Float32Array(origins.length * 3 * t * t);
+  origins.forEach(([oy, ox], n) => {
+    for (let c = 0; c < 3; c++) {
+      const base = (n * 3 + c) * t * t;
+      for (let y = 0; y < t; y++) {
+        for (let x = 0; x < t; x++) {
+          const pixel = rgb[((oy + y) * width + ox + x) * 3 + c];
+          data[base + y * t + x] = (pixel / 255 - m.input.mean[c]) / m.input.std[c];
+        }
+      }
+    }
+  });
+  return new ort.Tensor('float32', data, [origins.length, 3, t, t]);
+}
+
+const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
+
+describe('veracity-detector model', () => {
+  let session: ort.InferenceSession;
+
+  beforeAll(async () => {
+    session = await ort.InferenceSession.create(path.join(modelDir, manifest.file), {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+    });
+  });
+  afterAll(async () => {
+    await session?.release();
+  });
+
+  it('manifest passes the schema and its sha256 matches model.onnx', () => {
+    const bytes = fs.readFileSync(path.join(modelDir, manifest.file));
+    expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(manifest.sha256);
+    expect(bytes.length).toBeLessThan(8 * 1024 * 1024);
+    expect(session.inputNames).toEqual([manifest.input.name]);
+    expect(session.outputNames).toEqual([manifest.output.name]);
+    const t = manifest.thresholds;
+    expect(t.highAuthentic).toBeLessThanOrEqual(t.inconclusiveBand[0]);
+    expect(t.inconclusiveBand[0]).toBeLessThanOrEqual(t.decision);
+    expect(t.decision).toBeLessThanOrEqual(t.inconclusiveBand[1]);
+    expect(t.inconclusiveBand[1]).toBeLessThanOrEqual(t.highAi);
+  });
+
+  it('has parity fixtures for every fixture PNG', () => {
+    const pngs = fs.readdirSync(fixtureDir).filter((f) => f.endsWith('.png')).sort();
+    expect(parity.fixtures.map((f) => f.file).sort()).toEqual(pngs);
+    expect(pngs.length).toBeGreaterThanOrEqual(3);
+  });
+
+  for (const fx of parity.fixtures) {
+    it(`matches PyTorch on ${fx.file} (top-left tile, every tile, file score)`, async () => {
+      const { data, info } = await sharp(path.join(fixtureDir, fx.file)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      expect([info.width, info.height, info.channels]).toEqual([fx.width, fx.height, 3]);
+      const m = manifest;
+      const origins = tileOrigins(info.width, info.height, m.input.tileSize, m.tiling.stride, m.tiling.maxTiles);
+      expect(origins.length).toBe(fx.tiles);
+      expect(origins[0]).toEqual([0, 0]);
+      const out = await session.run({ [m.input.name]: buildTensor(data, info.width, origins, m) });
+      const logits = Array.from(out[m.output.name].data as Float32Array);
+      expect(out[m.output.name].dims).toEqual([origins.length, 1]);
+      expect(Math.abs(logits[0] - fx.topLeftLogit)).toBeLessThanOrEqual(TOLERANCE);
+      const probs = logits.map(sigmoid);
+      expect(Math.abs(probs[0] - fx.topLeftProbability)).toBeLessThanOrEqual(TOLERANCE);
+      probs.forEach((p, i) => expect(Math.abs(p - fx.tileProbabilities[i])).toBeLessThanOrEqual(TOLERANCE));
+      const k = Math.min(m.aggregation.k, probs.length);
+      const score = [...probs].sort((a, b) => b - a).slice(0, k).reduce((s, p) => s + p, 0) / k;
+      expect(Math.abs(score - fx.fileScore)).toBeLessThanOrEqual(TOLERANCE);
+    });
+  }
+
+  it('sees only the NPR residual: a 2x nearest-up-sampled noise tile scores exactly like a flat tile', async () => {
+    // The residual (tile minus its 2x nearest down/up-sampled copy) is computed inside the graph, and the shipped
+    // model reads nothing else: both tiles have a zero residual, so their outputs must be equal, while plain noise
+    // (a large residual) must differ. A graph that skipped the residual, or mis-aligned the sampling, fails here.
+    const t = manifest.input.tileSize;
+    const noise = Buffer.alloc(t * t * 3);
+    let s = 7;
+    for (let i = 0; i < noise.length; i++) {
+      s = (s * 1103515245 + 12345) % 2147483648;
+      noise[i] = s % 256;
+    }
+    const up = Buffer.alloc(t * t * 3);
+    for (let y = 0; y < t; y++) {
+      for (let x = 0; x < t; x++) {
+        for (let c = 0; c < 3; c++) up[(y * t + x) * 3 + c] = noise[((y - (y % 2)) * t + (x - (x % 2))) * 3 + c];
+      }
+    }
+    const flat = Buffer.alloc(t * t * 3, 128);
+    const run = async (buf: Buffer): Promise<number> => {
+      const o = await session.run({ [manifest.input.name]: buildTensor(buf, t, [[0, 0]], manifest) });
+      return (o[manifest.output.name].data as Float32Array)[0];
+    };
+    const [zUp, zFlat, zNoise] = [await run(up), await run(flat), await run(noise)];
+    expect(Math.abs(zUp - zFlat)).toBeLessThanOrEqual(TOLERANCE);
+    expect(Math.abs(zNoise - zFlat)).toBeGreaterThan(1e-3);
+  });
+});
