@@ -2,7 +2,7 @@
 // showing/creating/revoking API keys (a revoked key is refused by the API), dark theme and 200 % zoom screenshots.
 import path from 'node:path';
 import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
-import { makeImage } from './generate-files.js';
+import { makeImage, makePdf } from './generate-files.js';
 
 async function submitThroughApi(core: CoreHandle, caseName: string, seed: number): Promise<string> {
   const form = new FormData();
@@ -79,6 +79,12 @@ test('settings show, create and revoke API keys; a revoked key is refused by the
 });
 
 test('dark theme and 200 % zoom stay readable without horizontal scrolling', async ({ appPage: page }) => {
+  await page.getByLabel(/Case name for loose files/).fill('Theme check');
+  await page.getByTestId('file-input').setInputFiles([
+    { name: 'night.jpg', mimeType: 'image/jpeg', buffer: await makeImage(41, 'jpeg') },
+    { name: 'letter.pdf', mimeType: 'application/pdf', buffer: await makePdf(42) },
+  ]);
+  await expect(page.locator('[data-testid="verdict-card"]:not([data-status="processing"])')).toHaveCount(2, { timeout: 120_000 });
   await page.getByLabel('Theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
