@@ -93,7 +93,13 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
         {state.jobs.flatMap((tracked) =>
           tracked.job.results.map((result) => (
             <li key={`${tracked.job.jobId}/${result.file.id}`}>
-              <VerdictCard client={client} tracked={tracked} result={result} onJobUpdated={(job) => session.updateJob(job)} />
+              <VerdictCard
+                client={client}
+                tracked={tracked}
+                result={result}
+                onJobUpdated={(job) => session.updateJob(job)}
+                onReassess={() => session.reassess(tracked, result.file.id)}
+              />
             </li>
           )),
         )}

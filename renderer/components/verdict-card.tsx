@@ -15,9 +15,11 @@ interface Props {
   tracked: TrackedJob;
   result: FileResult;
   onJobUpdated: (job: JobResult) => void;
+  onReassess: () => Promise<void>;
 }
 
-export function VerdictCard({ client, tracked, result, onJobUpdated }: Props): React.JSX.Element {
+export function VerdictCard({ client, tracked, result, onJobUpdated, onReassess }: Props): React.JSX.Element {
+  const [reassessing, setReassessing] = useState(false);
   const { job, apiKey } = tracked;
   const [showHeatmap, setShowHeatmap] = useState(false);
   const [regions, setRegions] = useState<FileRegions | null>(null);
@@ -76,6 +78,18 @@ export function VerdictCard({ client, tracked, result, onJobUpdated }: Props): R
             {resultErrorWords(result.error)}
           </p>
         )}
+        {result.status === 'error' && (
+          <button
+            type="button"
+            disabled={reassessing}
+            onClick={() => {
+              setReassessing(true);
+              void onReassess().finally(() => setReassessing(false));
+            }}
+          >
+            {reassessing ? 'Sending…' : 'Assess again'}
+          </button>
+        )}
         {result.status === 'completed' && result.verdict && (
           <div className="verdict">
             <p className="machine-label">Machine verdict</p>
@@ -117,8 +131,13 @@ export function VerdictCard({ client, tracked, result, onJobUpdated }: Props): R
         {showHeatmap && regions && !grid && <p className="hint">No tile scores for this file.</p>}
         {showHeatmap && grid && (
           <p className="hint legend">
-            <span className="swatch swatch-ai" aria-hidden="true" /> red: tiles that look generated · <span className="swatch swatch-real" aria-hidden="true" /> blue: tiles that look authentic
-            {regions?.modelVersion ? ` · model ${regions.modelVersion}` : ''}
+            <span>
+              <span className="swatch swatch-ai" aria-hidden="true" /> red: tiles that look generated
+            </span>
+            <span>
+              <span className="swatch swatch-real" aria-hidden="true" /> blue: tiles that look authentic
+            </span>
+            {regions?.modelVersion ? <span>model {regions.modelVersion}</span> : null}
           </p>
         )}
 

@@ -133,6 +133,25 @@ export class CaseSession {
     }
   }
 
+  /**
+   * Sends one stored file again as a new job of the same case (e.g. after the detector model was installed): the
+   * original bytes come back from the core, so the specialist does not need to find the file again.
+   */
+  async reassess(tracked: TrackedJob, fileId: string): Promise<void> {
+    const result = tracked.job.results.find((r) => r.file.id === fileId);
+    if (!result) return;
+    try {
+      const blob = await this.deps.client.getContent(tracked.apiKey, tracked.job.jobId, fileId);
+      const newId = this.deps.newId ?? (() => crypto.randomUUID());
+      const job = await this.deps.client.assess(tracked.apiKey, [{ name: result.file.name, blob }], tracked.job.metadata ?? null, newId());
+      this.set({ jobs: [...this.state.jobs, { job, kind: tracked.kind, apiKey: tracked.apiKey }] });
+      this.schedulePoll();
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+      this.notice(failureWords(error, { fileName: result.file.name, action: `Assessing “${result.file.name}” again` }));
+    }
+  }
+
   private async send(request: PlannedRequest<File>, key: AppKey, generation: number): Promise<void> {
     const sleep = this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
     const newId = this.deps.newId ?? (() => crypto.randomUUID());

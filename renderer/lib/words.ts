@@ -32,7 +32,7 @@ export const MEDIA_WORDS: Record<string, string> = {
 export function resultErrorWords(error: JobResultError | undefined): string {
   if (!error) return 'The analysis of this file failed for an unknown reason.';
   if (error.code === 'result_unavailable') {
-    return 'Not assessed: the detector model is not installed on this computer or could not run. The file is stored and can be submitted again once the model is present.';
+    return 'Not assessed: the detector model is not installed on this computer or could not run. The file is kept: use “Assess again” once the model is installed.';
   }
   if (error.code === 'internal_error') return 'The analysis of this file failed inside Veracity. The details are in the engine log.';
   return `The analysis of this file failed (${error.message}).`;

@@ -16,6 +16,13 @@ function tempDir(label: string): string {
 
 const cards = (page: Page) => page.getByTestId('verdict-card');
 
+/** Thumbnails load when their card scrolls into view: bring every card past the viewport once (for screenshots). */
+async function revealAllCards(page: Page): Promise<void> {
+  for (const card of await cards(page).all()) await card.scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(300);
+}
+
 /** Every card leaves `processing`; with the model they complete with a verdict, without it they say so in words. */
 async function expectCardsFinished(page: Page, core: CoreHandle, count: number): Promise<void> {
   await expect(cards(page)).toHaveCount(count);
@@ -69,7 +76,8 @@ test('a dropped folder is a case: refused files are listed, images and PDFs go t
   await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('5 of 5 files finished');
   await expect(page.locator('[data-file-name="Harbour fire/scans/statement.pdf"]')).toContainText('PDF document');
   await expect(page.locator('[data-file-name="Harbour fire/dock-1.jpg"] img[data-testid="thumbnail"]')).toBeVisible();
-  // A PDF card shows its first page, drawn by pdf.js in the page under the app's CSP.
+  // A PDF card shows its first page, drawn by pdf.js in the page under the app's CSP, once it scrolls into view.
+  await page.locator('[data-file-name="Harbour fire/scans/statement.pdf"]').scrollIntoViewIfNeeded();
   await expect(page.locator('[data-file-name="Harbour fire/scans/statement.pdf"] img[data-testid="thumbnail"]')).toBeVisible();
 
   // Both applications got a job of this case.
@@ -87,7 +95,9 @@ test('a dropped folder is a case: refused files are listed, images and PDFs go t
     const card = page.locator('[data-file-name="Harbour fire/dock-1.jpg"]');
     await card.getByLabel('Show heatmap of tile scores').check();
     await expect(card.getByTestId('heatmap').locator('.tile').first()).toBeAttached();
+    await card.screenshot({ path: path.join(ARTIFACTS, '02b-card-heatmap.png') });
   }
+  await revealAllCards(page);
   await page.screenshot({ path: path.join(ARTIFACTS, '02-cards.png'), fullPage: true });
 });
 
@@ -239,4 +249,19 @@ test('the page CSP blocks injected inline script even if a sink were missed (che
   await page.waitForTimeout(300);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   expect(violations.length).toBeGreaterThanOrEqual(2);
+});
+
+test('“Assess again” resends a stored file that could not be assessed, as a new job of the same case', async ({ appPage: page, core }) => {
+  test.skip(core.modelPresent, 'with the detector model installed no result ends in result_unavailable');
+  await page.getByLabel(/Case name for loose files/).fill('Again case');
+  await page.getByTestId('file-input').setInputFiles([{ name: 'again.jpg', mimeType: 'image/jpeg', buffer: await makeImage(51, 'jpeg') }]);
+  await expectCardsFinished(page, core, 1);
+  const firstJob = await cards(page).first().getAttribute('data-job-id');
+  await cards(page).first().getByRole('button', { name: 'Assess again' }).click();
+  await expect(cards(page)).toHaveCount(2);
+  const secondJob = await cards(page).nth(1).getAttribute('data-job-id');
+  expect(secondJob).not.toBe(firstJob);
+  const job = await getJob(core, core.keys.images, secondJob!);
+  expect(job.metadata).toEqual({ case: 'Again case' });
+  expect(job.results[0].file.name).toBe('again.jpg');
 });

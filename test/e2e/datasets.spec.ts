@@ -51,5 +51,8 @@ test('real photos, generated images and real PDFs of one case fill in; an encryp
     await photo.getByLabel('Show heatmap of tile scores').check();
     await expect(photo.getByTestId('heatmap').locator('.tile').first()).toBeAttached();
   }
+  for (const card of await page.getByTestId('verdict-card').all()) await card.scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(ARTIFACTS, '12-datasets.png'), fullPage: true });
 });
