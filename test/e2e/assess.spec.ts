@@ -99,6 +99,9 @@ test('a dropped folder is a case: refused files are listed, images and PDFs go t
   }
   await revealAllCards(page);
   await page.screenshot({ path: path.join(ARTIFACTS, '02-cards.png'), fullPage: true });
+  // The README's picture (generated images only: nothing from ../shared/datasets goes into the repo).
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'readme-assess.png') });
 });
 
 test('files dropped on the drop zone take the typed case name; a hostile file name is shown as text', async ({ appPage: page, core }) => {

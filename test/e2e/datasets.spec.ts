@@ -55,4 +55,6 @@ test('real photos, generated images and real PDFs of one case fill in; an encryp
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(ARTIFACTS, '12-datasets.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, '12b-datasets-viewport.png') });
 });
