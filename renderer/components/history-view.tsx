@@ -2,7 +2,7 @@
 // reopened on the Assess screen (where its report can be exported again).
 import { useCallback, useEffect, useState } from 'react';
 import type { ApplicationInfo } from '../../src/api/admin-schemas.js';
-import type { JobList, PipelineKind } from '../../src/api/schemas.js';
+import type { JobList, JobResult, PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import type { AppKey, TrackedJob } from '../lib/case-session.js';
 import { failureWords } from '../lib/words.js';
@@ -29,6 +29,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const application = usable.find((a) => a.id === applicationId) ?? null;
+  const [details, setDetails] = useState<Record<string, JobResult>>({});
 
   const load = useCallback(async () => {
     if (!application) return;
@@ -48,6 +49,36 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
   useEffect(() => {
     void load();
   }, [load]);
+
+  // What each listed job holds (files, status): ten small reads per page, so the list says more than an id.
+  useEffect(() => {
+    if (!list || !application) return;
+    const apiKey = keyOf(application);
+    if (!apiKey) return;
+    let live = true;
+    void (async () => {
+      let pending = list.jobs.map((entry) => entry.id);
+      // Rows of jobs still being analysed are read again every 2 s while History is open.
+      for (let round = 0; round < 300 && pending.length > 0 && live; round++) {
+        if (round > 0) await new Promise((r) => setTimeout(r, 2000));
+        const next: string[] = [];
+        for (const id of pending) {
+          if (!live) return;
+          try {
+            const job = await client.getJob(apiKey, id);
+            if (live) setDetails((d) => ({ ...d, [id]: job }));
+            if (job.status === 'processing') next.push(id);
+          } catch {
+            // The row keeps its id; opening it will say what is wrong.
+          }
+        }
+        pending = next;
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [list, application, client]);
 
   const openJob = async (jobId: string): Promise<void> => {
     if (!application) return;
@@ -141,6 +172,8 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
             <tr>
               <th scope="col">Submitted</th>
               <th scope="col">Case</th>
+              <th scope="col">Files</th>
+              <th scope="col">Status</th>
               <th scope="col">Job</th>
               <th scope="col">Actions</th>
             </tr>
@@ -152,6 +185,8 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
                 <tr key={entry.id} data-testid="history-row">
                   <td>{entry.createdAt ? new Date(entry.createdAt).toLocaleString() : '–'}</td>
                   <td>{caseName ?? <span className="hint">none</span>}</td>
+                  <td>{describeFiles(details[entry.id])}</td>
+                  <td>{describeStatus(details[entry.id])}</td>
                   <td>
                     <code title={entry.id}>{entry.id.slice(0, 8)}</code>
                   </td>
@@ -188,4 +223,24 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
       )}
     </section>
   );
+}
+
+function describeFiles(job: JobResult | undefined): string {
+  if (!job) return '…';
+  const first = job.results[0]?.file.name ?? '';
+  const more = job.results.length - 1;
+  return more > 0 ? `${first} and ${more} more` : first || 'none';
+}
+
+const STATUS_WORDS: Record<JobResult['status'], string> = {
+  processing: 'Being analysed',
+  completed: 'Finished',
+  error: 'Finished with errors',
+  rejected: 'Rejected',
+};
+
+function describeStatus(job: JobResult | undefined): string {
+  if (!job) return '…';
+  const reviewed = job.results.filter((r) => r.expertReview).length;
+  return `${STATUS_WORDS[job.status]}${reviewed > 0 ? ` · ${reviewed} reviewed` : ''}`;
 }
