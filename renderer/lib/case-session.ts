@@ -124,12 +124,16 @@ export class CaseSession {
         }
       }
     }
-    this.set({ refused: [...this.state.refused, ...refused], sending: sendable.map(describeRequest) });
+    // Several drops may be in flight at once: each one adds its own lines and removes them as they are sent.
+    const lines = sendable.map(describeRequest);
+    this.set({ refused: [...this.state.refused, ...refused], sending: [...this.state.sending, ...lines] });
     for (let i = 0; i < sendable.length; i++) {
       if (generation !== this.generation) return;
       const key = keys[sendable[i].kind];
       if (key) await this.send(sendable[i], key, generation);
-      this.set({ sending: sendable.slice(i + 1).map(describeRequest) });
+      if (generation !== this.generation) return;
+      const index = this.state.sending.indexOf(lines[i]);
+      if (index >= 0) this.set({ sending: this.state.sending.filter((_, j) => j !== index) });
     }
   }
 
