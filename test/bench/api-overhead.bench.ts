@@ -25,7 +25,7 @@ async function cannon(url: string, headers: Record<string, string>, rate?: numbe
 
 const server = await startServer();
 const dir = tempDir();
-const bare = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BARE_BODY_FILE: path.join(dir, 'body.json') } });
+let bare: ReturnType<typeof spawn> | null = null;
 try {
   // Some history: 20 jobs of 5 small images each (the list endpoint pages over them), one job to poll.
   const jpeg = path.join(dir, 'small.jpg');
@@ -41,9 +41,12 @@ try {
   const auth = { authorization: `Bearer ${server.imagesKey}` };
   const jobBody = await (await fetch(jobUrl, { headers: auth })).text();
   fs.writeFileSync(path.join(dir, 'body.json'), jobBody);
-  const bareBase = await new Promise<string>((resolve) => {
+  bare = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BARE_BODY_FILE: path.join(dir, 'body.json') } });
+  const child = bare;
+  const bareBase = await new Promise<string>((resolve, reject) => {
     let out = '';
-    bare.stdout!.on('data', (d) => {
+    child.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
+    child.stdout!.on('data', (d) => {
       out += d;
       const m = /bare listening at (\S+)\n/.exec(out);
       if (m) resolve(m[1]);
@@ -64,7 +67,7 @@ try {
   for (const [k, v] of Object.entries({ ...max, ...constant })) if (v.non2xx || v.errors) notes.push(`${k}: ${v.non2xx} non-2xx, ${v.errors} errors`);
   writeResult('api-overhead', figures, notes, { note: 'no fixed target: overhead against the bare route' });
 } finally {
-  bare.kill('SIGTERM');
+  bare?.kill('SIGTERM');
   await server.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
