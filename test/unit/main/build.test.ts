@@ -46,4 +46,16 @@ describe('electron-builder.yml', () => {
     expect(config.files).toEqual(expect.arrayContaining(['dist/main/**', 'dist/renderer/**', 'src/**']));
     expect(config.electronFuses).toMatchObject({ runAsNode: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true });
   });
+
+  const schemaFile = 'node_modules/app-builder-lib/scheme.json';
+  it.skipIf(!fs.existsSync(schemaFile))('is valid against electron-builder\'s own configuration schema', async () => {
+    const yamlModule = 'js-yaml';
+    const ajvModule = 'ajv';
+    const { load } = (await import(yamlModule)) as { load: (text: string) => unknown };
+    const Ajv = ((await import(ajvModule)) as { default: new (o: object) => { compile: (s: unknown) => ((d: unknown) => boolean) & { errors?: unknown } } }).default;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(fs.readFileSync(schemaFile, 'utf8')));
+    const ok = validate(load(fs.readFileSync('electron-builder.yml', 'utf8')));
+    expect(validate.errors ?? null).toBeNull();
+    expect(ok).toBe(true);
+  });
 });
