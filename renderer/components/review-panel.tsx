@@ -1,6 +1,6 @@
 // The specialist's own assessment of a file, stored by the core as expertReview (DECISIONS 7) and shown beside the
 // machine verdict, never in its place.
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { FileResult, JobResult, VerdictAssessment } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import { ASSESSMENT_WORDS, failureWords } from '../lib/words.js';
@@ -24,6 +24,12 @@ export function ReviewPanel({ client, apiKey, job, result, onJobUpdated }: Props
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
+  const firstField = useRef<HTMLFieldSetElement>(null);
+
+  // Opening the form moves the keyboard focus into it.
+  useEffect(() => {
+    if (editing) firstField.current?.querySelector('input')?.focus();
+  }, [editing]);
 
   const run = async (action: string, call: () => Promise<JobResult>): Promise<void> => {
     setBusy(true);
@@ -76,7 +82,7 @@ export function ReviewPanel({ client, apiKey, job, result, onJobUpdated }: Props
       )}
       {editing && (
         <form onSubmit={save} className="review-form">
-          <fieldset>
+          <fieldset ref={firstField}>
             <legend>Your assessment</legend>
             {(['ai_generated', 'authentic', 'inconclusive'] as const).map((value) => (
               <label key={value} className="radio">
