@@ -235,3 +235,66 @@ describe('activeKeys', () => {
     expect(activeKeys(apps, new Date(NOW))).toEqual({ images: { applicationId: 'a1', apiKey: 'GOOD' } });
   });
 });
+
+describe('CaseSession retries and re-assessment', () => {
+  const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+
+  it('waits out a 503 and resends with the same Idempotency-Key, so a retry never makes a second job', async () => {
+    const keys: string[] = [];
+    const sleeps: number[] = [];
+    let calls = 0;
+    const fake = {
+      assess: async (_k: string, _f: unknown, _m: unknown, idempotencyKey: string) => {
+        keys.push(idempotencyKey);
+        if (++calls === 1) throw new ApiFailure('http', 503, { code: 'service_unavailable', message: 'busy', retryAfter: 4 }, 'busy');
+        return jobResult({ status: 'processing', completedAt: undefined }, 'a.jpg');
+      },
+      getJob: async () => jobResult({}, 'a.jpg'),
+    } as unknown as ApiClient;
+    let n = 0;
+    const session = new CaseSession({
+      client: fake,
+      keys: () => ({ images: { applicationId: 'a', apiKey: 'K' } }),
+      sleep: async (ms) => void sleeps.push(ms),
+      newId: () => `idem-${++n}`,
+      pollIntervalMs: 5,
+    });
+    await session.submit([{ file: new File([jpeg], 'a.jpg'), path: 'a.jpg', caseName: null }]);
+    expect(keys).toEqual(['idem-1', 'idem-1']);
+    expect(sleeps).toEqual([4000]);
+    expect(session.getState().jobs).toHaveLength(1);
+    expect(session.getState().notices).toEqual([]);
+    session.clear();
+  });
+
+  it('gives up after repeated refusals with a notice naming the files', async () => {
+    const fake = {
+      assess: async () => {
+        throw new ApiFailure('http', 401, { code: 'unauthorized', message: 'no' }, 'no');
+      },
+    } as unknown as ApiClient;
+    const session = new CaseSession({ client: fake, keys: () => ({ images: { applicationId: 'a', apiKey: 'K' } }), sleep: async () => {} });
+    await session.submit([{ file: new File([jpeg], 'x.jpg'), path: 'x.jpg', caseName: null }]);
+    expect(session.getState().notices.map((n) => n.text)).toEqual([expect.stringMatching(/^Sending was refused: the access key was not accepted/)]);
+    expect(session.getState().sending).toEqual([]);
+  });
+
+  it('assesses a stored file again from its original bytes, as a new job of the same case', async () => {
+    const sent: { name: string; metadata: unknown; bytes: number }[] = [];
+    const fake = {
+      getContent: async () => new Blob([jpeg]),
+      assess: async (_k: string, files: { name: string; blob: Blob }[], metadata: unknown) => {
+        sent.push({ name: files[0].name, metadata, bytes: files[0].blob.size });
+        return jobResult({ jobId: '9b0f0f8e-5a43-4c8b-9b1a-2d3e4f5a6b7c', status: 'processing', completedAt: undefined });
+      },
+      getJob: async () => jobResult({ jobId: '9b0f0f8e-5a43-4c8b-9b1a-2d3e4f5a6b7c' }),
+    } as unknown as ApiClient;
+    const session = new CaseSession({ client: fake, keys: () => ({}), pollIntervalMs: 5 });
+    const tracked = { job: jobResult({ status: 'error' }), kind: 'images' as const, apiKey: 'K' };
+    session.open([tracked]);
+    await session.reassess(tracked, FILE_ID);
+    expect(sent).toEqual([{ name: '<img src=x onerror=alert(1)>.jpg', metadata: { case: '<b>Case</b>' }, bytes: jpeg.length }]);
+    expect(session.getState().jobs.map((t) => t.job.jobId)).toEqual([JOB_ID, '9b0f0f8e-5a43-4c8b-9b1a-2d3e4f5a6b7c']);
+    session.clear();
+  });
+});
