@@ -89,10 +89,17 @@ async function analysePdf(buf: Buffer, model: Model, signal?: AbortSignal): Prom
       c2paNotes.push(`Content Credentials (C2PA) manifest present, claim generator ${store.active.claimGenerator ?? 'unnamed'}; ${c2paIntegrity(store.active)}.`);
       if (dst && /trainedAlgorithmicMedia|algorithmicMedia|compositeSynthetic/.test(dst)) strongAi = true;
     }
+    // Embedded JPEGs keep their own metadata (EXIF, XMP, C2PA): a generator's mark there is the document's too.
+    const embedded = await embeddedJpegProvenance(buf, signal);
+    if (embedded.strongAi) {
+      strongAi = true;
+      c2paNotes.push(...embedded.notes);
+    }
     const dimensions: Dimension[] = [];
     if (worstFound) dimensions.push(aiDimension(worstFound.score, model.manifest.thresholds));
     dimensions.push(structure.dimension);
     const structureNotes = [...structure.notes];
+    if (!embedded.strongAi && embedded.notes.length) structureNotes.push(...embedded.notes);
     if (survey.skipped.length) structureNotes.push(`Not scored: ${survey.skipped.slice(0, 4).join('; ')}${survey.skipped.length > 4 ? '; ...' : ''}.`);
     const verdict = fuse({
       dimensions,
@@ -108,6 +115,32 @@ async function analysePdf(buf: Buffer, model: Model, signal?: AbortSignal): Prom
     await doc.destroy().catch(() => undefined);
   }
 }
+
+/** Raw DCTDecode streams start with a JPEG SOI; at most this many are examined per document. */
+const MAX_EMBEDDED_JPEGS = 32;
+
+async function embeddedJpegProvenance(pdf: Buffer, signal?: AbortSignal): Promise<{ strongAi: boolean; notes: string[] }> {
+  const notes: string[] = [];
+  let strongAi = false;
+  let seen = 0;
+  const cameras = new Set<string>();
+  for (let at = pdf.indexOf(SOI); at >= 0 && seen < MAX_EMBEDDED_JPEGS; at = pdf.indexOf(SOI, at + 3)) {
+    signal?.throwIfAborted();
+    seen++;
+    const end = pdf.indexOf('endstream', at);
+    const jpeg = pdf.subarray(at, end < 0 ? pdf.length : end);
+    const found = await readProvenance(jpeg, 'image/jpeg');
+    const out = provenanceDimension(found);
+    if (out.strongAi && !strongAi) {
+      strongAi = true;
+      notes.push(`An image embedded in the PDF carries its own metadata: ${out.notes[0].replace(/^The file's own metadata/, 'it')}`);
+    }
+    if (found.camera) cameras.add([found.camera.make, found.camera.model].filter(Boolean).join(' '));
+  }
+  if (cameras.size) notes.push(`Embedded images carry camera data (${[...cameras].slice(0, 3).join(', ')}), which can be copied or forged.`);
+  return { strongAi, notes };
+}
+const SOI = Buffer.from([0xff, 0xd8, 0xff]);
 
 function safeStore(jumbf: Buffer, asset: Buffer) {
   try {

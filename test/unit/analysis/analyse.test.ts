@@ -6,7 +6,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RegionGrid, Verdict } from '../../../src/api/schemas.js';
 import { AnalysisError, analyseFile, closeAnalysis, probeFile, sniff } from '../../../src/analysis/index.js';
 import { getModel } from '../../../src/analysis/model-session.js';
-import { DATASETS, HAS_DATASETS, REPO, makeJpeg, makePng, pdfWithJpeg, tEXt, tempDir, textPdf, withPngChunks } from './fixtures.js';
+import {
+  DATASETS,
+  HAS_DATASETS,
+  REPO,
+  jpegXmpSegment,
+  makeJpeg,
+  makePng,
+  pdfWithJpeg,
+  tEXt,
+  tempDir,
+  textPdf,
+  withJpegSegments,
+  withPngChunks,
+  xmpPacket,
+} from './fixtures.js';
 
 const MODELS = process.env.VERACITY_MODELS_DIR ?? join(REPO, 'models');
 const HAS_MODEL = existsSync(join(MODELS, 'veracity-detector', 'manifest.json'));
@@ -73,6 +87,17 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     expect(r.regions[0]).toMatchObject({ source: { kind: 'pdf_image', page: 1, imageIndex: 0 }, width: 800, height: 600 });
     expect(r.verdict.display.description).toMatch(/page 1, image 1 \(800x600\)/);
     expect(r.aggregation).toMatch(/document score = the highest/);
+  });
+
+  it('a PDF whose embedded JPEG declares trainedAlgorithmicMedia in its XMP is ai_generated, and says which evidence', async () => {
+    const xmp = xmpPacket('Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia"');
+    const jpeg = withJpegSegments(await makeJpeg(400, 300), [jpegXmpSegment(xmp)]);
+    const r = await analyseFile(tmp.write('ai-inside.pdf', pdfWithJpeg(jpeg, 400, 300)), 'application/pdf', { modelsDir: MODELS });
+    expect(r.verdict).toMatchObject({ assessment: 'ai_generated' });
+    expect(r.verdict.display.description).toMatch(/An image embedded in the PDF carries its own metadata: it names .* trainedAlgorithmicMedia/);
+    const cam = await makeJpeg(400, 300, (s) => s.withExif({ IFD0: { Make: 'Nikon', Model: 'Z 8' } }));
+    const c = await analyseFile(tmp.write('cam-inside.pdf', pdfWithJpeg(cam, 400, 300)), 'application/pdf', { modelsDir: MODELS });
+    expect(c.verdict.display.description).toMatch(/Embedded images carry camera data \(Nikon Z 8\)/);
   });
 
   it('a text-only PDF has nothing for the pixel detector: inconclusive, and it says why', async () => {
