@@ -27,9 +27,12 @@ async function polls(url: string, key: string, until?: () => boolean): Promise<{
   let processingSeen = 0;
   for (let i = 0; i < N && (!until || !until()); i++) {
     const r = await get(url, key);
-    lat.push(r.ms);
     statuses.add(r.status);
-    if (r.body.includes('"status":"processing"')) processingSeen++;
+    const processing = r.body.includes('"status":"processing"');
+    // While busy, only the polls answered while the job was still being analysed count.
+    if (until && !processing) break;
+    if (processing) processingSeen++;
+    lat.push(r.ms);
     await new Promise((x) => setTimeout(x, GAP_MS));
   }
   return { lat: lat.sort((a, b) => a - b), statuses, processingSeen };
@@ -54,7 +57,6 @@ try {
   await new Promise((x) => setTimeout(x, 1000));
   const idle = await polls(url, server.imagesKey);
   const fig = (p: typeof busy) => ({ polls: p.lat.length, p50Ms: round(percentile(p.lat, 50)), p99Ms: round(percentile(p.lat, 99)), maxMs: round(p.lat.at(-1) ?? NaN), statuses: [...p.statuses] });
-  if (busy.processingSeen < busy.lat.length) notes.push(`the job finished during the busy phase: ${busy.processingSeen} of ${busy.lat.length} busy polls saw it processing`);
   writeResult('responsiveness', { busy: { ...fig(busy), sawProcessing: busy.processingSeen }, idle: fig(idle) }, notes, { busyP99Ms: '< 20' });
 } finally {
   await server.stop();
