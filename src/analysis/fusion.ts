@@ -52,8 +52,10 @@ export interface FusionInput {
  *    the pixels say authentic with high confidence (then medium: the metadata may have been added).
  * 2. Otherwise the pixel detector decides through the manifest's thresholds: likely_ai -> ai_generated,
  *    likely_authentic -> authentic, inconclusive band -> inconclusive (low).
- * 3. An `authentic` verdict is capped at medium confidence when editing software is recorded or the PDF was
- *    changed after it was made (the content may have been altered by hand, which the detector does not measure).
+ * 3. An `authentic` verdict is capped at medium confidence: the pixel detector cannot show that no generator was
+ *    involved (generators it never saw pass as authentic; README figures), and when editing software is recorded or
+ *    the PDF was changed after it was made, hand edits are outside what it measures. Only an intact signed capture
+ *    claim (C2PA digitalCapture, signature and data hash verified) with an authentic pixel reading reaches high.
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
  */
 export function fuse(input: FusionInput): Verdict {
@@ -104,7 +106,9 @@ export function fuse(input: FusionInput): Verdict {
 
   const altered =
     input.provenanceNotes.some((n) => n.startsWith('Edited with')) || (input.structureDimension?.score ?? 0) >= 0.6;
-  if (assessment === 'authentic' && altered && confidence === 'high') confidence = 'medium';
+  const provenance = input.dimensions.find((d) => d.key === 'provenance');
+  const intactCapture = provenance?.assessment === 'likely_authentic' && provenance.confidence === 'medium';
+  if (assessment === 'authentic' && confidence === 'high' && (altered || !intactCapture)) confidence = 'medium';
 
   const caveat =
     assessment === 'ai_generated'

@@ -38,7 +38,8 @@ describe('fuse', () => {
     expect(Verdict.parse(v)).toBeTruthy();
     expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'high', display: { label: 'AI-generated' } });
     expect(v.display.description).toMatch(/AI score is 93%.*statistical reading, not proof/);
-    expect(fuse(input(0.1))).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+    // rule 3: pixels alone never make 'authentic' high (unseen generators pass as authentic)
+    expect(fuse(input(0.1))).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
     expect(fuse(input(0.1)).display.description).toMatch(/does not prove the content is true/);
     expect(fuse(input(0.45))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
   });
@@ -61,9 +62,13 @@ describe('fuse', () => {
     expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
   });
 
-  it('rule 3: an authentic verdict is capped at medium when editing software is recorded', () => {
-    const v = fuse(input(0.05, { provenanceNotes: ['Edited with: Adobe Photoshop.'] }));
-    expect(v).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+  it('rule 3: authentic reaches high only with an intact signed capture claim, and not when edits are recorded', () => {
+    const capture = { key: 'provenance', label: 'Provenance metadata', score: 0.2, assessment: 'likely_authentic' as const, confidence: 'medium' as const };
+    expect(fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture] }))).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+    const edited = fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture], provenanceNotes: ['Edited with: Adobe Photoshop.'] }));
+    expect(edited).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+    const cameraExifOnly = { ...capture, score: 0.3, confidence: 'low' as const };
+    expect(fuse(input(0.05, { dimensions: [aiDimension(0.05, T), cameraExifOnly] }))).toMatchObject({ confidence: 'medium' });
   });
 
   it('rule 4: nothing scoreable and no strong provenance is inconclusive, and says why', () => {
