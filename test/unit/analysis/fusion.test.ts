@@ -1,7 +1,11 @@
 // The verdict fusion rules of src/analysis/README.md, one test per rule, with the copy a specialist reads aloud.
 import { describe, expect, it } from 'vitest';
 import { Verdict } from '../../../src/api/schemas.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { aiDimension, fuse, type FusionInput } from '../../../src/analysis/fusion.js';
+import { calibrationTable } from '../../../src/analysis/calibration-table.js';
+import { REPO } from './fixtures.js';
 
 const T = { decision: 0.5, highAi: 0.8, highAuthentic: 0.2, inconclusiveBand: [0.4, 0.6] as [number, number] };
 const prov = (assessment: 'likely_ai' | 'inconclusive') => ({ key: 'provenance', label: 'Provenance metadata', score: assessment === 'likely_ai' ? 1 : 0.5, assessment });
@@ -80,5 +84,17 @@ describe('fuse', () => {
   it('PDFs: the copy names the page and image with the highest score', () => {
     const v = fuse(input(0.9, { isPdf: true, pixel: { score: 0.9, where: 'page 3, image 2 (800x600)', count: 4 } }));
     expect(v.display.description).toMatch(/highest on page 3, image 2 \(800x600\), of 4 analysed/);
+  });
+});
+
+describe.skipIf(!existsSync(join(REPO, 'models', 'veracity-detector', 'eval-results.json')))('calibration table of the shipped model', () => {
+  it('every row of recorded scores falls into exactly one assessment bucket (shares sum to 100 %)', () => {
+    const table = calibrationTable(join(REPO, 'models'));
+    const rows = table.split('\n').filter((l) => /^\| (validation|modern)/.test(l));
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const r of rows) {
+      const shares = [...r.matchAll(/([\d.]+) %/g)].map((m) => Number(m[1]));
+      expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(100, 0);
+    }
   });
 });
