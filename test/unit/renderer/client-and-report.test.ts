@@ -179,9 +179,24 @@ describe('heatmap', () => {
         { x: 150, y: 50, w: 100, h: 100, score: 0.1 },
       ],
     };
-    expect(overlayTiles(grid).map(({ left, top, width, height }) => [left, top, width, height])).toEqual([
-      [0, 0, 50, 100],
-      [75, 50, 25, 50],
+    // Cells are cut at every tile edge: the first tile spans two cells (edges at y = 50 from the second tile).
+    expect(overlayTiles(grid).map(({ left, top, width, height, score }) => [left, top, width, height, score])).toEqual([
+      [0, 0, 50, 50, 0.9],
+      [0, 50, 50, 50, 0.9],
+      [75, 50, 25, 50, 0.1],
+    ]);
+    // Overlapping tiles become cells with the mean score of the tiles covering them, not darker overlaps.
+    const overlapping = {
+      ...grid,
+      tiles: [
+        { x: 0, y: 0, w: 100, h: 100, score: 0.2 },
+        { x: 50, y: 0, w: 100, h: 100, score: 0.8 },
+      ],
+    };
+    expect(overlayTiles(overlapping).map(({ left, width, score }) => [left, width, Math.round(score * 100) / 100])).toEqual([
+      [0, 25, 0.2],
+      [25, 25, 0.5],
+      [50, 25, 0.8],
     ]);
     expect(tileColor(0.9)).toMatch(/^rgba\(220, 38, 38/);
     expect(tileColor(0.1)).toMatch(/^rgba\(37, 99, 235/);
