@@ -57,6 +57,8 @@ export interface FusionInput {
  *    the PDF was changed after it was made, hand edits are outside what it measures. Only an intact signed capture
  *    claim (C2PA digitalCapture, signature and data hash verified) with an authentic pixel reading reaches high.
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
+ * 5. A PDF's pixel-only `ai_generated` is at most medium: its images are logos, charts and re-encoded figures more
+ *    than the photos the thresholds were calibrated on.
  */
 export function fuse(input: FusionInput): Verdict {
   const ai = input.dimensions.find((d) => d.key === 'ai_detection');
@@ -87,7 +89,9 @@ export function fuse(input: FusionInput): Verdict {
     decidedBy = 'pixels';
     if (ai.assessment === 'likely_ai') {
       assessment = 'ai_generated';
-      confidence = ai.confidence ?? 'low';
+      // Images inside PDFs (logos, charts, re-encoded figures) are outside the photos the thresholds were
+      // calibrated on: a pixel-only reading of a document is at most medium.
+      confidence = input.isPdf && ai.confidence === 'high' ? 'medium' : (ai.confidence ?? 'low');
     } else if (ai.assessment === 'likely_authentic') {
       assessment = 'authentic';
       confidence = ai.confidence ?? 'low';

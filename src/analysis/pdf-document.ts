@@ -200,7 +200,15 @@ export async function surveyImages(
           if (seen.has(key)) continue; // the same XObject painted twice
           seen.add(key);
           const rgb = toRgb(img);
-          if (rgb) pageRasters.push({ kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea) });
+          if (!rgb) continue;
+          const colours = distinctColours(rgb);
+          if (colours <= LINE_ART_COLOURS) {
+            // Fax/JBIG2 scans arrive as RGB too: a handful of flat colours is line art, which the detector cannot read.
+            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} with ${colours} colour${colours === 1 ? '' : 's'} (bilevel or line art), not scored`);
+            coveredByImages -= area;
+            continue;
+          }
+          pageRasters.push({ kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea) });
         }
       }
       const coverage = coveredByImages / pageArea;
@@ -208,7 +216,8 @@ export async function surveyImages(
       if (coverage >= 0.6 && !wholeImage && taken < MAX_IMAGES) {
         // A scan made of strips or layers: the page itself is the picture.
         const rendered = await renderPage(page, maxDensity, signal);
-        if (rendered) await take({ kind: 'pdf_page', page: p, image: rendered, coverage: 1 });
+        if (rendered && distinctColours(rendered) > LINE_ART_COLOURS) await take({ kind: 'pdf_page', page: p, image: rendered, coverage: 1 });
+        else if (rendered) skipped.push(`page ${p}: rendered scan is bilevel or line art, not scored`);
       }
       for (const r of pageRasters) await take(r);
     } finally {
@@ -236,6 +245,22 @@ function resolveImage(page: PDFPageProxy, ref: unknown): Promise<PdfJsImage | nu
       resolvePromise(null);
     }
   });
+}
+
+/** Images with at most this many distinct colours (in a sample) are bilevel scans or line art: not scored. */
+const LINE_ART_COLOURS = 16;
+
+/** Distinct colours among up to ~16k evenly spaced pixels, counting no further than LINE_ART_COLOURS + 1. */
+export function distinctColours(img: RgbImage): number {
+  const n = img.width * img.height;
+  const step = Math.max(1, Math.floor(n / 16384));
+  const seen = new Set<number>();
+  for (let i = 0; i < n; i += step) {
+    const o = i * 3;
+    seen.add((img.data[o] << 16) | (img.data[o + 1] << 8) | img.data[o + 2]);
+    if (seen.size > LINE_ART_COLOURS) break;
+  }
+  return seen.size;
 }
 
 function toRgb(img: PdfJsImage): RgbImage | null {

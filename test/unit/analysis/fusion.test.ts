@@ -81,8 +81,9 @@ describe('fuse', () => {
     expect(v.display.description).toMatch(/no raster image large enough/);
   });
 
-  it('PDFs: the copy names the page and image with the highest score', () => {
+  it('PDFs: the copy names the page and image with the highest score; rule 5 caps a pixel-only AI verdict at medium', () => {
     const v = fuse(input(0.9, { isPdf: true, pixel: { score: 0.9, where: 'page 3, image 2 (800x600)', count: 4 } }));
+    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
     expect(v.display.description).toMatch(/highest on page 3, image 2 \(800x600\), of 4 analysed/);
   });
 });

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openPdf, surveyImages } from '../../../src/analysis/pdf-document.js';
+import sharp from 'sharp';
+import { distinctColours, openPdf, surveyImages } from '../../../src/analysis/pdf-document.js';
 import { readPdfStructure, structureDimension, xrefChain } from '../../../src/analysis/pdf-structure.js';
 import { DATASETS, HAS_DATASETS, appendUpdate, buildPdf, makeJpeg, pdfWithJpeg, textPdf } from './fixtures.js';
 
@@ -139,21 +140,46 @@ describe.skipIf(!HAS_DATASETS)('on the real PDF corpus (../shared/datasets/pdfs)
     expect(s.producer).toMatch(/pdfeTeX/);
   });
 
-  it('issue5747.pdf: a scan image is taken at its native 2480x1748 size; S2.pdf: image strips render as a scanned page', async () => {
+  it('issue5747.pdf: a 2480x1748 fax scan (2 colours) is skipped as bilevel; S2.pdf: colour strips taken and rendered as a page, line-art layers skipped', async () => {
     const scan = await openPdf(new Uint8Array(file('issue5747.pdf')));
     try {
       const survey = await surveyImages(scan);
-      expect(survey.rasters.map((r) => `${r.kind} p${r.page} ${r.image.width}x${r.image.height}`)).toEqual(['pdf_image p1 2480x1748']);
+      expect(survey.rasters).toEqual([]);
+      expect(survey.skipped.join('; ')).toMatch(/page 1 image 0: 2480x1748 with 2 colours \(bilevel or line art\)/);
     } finally {
       await scan.destroy();
     }
-    const strips = await openPdf(new Uint8Array(file('S2.pdf')));
+    const mixed = await openPdf(new Uint8Array(file('S2.pdf')));
     try {
-      const survey = await surveyImages(strips);
+      const survey = await surveyImages(mixed);
+      // colour strips covering the page together: the page is rendered as a scan, and each strip is taken too
       expect(survey.rasters[0]).toMatchObject({ kind: 'pdf_page', page: 1 });
-      expect(survey.rasters.length).toBeGreaterThan(1);
+      expect(survey.rasters.filter((r) => r.kind === 'pdf_image').length).toBeGreaterThan(3);
+      expect(survey.skipped.join('; ')).toMatch(/1280x1024 with 3 colours/);
     } finally {
-      await strips.destroy();
+      await mixed.destroy();
     }
+  });
+});
+
+describe('line art', () => {
+  it('a bilevel image embedded in a PDF is not scored, and the skip is reported', async () => {
+    const w = 200;
+    const h = 150;
+    const bw = Buffer.alloc(w * h * 3);
+    for (let i = 0; i < w * h; i++) bw.fill((i % w) % 20 < 10 ? 0 : 255, i * 3, i * 3 + 3);
+    const jpeg = await sharp(bw, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+    const flat = await sharp(jpeg).jpeg({ quality: 100, chromaSubsampling: '4:4:4' }).toBuffer();
+    const doc = await openPdf(new Uint8Array(pdfWithJpeg(flat, w, h)));
+    try {
+      const survey = await surveyImages(doc);
+      // JPEG ringing may add a few shades; a photo has thousands
+      const photoLike = survey.rasters.filter((r) => distinctColours(r.image) > 16);
+      expect(photoLike).toEqual([]);
+    } finally {
+      await doc.destroy();
+    }
+    expect(distinctColours({ width: 2, height: 1, data: Buffer.from([0, 0, 0, 255, 255, 255]) })).toBe(2);
+    expect(distinctColours({ width: w, height: h, data: (await makeJpeg(w, h).then((j) => sharp(j).raw().toBuffer())) })).toBeGreaterThan(16);
   });
 });
