@@ -7,7 +7,7 @@ import { AnalysisError, type FileAnalysis, type MediaType } from './contract.js'
 import { DecodeError, decodeImageBuffer } from './decode-image.js';
 import { aiDimension, fuse, type PixelEvidence } from './fusion.js';
 import { getModel } from './model-session.js';
-import { openPdf, PdfRefusal, surveyImages } from './pdf-document.js';
+import { distinctColours, LINE_ART_COLOURS, openPdf, PdfRefusal, surveyImages } from './pdf-document.js';
 import { readPdfStructure, structureDimension } from './pdf-structure.js';
 import { c2paIntegrity, provenanceDimension, readProvenance } from './provenance.js';
 import { readC2paStore, findJumbf } from './c2pa-manifest.js';
@@ -42,14 +42,21 @@ async function analyseImage(buf: Buffer, mediaType: MediaType, model: Model, sig
   signal?.throwIfAborted();
   const image = await decodeImageBuffer(buf, mediaType, signal);
   const scored = await scoreImage(model, image, { kind: 'image' }, signal);
-  const ai = aiDimension(scored.score, model.manifest.thresholds);
+  let ai = aiDimension(scored.score, model.manifest.thresholds);
+  const notes: string[] = [];
+  const colours = distinctColours(image);
+  if (colours <= LINE_ART_COLOURS) {
+    // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
+    ai = { ...ai, assessment: 'inconclusive', confidence: 'low' };
+    notes.push(`The image has only ${colours} colour${colours === 1 ? '' : 's'} (line art or a bilevel scan), which the pixel detector cannot read reliably.`);
+  }
   const dimensions: Dimension[] = [ai, provenance.dimension];
   const verdict = fuse({
     dimensions,
     pixel: { score: scored.score, where: null, count: 1 },
     strongAiProvenance: provenance.strongAi,
     provenanceNotes: provenance.notes,
-    structureNotes: [],
+    structureNotes: notes,
     structureDimension: null,
     isPdf: false,
   });

@@ -248,7 +248,7 @@ function resolveImage(page: PDFPageProxy, ref: unknown): Promise<PdfJsImage | nu
 }
 
 /** Images with at most this many distinct colours (in a sample) are bilevel scans or line art: not scored. */
-const LINE_ART_COLOURS = 16;
+export const LINE_ART_COLOURS = 16;
 
 /** Distinct colours among up to ~16k evenly spaced pixels, counting no further than LINE_ART_COLOURS + 1. */
 export function distinctColours(img: RgbImage): number {

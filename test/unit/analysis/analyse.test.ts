@@ -2,6 +2,7 @@
 // PDFs (worst image named), generator metadata deciding, abort, time/memory bounds, and the real datasets.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RegionGrid, Verdict } from '../../../src/api/schemas.js';
 import { AnalysisError, analyseFile, closeAnalysis, probeFile, sniff } from '../../../src/analysis/index.js';
@@ -69,6 +70,17 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     expect(r.verdict.assessment).toBe('ai_generated');
     expect(r.verdict.display.title).toMatch(/metadata says so/);
     expect(r.verdict.display.description).toMatch(/PNG "parameters" text chunk/);
+  });
+
+  it('a flat two-colour graphic is scored but its pixel reading is inconclusive, and the copy says why', async () => {
+    const w = 256;
+    const raw = Buffer.alloc(w * w * 3);
+    for (let i = 0; i < w * w; i++) raw.fill(((i % w) >> 4) % 2 ? 255 : 0, i * 3, i * 3 + 3);
+    const png = await sharp(raw, { raw: { width: w, height: w, channels: 3 } }).png().toBuffer();
+    const r = await analyseFile(tmp.write('stripes.png', png), 'image/png', { modelsDir: MODELS });
+    expect(r.verdict.dimensions[0]).toMatchObject({ key: 'ai_detection', assessment: 'inconclusive', confidence: 'low' });
+    expect(r.verdict.assessment).toBe('inconclusive');
+    expect(r.verdict.display.description).toMatch(/only 2 colours \(line art or a bilevel scan\)/);
   });
 
   it('a HEIC image and a small (40 px) image are analysed', async () => {
