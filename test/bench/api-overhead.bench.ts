@@ -53,7 +53,7 @@ try {
     });
   });
   const bareUrl = `${bareBase}/bare`;
-  const figures: Record<string, unknown> = { durationSeconds: DURATION, connections: 10, constantRate: RATE, jobBodyBytes: jobBody.length };
+  const figures: Record<string, unknown> = { durationSeconds: DURATION, connections: 10, ratePerSecond: RATE, jobBodyBytes: jobBody.length };
   const max = { bare: await cannon(bareUrl, {}), job: await cannon(jobUrl, auth), list: await cannon(listUrl, auth) };
   const constant = { bare: await cannon(bareUrl, {}, RATE), job: await cannon(jobUrl, auth, RATE), list: await cannon(listUrl, auth, RATE) };
   figures.closedLoop = max;
