@@ -95,7 +95,8 @@ export class WorkerPool {
     // is answered first; analysis still gets every idle cycle. test/bench/responsiveness: busy p99 21-52 ms at nice 0,
     // 9-44 ms at nice 10, 26-31 ms at nice 19 under a load average of 8 on 2 cores (server run-queue wait 61-73 ms/s
     // busy vs 50-52 idle at 19, 136 vs 81 at 10); throughput unchanged.
-    if (child.pid) {
+    // The probe pool is on the request path (an upload waits for it): it keeps the normal priority.
+    if (child.pid && this.opts.name !== 'probe') {
       try {
         os.setPriority(child.pid, WORKER_NICE);
       } catch {
