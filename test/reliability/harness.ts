@@ -321,7 +321,17 @@ export function writeReport(r: SuiteReport): void {
     .map((f) => JSON.parse(fs.readFileSync(path.join(ARTIFACTS, f), 'utf8')) as SuiteReport & { at: string });
   const totals: Record<string, number> = {};
   for (const s of all) for (const [k, v] of Object.entries(s.counts)) totals[k] = (totals[k] ?? 0) + v;
-  const merged = { generatedAt: new Date().toISOString(), lost: all.reduce((n, s) => n + s.lost, 0), totals, suites: all };
+  const requestKeys = Object.keys(totals).filter((k) => /(^r|R)equests$/.test(k) && k !== 'distinctRequests');
+  const summary = {
+    suites: all.map((s) => s.suite),
+    requestsSent: requestKeys.reduce((n, k) => n + totals[k], 0),
+    kills: totals.kills ?? 0,
+    hostileFilesTried: (totals.hostileRequests ?? 0) + (totals.cutPoints ?? 0),
+    acknowledgedJobs: (totals.acknowledgedJobs ?? 0) + (totals.accepted ?? 0),
+    lost: all.reduce((n, s) => n + s.lost, 0),
+    failures: all.reduce((n, s) => n + s.notes.filter((x) => !/^(no model|analysis ran)/.test(x)).length, 0),
+  };
+  const merged = { generatedAt: new Date().toISOString(), summary, lost: summary.lost, totals, suites: all };
   fs.writeFileSync(path.join(REPO, 'test', 'artifacts', 'reliability-report.json'), JSON.stringify(merged, null, 2));
   const counts = Object.entries(r.counts)
     .map(([k, v]) => `${k}=${v}`)
