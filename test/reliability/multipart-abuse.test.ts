@@ -192,4 +192,37 @@ describe('multipart abuse over real HTTP', () => {
     await expectClean(c, 'stalled clients');
     expect(failures).toEqual([]);
   });
+  it('keeps answering while 300 sockets trickle headers (slowloris), and closes them at the headers timeout', { timeout: 60_000 }, async () => {
+    const c = await listening();
+    const net = await import('node:net');
+    const sockets = Array.from({ length: 300 }, () => {
+      const s = net.connect(c.port, '127.0.0.1', () => s.write(`GET /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:${c.port}\r\nX-Slow: `));
+      s.on('error', () => undefined);
+      s.resume(); // read what the server sends (its 408 and FIN), or the socket never notices it was closed
+      return s;
+    });
+    counts.slowlorisSockets = sockets.length;
+    const drip = setInterval(() => sockets.forEach((s) => s.writable && s.write('a')), 500);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const lat: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const t0 = performance.now();
+        const r = await fetch(`http://127.0.0.1:${c.port}/v1/jobs?applicationId=${c.core.imagesAppId}`, { headers: { authorization: `Bearer ${c.core.imagesKey}` } });
+        lat.push(performance.now() - t0);
+        if (r.status !== 200) failures.push(`legit request during slowloris: ${r.status}`);
+        await r.text();
+      }
+      lat.sort((a, b) => a - b);
+      timings['slowloris: legit request max ms'] = Math.round(lat.at(-1)!);
+      if (lat.at(-1)! > 2000) failures.push(`a legit request took ${Math.round(lat.at(-1)!)} ms during the slowloris`);
+      // Dripping headers does not reset the headers timeout: every socket is closed soon after it.
+      const closed = await eventually(() => sockets.every((s) => s.destroyed || s.readyState === 'closed'), HEADERS_TIMEOUT_MS + 4000, 100);
+      if (!closed) failures.push(`${sockets.filter((s) => !s.destroyed).length} slow sockets still open after the headers timeout`);
+    } finally {
+      clearInterval(drip);
+      sockets.forEach((s) => s.destroy());
+    }
+    expect(failures).toEqual([]);
+  });
 });
