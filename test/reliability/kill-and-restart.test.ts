@@ -45,7 +45,7 @@ function sha(b: Buffer | string): string {
 }
 
 describe('kill -9 at random points, then restart', () => {
-  it(`keeps every acknowledged job and leaves nothing half-done over ${KILLS} kills`, { timeout: 240_000 }, async () => {
+  it(`keeps every acknowledged job and leaves nothing half-done over ${KILLS} kills`, { timeout: 420_000 }, async () => {
     const seed = suiteSeed();
     const rnd = prng(seed);
     const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
