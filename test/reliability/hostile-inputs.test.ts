@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { footprint, startCore, type TestCore } from '../api/helpers.js';
@@ -101,6 +102,19 @@ describe('hostile inputs', () => {
     // One bomb among good files refuses the whole request (rule 1) and stores none of them.
     const good = await makeJpeg(64, 64);
     await submit(c, 'bomb after 3 good files', [file(good, 'a.jpg'), file(good, 'b.jpg'), file(good, 'c.jpg'), file(pngBomb(20000, 20000), 'd.png')], { status: 422 });
+    expect(failures).toEqual([]);
+  });
+
+  it('analyses under-limit giants (100 MP in a 300 KB PNG, six at once) and extreme aspect ratios within bounds', { timeout: 180_000 }, async () => {
+    const c = await core();
+    const giant = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#4080c0' } }).png({ compressionLevel: 9 }).toBuffer();
+    const t0 = Date.now();
+    await submit(c, 'six 10000x10000 PNGs in one request', Array.from({ length: 6 }, (_, i) => file(giant, `giant-${i}.png`)), { allowed: HAS_MODEL ? ['completed', 'result_error'] : ['result_error'] });
+    outcomes['six 100 MP PNGs ms'] = String(Date.now() - t0);
+    const strip = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: '#808080' } }).png().toBuffer();
+    await submit(c, 'png 32x100000', [file(await strip(32, 100_000), 'tall.png')], { allowed: HAS_MODEL ? ['completed', 'result_error'] : ['result_error'] });
+    await submit(c, 'png 100000x32', [file(await strip(100_000, 32), 'wide.png')], { allowed: HAS_MODEL ? ['completed', 'result_error'] : ['result_error'] });
+    await submit(c, 'png 31x4000 (under the 32-pixel side)', [file(await strip(31, 4000), 'thin.png')], { status: 422, code: 'unprocessable' });
     expect(failures).toEqual([]);
   });
 
