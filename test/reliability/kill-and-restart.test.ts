@@ -3,6 +3,7 @@
 // request leaves a job or a file, the database passes integrity_check, and a retried request with its key
 // yields at most one job (the same one if it was answered). Replay a failure with RELIABILITY_SEED=<seed>.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -219,3 +220,57 @@ describe('kill -9 at random points, then restart', () => {
     expect(accepted.length).toBeGreaterThan(0);
   });
 });
+
+describe('kill -9 of analysis workers (not the server)', () => {
+  it('ends the killed files in internal_error, keeps serving, and analyses the next job with fresh workers', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir();
+    const srv = await serve({ dataDir, modelsDir: tempDir('veracity-nomodel-'), worker: 'slow', env: { VERACITY_TEST_ANALYSE_MS: '3000' } });
+    try {
+      const keys = keysOf(dataDir);
+      const jpeg = await makeJpeg(64, 64);
+      const post = async (n: number, tag: string) => {
+        const { body, contentType } = multipartBody(Array.from({ length: n }, (_, i) => ({ name: 'file', data: jpeg, filename: `${tag}-${i}.jpg` })));
+        const res = await fetch(`${srv.base}/v1/assess?wait=false`, { method: 'POST', body: new Uint8Array(body), headers: { authorization: `Bearer ${keys.images}`, 'content-type': contentType } });
+        expect(res.status).toBe(202);
+        return ((await res.json()) as { jobId: string }).jobId;
+      };
+      const jobId = await post(4, 'victim');
+      await sleep(1000); // two files are being analysed by the two workers
+      const analysisWorkers = childPidsOf(srv.child.pid!).filter((pid) => envOf(pid).includes('VERACITY_WORKER=analysis'));
+      expect(analysisWorkers.length).toBeGreaterThan(0);
+      for (const pid of analysisWorkers) process.kill(pid, 'SIGKILL');
+      const alive = await fetch(`${srv.base}/v1/jobs?applicationId=${keys.imagesAppId}`, { headers: { authorization: `Bearer ${keys.images}` } });
+      expect(alive.status).toBe(200);
+      const job = (await (await fetch(`${srv.base}/v1/jobs/${jobId}?wait=true`, { headers: { authorization: `Bearer ${keys.images}` } })).json()) as {
+        status: string;
+        results: { status: string; error?: { code: string } }[];
+      };
+      expect(job.status).toBe('error');
+      const killed = job.results.filter((r) => r.status === 'error');
+      expect(killed.length).toBe(analysisWorkers.length);
+      expect(killed.every((r) => r.error?.code === 'internal_error')).toBe(true);
+      expect(job.results.filter((r) => r.status === 'completed')).toHaveLength(4 - analysisWorkers.length);
+      const next = await post(2, 'after');
+      const after = (await (await fetch(`${srv.base}/v1/jobs/${next}?wait=true`, { headers: { authorization: `Bearer ${keys.images}` } })).json()) as { status: string };
+      expect(after.status).toBe('completed');
+      writeReport({ suite: 'worker-kill', counts: { workerKills: analysisWorkers.length, filesEndedInError: killed.length }, lost: 0, notes: [] });
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
+function childPidsOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+function envOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return '';
+  }
+}
