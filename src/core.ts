@@ -47,7 +47,7 @@ export async function createCore(
   const jobsRepo = createJobsRepository(db);
   const store = createFileStore(config.dataDir);
   const common = { spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30 };
-  const analysisPool = new WorkerPool({ ...common, size: config.analysisWorkers, name: 'analysis' });
+  const analysisPool = new WorkerPool({ ...common, size: config.analysisWorkers, name: 'analysis', lowPriority: true });
   const probePool = new WorkerPool({ ...common, size: 1, name: 'probe' });
   let port = 80;
   const uiToken = opts.uiToken === undefined ? (config.uiToken ?? crypto.randomBytes(24).toString('base64url')) : opts.uiToken;

@@ -42,6 +42,8 @@ export interface WorkerPoolOptions {
   maxRssBytes?: number;
   spawn?: (entry: string) => ChildProcess;
   name: string;
+  /** Run the workers at the lowest CPU priority (batch analysis), so the HTTP process is always served first. */
+  lowPriority?: boolean;
 }
 
 /** Niceness of worker processes (0 = the server's own priority, 19 = the lowest). */
@@ -95,8 +97,8 @@ export class WorkerPool {
     // is answered first; analysis still gets every idle cycle. test/bench/responsiveness: busy p99 21-52 ms at nice 0,
     // 9-44 ms at nice 10, 26-31 ms at nice 19 under a load average of 8 on 2 cores (server run-queue wait 61-73 ms/s
     // busy vs 50-52 idle at 19, 136 vs 81 at 10); throughput unchanged.
-    // The probe pool is on the request path (an upload waits for it): it keeps the normal priority.
-    if (child.pid && this.opts.name !== 'probe') {
+    // The probe pool is on the request path (an upload waits for it): it is created without lowPriority.
+    if (child.pid && this.opts.lowPriority) {
       try {
         os.setPriority(child.pid, WORKER_NICE);
       } catch {
