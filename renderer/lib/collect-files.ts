@@ -79,5 +79,6 @@ export function collectFromFileList(files: ArrayLike<File>, looseCase: string | 
     if (segments.some(isSystemFile) || isSystemFile(file.name)) continue;
     out.push({ file, path: relative || file.name, caseName: segments.length > 1 ? segments[0] : looseCase });
   }
-  return out;
+  // Browsers list a picked folder in no particular order; cards follow the names, as in a file manager.
+  return out.sort((a, b) => a.path.localeCompare(b.path, undefined, { numeric: true }));
 }
