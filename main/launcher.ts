@@ -31,6 +31,35 @@ export function chooseLaunchMode(argv: string[], env: Record<string, string | un
   return { mode: 'electron', electronPath };
 }
 
+/**
+ * Electron's own download runs at first `npm start`, not at install (its postinstall is denied in package.json
+ * `allowScripts`, so `npm install` never fails offline). Tried when Electron's package is there without its binary,
+ * unless browser mode was asked for or a try failed in the last day (the marker file's age).
+ */
+export function shouldTryElectronDownload(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  installScriptExists: boolean,
+  lastFailureMs: number | null,
+  nowMs: number,
+): boolean {
+  if (!installScriptExists || argv.includes('--browser') || env.VERACITY_BROWSER === '1') return false;
+  if (env.ELECTRON_SKIP_BINARY_DOWNLOAD || env.CI) return false;
+  return lastFailureMs === null || nowMs - lastFailureMs > 86_400_000;
+}
+
+function tryElectronDownload(root: string): boolean {
+  const installScript = path.join(root, 'node_modules', 'electron', 'install.js');
+  const marker = path.join(root, 'node_modules', '.veracity-electron-download-failed');
+  const lastFailure = fs.existsSync(marker) ? fs.statSync(marker).mtimeMs : null;
+  if (!shouldTryElectronDownload(process.argv.slice(2), process.env, fs.existsSync(installScript), lastFailure, Date.now())) return false;
+  console.log("Fetching Electron's binary (first start)…");
+  const result = spawnSync(process.execPath, [installScript], { cwd: path.dirname(installScript), stdio: 'ignore', timeout: 180_000 });
+  if (result.status === 0) return true;
+  fs.writeFileSync(marker, `${new Date().toISOString()}\n`);
+  return false;
+}
+
 /** Newest modification time of the files under `dir` (0 when it does not exist). */
 export function newestMtime(dir: string): number {
   if (!fs.existsSync(dir)) return 0;
@@ -94,7 +123,11 @@ function forwardSignals(child: ChildProcess): void {
 
 export async function main(root: string, argv: string[]): Promise<number> {
   const requireFromRoot = createRequire(path.join(root, 'package.json'));
-  const electronPath = resolveElectronBinary(() => requireFromRoot('electron'));
+  let electronPath = resolveElectronBinary(() => requireFromRoot('electron'));
+  if (electronPath === null && tryElectronDownload(root)) {
+    delete requireFromRoot.cache[requireFromRoot.resolve('electron')];
+    electronPath = resolveElectronBinary(() => requireFromRoot('electron'));
+  }
   const launch = chooseLaunchMode(argv, process.env, electronPath);
   const rendererIndex = path.join(root, 'dist', 'renderer', 'index.html');
   if (isStale(rendererIndex, [path.join(root, 'renderer'), path.join(root, 'src', 'api')])) {

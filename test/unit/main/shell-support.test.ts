@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CRASH_SCRIPT, crashPageCsp, crashPageHtml, crashPageUrl } from '../../../main/crash-page.js';
-import { browserBanner, chooseLaunchMode, chooseServePort, isStale, isStructuredLogLine, resolveElectronBinary } from '../../../main/launcher.js';
+import { browserBanner, chooseLaunchMode, shouldTryElectronDownload, chooseServePort, isStale, isStructuredLogLine, resolveElectronBinary } from '../../../main/launcher.js';
 import { createFileLogger, escapeLogText } from '../../../main/logger.js';
 import { defaultDataDir, logDir } from '../../../main/paths.js';
 
@@ -129,5 +129,19 @@ describe('npm start', () => {
     const future = new Date(Date.now() + 60_000);
     fs.utimesSync(path.join(src, 'b.ts'), future, future);
     expect(isStale(out, [src])).toBe(true);
+  });
+});
+
+describe('Electron download at first start', () => {
+  const now = Date.parse('2026-11-21T12:00:00Z');
+  it('tries when the package has no binary, unless browser mode, CI or a recent failure says not to', () => {
+    expect(shouldTryElectronDownload([], {}, true, null, now)).toBe(true);
+    expect(shouldTryElectronDownload([], {}, false, null, now)).toBe(false);
+    expect(shouldTryElectronDownload(['--browser'], {}, true, null, now)).toBe(false);
+    expect(shouldTryElectronDownload([], { VERACITY_BROWSER: '1' }, true, null, now)).toBe(false);
+    expect(shouldTryElectronDownload([], { ELECTRON_SKIP_BINARY_DOWNLOAD: '1' }, true, null, now)).toBe(false);
+    expect(shouldTryElectronDownload([], { CI: 'true' }, true, null, now)).toBe(false);
+    expect(shouldTryElectronDownload([], {}, true, now - 3_600_000, now)).toBe(false);
+    expect(shouldTryElectronDownload([], {}, true, now - 2 * 86_400_000, now)).toBe(true);
   });
 });
