@@ -127,11 +127,13 @@ def main():
     with open(os.path.join(CACHE, 'modern.pkl'), 'rb') as f:
         modern = pickle.load(f)
     val = [it for it in train if (it['label'], it['source']) in VAL_SOURCES]
+    trained_modern = [s for s in ck['args'].get('modern_sources', '').split(',') if s]
+    modern = [it for it in modern if not (it['label'] == 'ai' and it['source'] in trained_modern)]
     # SD-CheatSheet cells are two per grid; the validation split has none, so each file is scored once.
     sc_val = [(it['label'], it['source'], score_image(model, it['img'])[0]) for it in val]
     sc_mod = [(it['label'], it['source'], score_image(model, it['img'])[0]) for it in modern]
     thr = choose_thresholds(sc_val)
-    res = dict(model=a.name, train_args=ck['args'], steps=ck['steps'],
+    res = dict(model=a.name, train_args=ck['args'], steps=ck['steps'], modern_sources_trained_on_and_excluded=trained_modern,
                contract=dict(tileSize=TILE, stride=STRIDE, topK=TOP_K),
                thresholds=thr,
                validation=dict(per_source=per_source_auc(sc_val), at_decision=rates(sc_val, thr['decision'])),

@@ -58,8 +58,45 @@ def aug_params(rng, h, w, args):
     y = int(rng.integers(0, h - side + 1))
     x = int(rng.integers(0, w - side + 1))
     q = int(rng.integers(60, 101)) if rng.random() < args.p_jpeg else 0
-    return dict(f=f, y=y, x=x, side=side, q=q, flip=bool(rng.random() < 0.5),
+    # the order of draws is part of the recipe; with grain off there are no grain draws at all
+    noise, noise_rng = 0.0, None
+    if args.p_noise > 0:
+        noise = float(rng.uniform(1.0, 6.0)) if rng.random() < args.p_noise else 0.0
+    flip = bool(rng.random() < 0.5)
+    if args.p_noise > 0:
+        noise_rng = np.random.default_rng(int(rng.integers(1 << 30)))
+    return dict(f=f, y=y, x=x, side=side, q=q, flip=flip, noise=noise, noise_rng=noise_rng,
                 oy=int(rng.integers(0, 17)), ox=int(rng.integers(0, 17)))
+
+
+def _box3(a, k):
+    """3x3 weighted sum with zero padding (k is a 3x3 kernel)."""
+    pad = np.pad(a, ((1, 1), (1, 1)))
+    h, w = a.shape
+    return sum(k[i][j] * pad[i:i + h, j:j + w] for i in range(3) for j in range(3))
+
+
+def simulate_camera(c, rng):
+    """Re-mosaic an authentic crop on a Bayer grid (random phase) and demosaic it bilinearly, optionally
+    sharpened: native-resolution camera photos carry this 2-periodic interpolation trace, which the NPR residual
+    sees, while most authentic training images were down-sampled and lost it. Labelled authentic."""
+    x = c.astype(np.float32)
+    h, w = x.shape[:2]
+    py, px = int(rng.integers(2)), int(rng.integers(2))
+    yy, xx = np.mgrid[0:h, 0:w]
+    ey, ex = (yy + py) % 2 == 0, (xx + px) % 2 == 0
+    masks = [ey & ex, ey != ex, ~ey & ~ex]  # R, G (two sites), B
+    k_rb = [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
+    k_g = [[0, 1, 0], [1, 4, 1], [0, 1, 0]]
+    out = np.empty_like(x)
+    for ch, m in enumerate(masks):
+        k = k_g if ch == 1 else k_rb
+        mf = m.astype(np.float32)
+        out[..., ch] = _box3(x[..., ch] * mf, k) / np.maximum(_box3(mf, k), 1e-6)
+    out = np.clip(np.round(out), 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        out = np.asarray(Image.fromarray(out).filter(ImageFilter.UnsharpMask(radius=1.0, percent=int(rng.integers(40, 120)), threshold=0)), np.uint8)
+    return out
 
 
 def apply_aug(img, p):
@@ -67,8 +104,12 @@ def apply_aug(img, p):
     if p['f'] != 1.0:
         n = max(TILE, int(round(p['side'] * p['f'])))
         c = np.asarray(Image.fromarray(c).resize((n, n), Image.BICUBIC), dtype=np.uint8)
+    if p.get('camera') is not None:
+        c = simulate_camera(c, p['camera'])
     if p.get('blur'):
         c = np.asarray(Image.fromarray(c).filter(ImageFilter.GaussianBlur(p['blur'])), dtype=np.uint8)
+    if p.get('noise'):
+        c = np.clip(c.astype(np.float32) + p['noise_rng'].normal(0, p['noise'], c.shape), 0, 255).round().astype(np.uint8)
     if p['q']:
         c = jpeg(c, p['q'])
     oy = min(p['oy'], c.shape[0] - TILE)
@@ -104,11 +145,15 @@ def main():
     ap.add_argument('--p-jpeg', type=float, default=0.6)
     ap.add_argument('--p-down', type=float, default=0.2)
     ap.add_argument('--p-up', type=float, default=0.1)
-    ap.add_argument('--p-blur', type=float, default=0.25)
+    ap.add_argument('--p-blur', type=float, default=0.2)
+    ap.add_argument('--p-noise', type=float, default=0.0, help='both classes: additive Gaussian grain, sigma 1-6')
+    ap.add_argument('--p-camera', type=float, default=0.4, help='authentic tiles given simulated demosaicing')
     ap.add_argument('--p-partial', type=float, default=0.3)
     ap.add_argument('--batch', type=int, default=32)
     ap.add_argument('--lr', type=float, default=2e-3)
     ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--modern-sources', default='', help='comma list of modern/ai sources to train on; evaluate.py then '
+                    'reports modern/ figures on the other sources only')
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
     seed_all(args.seed)
@@ -124,6 +169,10 @@ def main():
     train = [it for it in items if allowed(it) and min(it['img'].shape[:2]) >= TILE + 16]
     reals = [it for it in train if it['label'] == 'real']
     gens = [it for it in train if it['label'] == 'ai']
+    extra = [s for s in args.modern_sources.split(',') if s]
+    if extra:
+        with open(os.path.join(CACHE, 'modern.pkl'), 'rb') as f:
+            gens += [it for it in pickle.load(f) if it['label'] == 'ai' and it['source'] in extra]
     variants = [v for v in args.twins.split(',') if v]
     twins = load_twins(variants)
     variants = [v for v in variants if v in twins]
@@ -164,8 +213,11 @@ def main():
             # hard negatives: some authentic tiles are blurred, so smoothness alone cannot mean "reconstructed"
             it = reals[draw_real()]
             p = aug_params(rng, *it['img'].shape[:2], args)
-            if rng.random() < args.p_blur:
+            r = rng.random()
+            if r < args.p_blur:
                 p['blur'] = float(rng.uniform(0.4, 1.5))
+            elif r < args.p_blur + args.p_camera:
+                p['camera'] = np.random.default_rng(int(rng.integers(1 << 30)))
             tiles.append(apply_aug(it['img'], p)); labels.append(0.0)
         n_gen = args.batch - len(tiles)
         for _ in range(n_gen if not args.no_gen else 0):
@@ -195,6 +247,8 @@ def main():
         modern = pickle.load(f)
     sm = {'ai': [], 'real': []}
     for it in modern:
+        if it['source'] in extra and it['label'] == 'ai':
+            continue
         sm[it['label']].append(score_image(model, it['img'])[0])
     res = dict(steps=step, minutes=args.minutes, val_auc=auc(sv['ai'], sv['real']), modern_auc=auc(sm['ai'], sm['real']))
     print(res, flush=True)
