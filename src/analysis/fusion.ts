@@ -46,38 +46,46 @@ export interface FusionInput {
 }
 
 /**
- * Rules, in order:
+ * Rules, in order (README "Fusion" gives the model-card figures behind them):
  * 1. Strong AI provenance (a C2PA manifest or IPTC source type declaring generative AI, a generator's own PNG
  *    chunk or software tag, a PDF producer that is an AI service) decides `ai_generated`: high confidence unless
  *    the pixels say authentic with high confidence (then medium: the metadata may have been added).
- * 2. Otherwise the pixel detector decides through the manifest's thresholds: likely_ai -> ai_generated,
- *    likely_authentic -> authentic, inconclusive band -> inconclusive (low).
- * 3. An `authentic` verdict is capped at medium confidence: the pixel detector cannot show that no generator was
- *    involved (generators it never saw pass as authentic; README figures), and when editing software is recorded or
- *    the PDF was changed after it was made, hand edits are outside what it measures. Only an intact signed capture
- *    claim (C2PA digitalCapture, signature and data hash verified) with an authentic pixel reading reaches high.
+ * 2. The pixel detector alone is a weak signal (model card 0.2.0: at its decision threshold it calls 69 % of
+ *    modern camera photos AI, and more modern AI images than authentic ones fall under highAuthentic). So alone it
+ *    decides only at its high-AI end: likely_ai/high -> `ai_generated`, low confidence. Any other pixel reading
+ *    alone is `inconclusive`/low, and the copy says which way it leans.
+ * 3. `authentic` needs provenance that points to a capture and pixels that do not point to AI: camera EXIF (easily
+ *    forged) -> low; an intact signed C2PA capture claim -> medium, high when the pixels also say authentic with
+ *    high confidence. Capped one level down (high -> medium) when editing software is recorded or the PDF changed
+ *    after it was made. A signed capture claim against a high AI pixel reading is `inconclusive`.
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
- * 5. A PDF's pixel-only `ai_generated` is at most medium: its images are logos, charts and re-encoded figures more
- *    than the photos the thresholds were calibrated on.
  */
 export function fuse(input: FusionInput): Verdict {
   const ai = input.dimensions.find((d) => d.key === 'ai_detection');
+  const provenance = input.dimensions.find((d) => d.key === 'provenance');
   const evidence: string[] = [];
   let assessment: Verdict['assessment'];
   let confidence: ConfidenceLevel;
-  let decidedBy: string;
+  let decidedBy: 'provenance' | 'pixels' | 'pixels+provenance' | 'none';
 
   const pixelSentence = (): string => {
     if (!ai) return input.isPdf ? 'The document has no raster image large enough for the pixel detector.' : 'The pixel detector gave no score.';
     const where = input.pixel.where ? ` (highest on ${input.pixel.where}, of ${input.pixel.count} analysed)` : '';
     const reading =
       ai.assessment === 'likely_ai'
-        ? `points to AI generation (${ai.confidence} confidence)`
+        ? ai.confidence === 'high'
+          ? 'is at the high end of its scale, where it is reliable enough to point to AI generation'
+          : 'leans towards AI generation, but below the level at which it is reliable on its own'
         : ai.assessment === 'likely_authentic'
-          ? `points away from AI generation (${ai.confidence} confidence)`
+          ? 'leans away from AI generation, which on its own does not show a file is authentic'
           : 'is in the uncertain band and points neither way';
     return `The pixel detector's AI score is ${pct(ai.score)}${where}; it ${reading}.`;
   };
+
+  const altered =
+    input.provenanceNotes.some((n) => n.startsWith('Edited with')) || (input.structureDimension?.score ?? 0) >= 0.6;
+  const capture = provenance?.assessment === 'likely_authentic' ? provenance.confidence : undefined; // medium: intact signed claim
+  const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
 
   if (input.strongAiProvenance) {
     assessment = 'ai_generated';
@@ -85,34 +93,25 @@ export function fuse(input: FusionInput): Verdict {
     decidedBy = 'provenance';
     evidence.push(...input.provenanceNotes.slice(0, 2), pixelSentence());
     if (ai?.assessment === 'likely_authentic') evidence.push('The pixels do not look generated; the metadata claim is what decided.');
-  } else if (ai) {
+  } else if (pixelsHighAi && capture !== 'medium') {
+    assessment = 'ai_generated';
+    confidence = 'low';
     decidedBy = 'pixels';
-    if (ai.assessment === 'likely_ai') {
-      assessment = 'ai_generated';
-      // Images inside PDFs (logos, charts, re-encoded figures) are outside the photos the thresholds were
-      // calibrated on: a pixel-only reading of a document is at most medium.
-      confidence = input.isPdf && ai.confidence === 'high' ? 'medium' : (ai.confidence ?? 'low');
-    } else if (ai.assessment === 'likely_authentic') {
-      assessment = 'authentic';
-      confidence = ai.confidence ?? 'low';
-    } else {
-      assessment = 'inconclusive';
-      confidence = 'low';
-    }
     evidence.push(pixelSentence(), ...input.provenanceNotes.slice(0, 2));
+  } else if (capture && ai && ai.assessment !== 'likely_ai') {
+    assessment = 'authentic';
+    confidence = capture === 'medium' ? (ai.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'high' : 'medium') : 'low';
+    if (altered && confidence === 'high') confidence = 'medium';
+    decidedBy = 'pixels+provenance';
+    evidence.push(...input.provenanceNotes.slice(0, 2), pixelSentence());
   } else {
     assessment = 'inconclusive';
     confidence = 'low';
-    decidedBy = 'none';
+    decidedBy = ai ? 'pixels' : 'none';
     evidence.push(pixelSentence(), ...input.provenanceNotes.slice(0, 2));
+    if (pixelsHighAi && capture === 'medium') evidence.push('A signed camera-capture claim and a high AI pixel score disagree.');
   }
   evidence.push(...input.structureNotes.slice(0, 3));
-
-  const altered =
-    input.provenanceNotes.some((n) => n.startsWith('Edited with')) || (input.structureDimension?.score ?? 0) >= 0.6;
-  const provenance = input.dimensions.find((d) => d.key === 'provenance');
-  const intactCapture = provenance?.assessment === 'likely_authentic' && provenance.confidence === 'medium';
-  if (assessment === 'authentic' && confidence === 'high' && (altered || !intactCapture)) confidence = 'medium';
 
   const caveat =
     assessment === 'ai_generated'
@@ -120,7 +119,7 @@ export function fuse(input: FusionInput): Verdict {
         ? 'Metadata can be added to any file, so this shows what the file declares, not who made it.'
         : 'A detector score is a statistical reading, not proof; compressed, resized or screenshotted images are harder to read.'
       : assessment === 'authentic'
-        ? 'This means no sign of AI generation was found; it does not prove the content is true or unedited by hand.'
+        ? 'This means the capture evidence holds and no sign of AI generation was found; it does not prove the content is true or unedited by hand.'
         : 'The evidence is not strong enough either way; a specialist should review the file.';
 
   const label =
@@ -131,7 +130,7 @@ export function fuse(input: FusionInput): Verdict {
         ? `Likely AI-generated: the file's own metadata says so (${confidence} confidence)`
         : `Likely AI-generated (${confidence} confidence)`
       : assessment === 'authentic'
-        ? `Likely authentic: no sign of AI generation (${confidence} confidence)`
+        ? `Likely authentic: capture evidence and no sign of AI generation (${confidence} confidence)`
         : 'Inconclusive: the detectors cannot decide';
   return {
     assessment,

@@ -37,14 +37,20 @@ describe('ai_detection dimension from the calibrated thresholds', () => {
 });
 
 describe('fuse', () => {
-  it('rule 2: the pixel score decides when the metadata says nothing; the copy gives the score and its limits', () => {
+  const capture = (confidence: 'medium' | 'low') => ({ key: 'provenance', label: 'Provenance metadata', score: confidence === 'medium' ? 0.2 : 0.3, assessment: 'likely_authentic' as const, confidence });
+
+  it('rule 2: pixels alone decide only at their high-AI end, with low confidence; the copy gives the score and its limits', () => {
     const v = fuse(input(0.93));
     expect(Verdict.parse(v)).toBeTruthy();
-    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'high', display: { label: 'AI-generated' } });
-    expect(v.display.description).toMatch(/AI score is 93%.*statistical reading, not proof/);
-    // rule 3: pixels alone never make 'authentic' high (unseen generators pass as authentic)
-    expect(fuse(input(0.1))).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
-    expect(fuse(input(0.1)).display.description).toMatch(/does not prove the content is true/);
+    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'low', display: { label: 'AI-generated' } });
+    expect(v.display.description).toMatch(/AI score is 93%; it is at the high end of its scale.*statistical reading, not proof/);
+  });
+
+  it('rule 2: any other pixel reading alone is inconclusive, and says which way it leans', () => {
+    expect(fuse(input(0.7))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(fuse(input(0.7)).display.description).toMatch(/leans towards AI generation, but below the level at which it is reliable/);
+    expect(fuse(input(0.1))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(fuse(input(0.1)).display.description).toMatch(/leans away from AI generation, which on its own does not show a file is authentic/);
     expect(fuse(input(0.45))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
   });
 
@@ -66,13 +72,18 @@ describe('fuse', () => {
     expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
   });
 
-  it('rule 3: authentic reaches high only with an intact signed capture claim, and not when edits are recorded', () => {
-    const capture = { key: 'provenance', label: 'Provenance metadata', score: 0.2, assessment: 'likely_authentic' as const, confidence: 'medium' as const };
-    expect(fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture] }))).toMatchObject({ assessment: 'authentic', confidence: 'high' });
-    const edited = fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture], provenanceNotes: ['Edited with: Adobe Photoshop.'] }));
+  it('rule 3: authentic needs capture evidence: camera EXIF -> low, intact signed claim -> medium/high, edits cap it', () => {
+    expect(fuse(input(0.3, { dimensions: [aiDimension(0.3, T), capture('low')] }))).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+    expect(fuse(input(0.3, { dimensions: [aiDimension(0.3, T), capture('medium')] }))).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+    expect(fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture('medium')] }))).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+    const edited = fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture('medium')], provenanceNotes: ['Edited with: Adobe Photoshop.'] }));
     expect(edited).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
-    const cameraExifOnly = { ...capture, score: 0.3, confidence: 'low' as const };
-    expect(fuse(input(0.05, { dimensions: [aiDimension(0.05, T), cameraExifOnly] }))).toMatchObject({ confidence: 'medium' });
+    // camera EXIF does not rescue a pixel score that leans AI
+    expect(fuse(input(0.7, { dimensions: [aiDimension(0.7, T), capture('low')] }))).toMatchObject({ assessment: 'inconclusive' });
+    // a signed capture claim against a high AI pixel score: the two disagree
+    const clash = fuse(input(0.95, { dimensions: [aiDimension(0.95, T), capture('medium')] }));
+    expect(clash).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(clash.display.description).toMatch(/disagree/);
   });
 
   it('rule 4: nothing scoreable and no strong provenance is inconclusive, and says why', () => {
@@ -81,9 +92,9 @@ describe('fuse', () => {
     expect(v.display.description).toMatch(/no raster image large enough/);
   });
 
-  it('PDFs: the copy names the page and image with the highest score; rule 5 caps a pixel-only AI verdict at medium', () => {
+  it('PDFs: the copy names the page and image with the highest score', () => {
     const v = fuse(input(0.9, { isPdf: true, pixel: { score: 0.9, where: 'page 3, image 2 (800x600)', count: 4 } }));
-    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
+    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'low' });
     expect(v.display.description).toMatch(/highest on page 3, image 2 \(800x600\), of 4 analysed/);
   });
 });
