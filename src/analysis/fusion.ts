@@ -119,7 +119,7 @@ export function fuse(input: FusionInput): Verdict {
         ? 'Metadata can be added to any file, so this shows what the file declares, not who made it.'
         : 'A detector score is a statistical reading, not proof; compressed, resized or screenshotted images are harder to read.'
       : assessment === 'authentic'
-        ? 'This means the capture evidence holds and no sign of AI generation was found; it does not prove the content is true or unedited by hand.'
+        ? 'The capture evidence points to a photograph and the pixels show no clear sign of AI generation; this does not prove the content is true or unedited by hand.'
         : 'The evidence is not strong enough either way; a specialist should review the file.';
 
   const label =
