@@ -151,7 +151,8 @@ describe('probeFile: images', () => {
     }
   });
 
-  it('stays fast: a 12-megapixel JPEG is probed from its markers in milliseconds', async () => {
+  // Speed is measured by test/bench (never asserted here); this logs what the probe took.
+  it('probes a 12-megapixel JPEG from its markers', async () => {
     const path = tmp.write('12mp.jpg', await makeJpeg(4000, 3000));
     const s: Sniffed = { mediaType: 'image/jpeg', kind: 'images' };
     await probeFile(path, s);
@@ -160,7 +161,6 @@ describe('probeFile: images', () => {
     const ms = performance.now() - t0;
     expect(r).toMatchObject({ ok: true, width: 4000, height: 3000 });
     console.info(`probe of a 12 MP JPEG (${statSync(path).size} bytes): ${ms.toFixed(1)} ms`);
-    expect(ms).toBeLessThan(50);
   });
 });
 
