@@ -152,6 +152,7 @@ def main():
     ap.add_argument('--batch', type=int, default=32)
     ap.add_argument('--lr', type=float, default=2e-3)
     ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--no-eval', action='store_true', help='skip the quick figures at the end')
     ap.add_argument('--modern-sources', default='', help='comma list of modern/ai sources to train on; evaluate.py then '
                     'reports modern/ figures on the other sources only')
     args = ap.parse_args()
@@ -238,6 +239,8 @@ def main():
     model.eval()
     torch.save({'state': model.state_dict(), 'mode': args.mode, 'width': args.width, 'args': vars(args),
                 'steps': step}, os.path.join(out_dir, 'model.pt'))
+    if args.no_eval:
+        return
     # quick figures: by-source validation split and modern/
     vals = [it for it in items if (it['label'], it['source']) in VAL_SOURCES]
     sv = {'ai': [], 'real': []}
