@@ -22,6 +22,8 @@ if [ "${ABLATIONS:-0}" = 1 ]; then
   $PY train_detector.py --name v2-perm --permissive $COMMON --twins ldm16,sub8    # permissive sources only
   $PY train_detector.py --name v4-perm-grain --permissive $COMMON --twins ldm16,sub8 --p-noise 0.3
   $PY train_detector.py --name v3-comfy --modern-sources comfyui_examples $COMMON --twins ldm16,sub8
-  for n in v2 abl-notwins v2-perm v4-perm-grain v3-comfy; do $PY evaluate.py --name $n --quick; done
+  $PY train_detector.py --name v3-grain-seed1 --seed 1 $COMMON --twins ldm16,sub8 --p-noise 0.3   # seed noise
+  $PY train_detector.py --name v5-grain60 $COMMON --twins ldm16,sub8 --p-noise 0.6
+  for n in v2 abl-notwins v2-perm v4-perm-grain v3-comfy v3-grain-seed1 v5-grain60; do $PY evaluate.py --name $n --quick; done
   $PY evaluate.py --name v2
 fi
