@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiHttpError, invalid } from '../api-error.js';
 import type { AppDeps } from '../app.js';
 import { receiveUpload } from '../multipart-upload.js';
-import { parseWait } from '../query.js';
+import { parseWait, waitWhileConnected } from '../query.js';
 import { serviceUnavailable } from '../../jobs/job-service.js';
 import { IDEMPOTENCY_KEY_MAX } from '../upload-limits.js';
 
@@ -50,14 +50,7 @@ export function registerAssessRoute(app: FastifyInstance, deps: AppDeps): void {
     }
 
     if (wait) {
-      const ac = new AbortController();
-      const onClose = () => ac.abort();
-      reply.raw.on('close', onClose);
-      try {
-        await deps.jobs.waitForTerminal(outcome.jobId, deps.config.waitWindowMs, ac.signal);
-      } finally {
-        reply.raw.off('close', onClose);
-      }
+      await waitWhileConnected(deps, reply, outcome.jobId);
     }
     const job = deps.jobs.getJob(outcome.jobId);
     if (!job) throw new ApiHttpError('internal_error', 'The job could not be read back.');

@@ -4,7 +4,7 @@ import type { JobList, JobResult } from '../../api/schemas.js';
 import { toJobListEntry } from '../../jobs/job-result.js';
 import { ApiHttpError, invalid } from '../api-error.js';
 import type { AppDeps } from '../app.js';
-import { parsePositiveInt, parseUuid, parseWait } from '../query.js';
+import { parsePositiveInt, parseUuid, parseWait, waitWhileConnected } from '../query.js';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -43,14 +43,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     const wait = parseWait(q);
     const job = ownedJob(deps, req, (req.params as { jobId: string }).jobId);
     if (wait && job.status === 'processing') {
-      const ac = new AbortController();
-      const onClose = () => ac.abort();
-      reply.raw.on('close', onClose);
-      try {
-        await deps.jobs.waitForTerminal(job.jobId, deps.config.waitWindowMs, ac.signal);
-      } finally {
-        reply.raw.off('close', onClose);
-      }
+      await waitWhileConnected(deps, reply, job.jobId);
       return deps.jobs.getJob(job.jobId);
     }
     return job;
