@@ -136,7 +136,8 @@ export async function main(root: string, argv: string[]): Promise<number> {
   }
   if (launch.mode === 'electron') {
     if (isStale(path.join(root, 'dist', 'main', 'main.cjs'), [path.join(root, 'main')])) runBuild(root, 'main/build.mjs');
-    const env = { ...process.env };
+    // The core runs under this Node (whose ABI the native modules were built for), not inside Electron: main.ts.
+    const env: NodeJS.ProcessEnv = { ...process.env, VERACITY_NODE: process.execPath };
     delete env.ELECTRON_RUN_AS_NODE;
     const child = spawn(launch.electronPath, [root], { cwd: root, stdio: 'inherit', env });
     forwardSignals(child);

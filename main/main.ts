@@ -1,7 +1,8 @@
-// The Electron entry: one instance, the core hosted in a utility process on 127.0.0.1, one hardened window that
+// The Electron entry: one instance, the core in its own process on 127.0.0.1 (a utility process when packaged), one hardened window that
 // loads the renderer from the core, a crash screen with restart, clean shutdown, logs in the data dir.
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
 import { crashPageUrl } from './crash-page.js';
 import { coreArgs, type CoreChild } from './core-process.js';
@@ -50,7 +51,23 @@ function spawnCore(): CoreChild {
   const entry = path.join(app.getAppPath(), 'src', 'bin', 'veracity.mjs');
   const modelsDir = app.isPackaged ? path.join(process.resourcesPath, 'models') : undefined;
   // No token on the command line (other local users can read it with ps): the core makes one and prints it.
-  const child = utilityProcess.fork(entry, coreArgs({ dataDir, modelsDir }), {
+  const args = coreArgs({ dataDir, modelsDir });
+  const devNode = !app.isPackaged ? process.env.VERACITY_NODE : undefined;
+  if (devNode) {
+    // `npm start` from a checkout: the native modules (better-sqlite3, onnxruntime-node, sharp) were built for the
+    // Node that ran npm install, not for Electron's ABI (electron-builder rebuilds them only when packaging). So the
+    // core runs under that Node, still in its own process, and the window is unchanged.
+    const node = spawn(devNode, [entry, ...args], { cwd: app.getAppPath(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VERACITY_DATA_DIR: dataDir } });
+    return {
+      stdout: node.stdout,
+      stderr: node.stderr,
+      kill: () => node.kill(),
+      onExit: (listener) => {
+        node.once('exit', (code) => listener(code));
+      },
+    };
+  }
+  const child = utilityProcess.fork(entry, args, {
     stdio: 'pipe',
     serviceName: 'Veracity core',
     cwd: app.getAppPath(),
