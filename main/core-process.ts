@@ -1,5 +1,7 @@
 // Starts and watches the core (the `serve` command of src/bin/veracity.mjs) as a separate process, so decoding and
 // inference never run on the window's event loop; used by Electron (utilityProcess) and by `npm start` (child_process).
+import type { ChildProcess } from 'node:child_process';
+
 /** The two lines the core prints at start (src/cli: first line always, second when it serves the renderer). */
 export type CoreLine =
   | { kind: 'listening'; baseUrl: string }
@@ -38,6 +40,19 @@ export interface CoreChild {
   stderr: NodeJS.ReadableStream | null;
   kill: () => boolean;
   onExit: (listener: (code: number | null) => void) => void;
+}
+
+/** A Node child process (spawn/fork) as a CoreChild; an exit that already happened is reported at once. */
+export function coreChildOf(child: ChildProcess): CoreChild {
+  return {
+    stdout: child.stdout,
+    stderr: child.stderr,
+    kill: () => child.kill(),
+    onExit: (listener) => {
+      if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode);
+      else child.once('exit', (code) => listener(code));
+    },
+  };
 }
 
 export interface StartedCore {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
 import { crashPageUrl } from './crash-page.js';
-import { coreArgs, type CoreChild } from './core-process.js';
+import { coreArgs, coreChildOf, type CoreChild } from './core-process.js';
 import { CoreSupervisor } from './core-supervisor.js';
 import { IPC_CONFIG, IPC_RESTART, type ShellConfig } from './ipc-channels.js';
 import { createFileLogger } from './logger.js';
@@ -57,15 +57,9 @@ function spawnCore(): CoreChild {
     // `npm start` from a checkout: the native modules (better-sqlite3, onnxruntime-node, sharp) were built for the
     // Node that ran npm install, not for Electron's ABI (electron-builder rebuilds them only when packaging). So the
     // core runs under that Node, still in its own process, and the window is unchanged.
-    const node = spawn(devNode, [entry, ...args], { cwd: app.getAppPath(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VERACITY_DATA_DIR: dataDir } });
-    return {
-      stdout: node.stdout,
-      stderr: node.stderr,
-      kill: () => node.kill(),
-      onExit: (listener) => {
-        node.once('exit', (code) => listener(code));
-      },
-    };
+    return coreChildOf(
+      spawn(devNode, [entry, ...args], { cwd: app.getAppPath(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VERACITY_DATA_DIR: dataDir } }),
+    );
   }
   const child = utilityProcess.fork(entry, args, {
     stdio: 'pipe',

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { coreChildOf } from '../../main/core-process.js';
 import { CoreSupervisor, type CoreState } from '../../main/core-supervisor.js';
 import { crashPageHtml } from '../../main/crash-page.js';
 import { ARTIFACTS } from './core-fixture.js';
@@ -20,15 +21,7 @@ test('a killed core is reported as a crash and a restart brings the same data ba
     spawn: () => {
       const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
       pids.push(child.pid!);
-      return {
-        stdout: child.stdout,
-        stderr: child.stderr,
-        kill: () => child.kill(),
-        onExit: (listener) => {
-          if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode);
-          else child.once('exit', (code) => listener(code));
-        },
-      };
+      return coreChildOf(child);
     },
     onState: (state) => states.push(state),
   });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { ApplicationList } from '../../src/api/admin-schemas.js';
-import { startCore, stopCore, type CoreChild } from '../../main/core-process.js';
+import { coreChildOf, startCore, stopCore, type CoreChild } from '../../main/core-process.js';
 
 export interface CoreHandle {
   baseUrl: string;
@@ -35,15 +35,7 @@ export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
           const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir, '--ui-token', UI_TOKEN], {
             stdio: ['ignore', 'pipe', 'pipe'],
           });
-          return {
-            stdout: child.stdout,
-            stderr: child.stderr,
-            kill: () => child.kill(),
-            onExit: (listener) => {
-              if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode);
-              else child.once('exit', (code) => listener(code));
-            },
-          };
+          return coreChildOf(child);
         },
         onLine: (stream, line) => log.write(`${stream} ${line}\n`),
       });

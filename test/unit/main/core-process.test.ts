@@ -2,20 +2,12 @@
 // (small Node scripts standing in for the core's output; the real core is exercised by the e2e suite).
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { coreArgs, CoreStartError, parseCoreLine, startCore, stopCore, type CoreChild } from '../../../main/core-process.js';
+import { coreArgs, coreChildOf, CoreStartError, parseCoreLine, startCore, stopCore, type CoreChild } from '../../../main/core-process.js';
 
 function nodeChild(script: string): () => CoreChild {
   return () => {
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    return {
-      stdout: child.stdout,
-      stderr: child.stderr,
-      kill: () => child.kill(),
-      onExit: (listener) => {
-        if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode);
-        else child.once('exit', (code) => listener(code));
-      },
-    };
+    return coreChildOf(child);
   };
 }
 

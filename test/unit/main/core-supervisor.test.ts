@@ -3,7 +3,7 @@
 // not reported as a crash.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { CoreChild } from '../../../main/core-process.js';
+import { coreChildOf, type CoreChild } from '../../../main/core-process.js';
 import { CoreSupervisor, type CoreState } from '../../../main/core-supervisor.js';
 
 let port = 47000;
@@ -17,15 +17,7 @@ function fakeCore(crashAfterMs: number | null): () => CoreChild {
       crashAfterMs === null ? 'setInterval(() => {}, 1000);' : `setTimeout(() => { console.error('FATAL: out of memory in decoder'); process.exit(7); }, ${crashAfterMs});`,
     ].join('');
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    return {
-      stdout: child.stdout,
-      stderr: child.stderr,
-      kill: () => child.kill(),
-      onExit: (listener) => {
-        if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode);
-        else child.once('exit', (code) => listener(code));
-      },
-    };
+    return coreChildOf(child);
   };
 }
 
