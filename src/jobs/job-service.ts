@@ -178,10 +178,7 @@ export function createJobService(d: JobServiceDeps) {
       outcome = d.jobs.transaction((): SubmitOutcome => {
         // Re-checked inside the transaction: a concurrent request with the same key may have committed meanwhile.
         const raced = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
-        if (raced) {
-          if (raced.fingerprint !== s.idempotency!.fingerprint) throw idempotencyConflict();
-          return { kind: 'replayed', jobId: raced.jobId };
-        }
+        if (raced) return replayOrConflict(raced.fingerprint, raced.jobId, s);
         d.jobs.insertJob({ id: jobId, applicationId: s.applicationId, metadataJson: s.metadataJson, caseName: s.caseName, createdAt }, newFiles);
         if (s.idempotency) {
           d.jobs.insertIdempotency({ applicationId: s.applicationId, key: s.idempotency.key, fingerprint: s.idempotency.fingerprint, jobId, createdAtMs: nowMs });
@@ -260,7 +257,6 @@ export function createJobService(d: JobServiceDeps) {
         failed++;
       } else requeue.push(f);
     }
-    // Jobs whose files all finished but whose status was not updated (cannot happen with one transaction; cheap to check).
     enqueue(requeue);
     return { requeued: requeue.length, failed, swept };
   }

@@ -154,7 +154,6 @@ function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
   const code = (err as FastifyError).code;
   switch (code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new ApiHttpError('invalid_request', 'Unsupported Content-Type for this endpoint.', { issues: [{ path: 'Content-Type' }] });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -163,12 +162,7 @@ function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiHttpError('invalid_request', err.message);
-    case 'FST_PARTS_LIMIT':
-    case 'FST_FIELDS_LIMIT':
-    case 'FST_FILES_LIMIT':
-      return new ApiHttpError('invalid_request', 'Too many parts in the multipart body.', { issues: [{ path: 'file' }] });
-    case 'FST_PROTO_VIOLATION':
-      return new ApiHttpError('invalid_request', 'Forbidden part name.', { issues: [{ path: 'body' }] });
+    // Multipart errors are mapped where the body is read (multipart-upload.ts).
     default:
       break;
   }

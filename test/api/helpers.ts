@@ -129,7 +129,7 @@ export interface Footprint {
 export function footprint(core: TestCore): Footprint {
   return {
     jobs: core.jobsRepo.countAllJobs(),
-    files: core.db.prepare('SELECT count(*) AS n FROM job_files').get() ? (core.db.prepare('SELECT count(*) AS n FROM job_files').get() as { n: number }).n : 0,
+    files: (core.db.prepare('SELECT count(*) AS n FROM job_files').get() as { n: number }).n,
     idempotency: core.jobsRepo.countIdempotency(),
     stored: fs.readdirSync(path.join(core.dataDir, 'files')).sort(),
     tmp: fs.readdirSync(path.join(core.dataDir, 'tmp')).sort(),
