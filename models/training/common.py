@@ -56,8 +56,9 @@ LICENCES = {
 }
 
 # The product contract (also written into manifest.json).
-TILE = 96
-STRIDE = 64
+# VERACITY_TILE / VERACITY_STRIDE exist only for the larger-crop experiment of the card's "What was tried" table.
+TILE = int(os.environ.get('VERACITY_TILE', '96'))
+STRIDE = int(os.environ.get('VERACITY_STRIDE', '64'))
 MAX_TILES = 64
 TOP_K = 3
 MEAN = (0.5, 0.5, 0.5)
@@ -152,14 +153,38 @@ def conv_bn(cin, cout, stride=1):
     return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
+class Spectrum(nn.Module):
+    """Log-magnitude DFT of a tile's grey high-pass residual (x minus its 3x3 mean), as fixed cosine/sine matrix
+    products so it exports to plain ONNX MatMuls; periodic up-sampling leaves peaks at multiples of n/8, n/4, n/2.
+    Returns the n x (n/2+1) non-redundant half, flattened."""
+
+    def __init__(self, n=96):
+        super().__init__()
+        k = torch.arange(n, dtype=torch.float64)
+        ang = 2 * np.pi * torch.outer(k, k) / n
+        self.register_buffer('C', torch.cos(ang).float())
+        self.register_buffer('S', torch.sin(ang).float())
+        self.half = n // 2 + 1
+
+    def forward(self, x):
+        g = x.mean(1, keepdim=True)
+        g = g - F.avg_pool2d(F.pad(g, (1, 1, 1, 1), mode='replicate'), 3, 1)
+        g = g[:, 0]
+        re = self.C @ g @ self.C - self.S @ g @ self.S
+        im = self.C @ g @ self.S + self.S @ g @ self.C
+        mag = torch.log(1.0 + torch.sqrt(re * re + im * im + 1e-6))
+        return mag[:, :, :self.half].flatten(1)
+
+
 class Detector(nn.Module):
-    """Small CNN on a 96x96 tile. mode='npr': NPR residual only; 'npr+rgb': residual and the tile itself."""
+    """Small CNN on a 96x96 tile. mode='npr': NPR residual only; 'npr+rgb': residual and the tile itself;
+    'npr+fft': the NPR CNN plus a linear branch on the tile's residual spectrum (Spectrum)."""
 
     def __init__(self, mode='npr', width=32):
         super().__init__()
         self.mode = mode
         self.npr = NPRResidual()
-        cin = 3 if mode == 'npr' else 6
+        cin = 6 if mode == 'npr+rgb' else 3
         w = width
         self.features = nn.Sequential(
             conv_bn(cin, w // 2), conv_bn(w // 2, w, 2),          # 96 -> 48
@@ -167,13 +192,21 @@ class Detector(nn.Module):
             conv_bn(2 * w, 2 * w), conv_bn(2 * w, 4 * w, 2),       # 24 -> 12
             conv_bn(4 * w, 4 * w),
         )
-        self.head = nn.Linear(8 * w, 1)
+        extra = 0
+        if mode == 'npr+fft':
+            self.spectrum = Spectrum(TILE)
+            self.spec_fc = nn.Sequential(nn.BatchNorm1d(TILE * (TILE // 2 + 1)), nn.Linear(TILE * (TILE // 2 + 1), 32),
+                                         nn.ReLU(inplace=True))
+            extra = 32
+        self.head = nn.Linear(8 * w + extra, 1)
 
     def forward(self, x):
         r = self.npr(x)
-        h = r * 4.0 if self.mode == 'npr' else torch.cat([r * 4.0, x], 1)
+        h = torch.cat([r * 4.0, x], 1) if self.mode == 'npr+rgb' else r * 4.0
         f = self.features(h)
         f = torch.cat([f.mean(dim=(2, 3)), f.amax(dim=(2, 3))], 1)
+        if self.mode == 'npr+fft':
+            f = torch.cat([f, self.spec_fc(self.spectrum(x))], 1)
         return self.head(f)
 
 

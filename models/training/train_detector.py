@@ -137,7 +137,7 @@ def main():
     ap.add_argument('--name', required=True)
     ap.add_argument('--steps', type=int, default=0, help='training length; 0 = bounded by --minutes (not reproducible)')
     ap.add_argument('--minutes', type=float, default=20)
-    ap.add_argument('--mode', default='npr', choices=['npr', 'npr+rgb'])
+    ap.add_argument('--mode', default='npr', choices=['npr', 'npr+rgb', 'npr+fft'])
     ap.add_argument('--width', type=int, default=32)
     ap.add_argument('--twins', default='ldm4,ldm16,gan8', help='comma list of autoencoder variants; empty = none')
     ap.add_argument('--permissive', action='store_true', help='train only on permissively licensed sources')
