@@ -34,12 +34,12 @@ const session = await ort.InferenceSession.create(path.join(dir, manifest.file),
   interOpNumThreads: 1,
 });
 
-async function analyse(buf) {
+async function analyse(buf, maxTiles = manifest.tiling.maxTiles) {
   const t0 = performance.now();
   const { data, info } = await sharp(buf).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const t1 = performance.now();
   const t = manifest.input.tileSize;
-  const { stride, maxTiles } = manifest.tiling;
+  const { stride } = manifest.tiling;
   const grid = [];
   for (let y = 0; y + t <= info.height; y += stride) for (let x = 0; x + t <= info.width; x += stride) grid.push([y, x]);
   const origins = grid.length <= maxTiles ? grid : Array.from({ length: maxTiles }, (_, i) => grid[Math.floor((i * grid.length) / maxTiles)]);
@@ -61,6 +61,25 @@ async function analyse(buf) {
   const score = probs.sort((a, b) => b - a).slice(0, k).reduce((a, b) => a + b, 0) / k;
   const t3 = performance.now();
   return { decodeMs: t1 - t0, tilingMs: t2 - t1, inferenceMs: t3 - t2, totalMs: t3 - t0, tiles: origins.length, gridTiles: grid.length, score };
+}
+
+// BENCH_MAX_TILES=64,128,256: the same measurement for other tile budgets, interleaved round by round so that
+// the machine's load falls on every budget alike; written to speed-maxtiles.json, speed.json is left alone.
+const sweep = process.env.BENCH_MAX_TILES?.split(',').map(Number);
+if (sweep) {
+  for (const n of sweep) await analyse(jpeg, n); // warm-up
+  const byN = new Map(sweep.map((n) => [n, []]));
+  for (let i = 0; i < 5; i++) for (const n of sweep) byN.get(n).push(await analyse(jpeg, n));
+  const rows = sweep.map((n) => {
+    const rs = byN.get(n);
+    const m = (k) => rs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
+    return { maxTiles: n, tiles: rs[0].tiles, pixelsScored: (rs[0].tiles * manifest.input.tileSize ** 2) / (W * H), medianTotalMs: m('totalMs'), medianInferenceMs: m('inferenceMs'), medianDecodeMs: m('decodeMs') };
+  });
+  const out = { note: 'median of 5 interleaved rounds after a warm-up, one 12-MP JPEG, shared machine', loadAverage1m: os.loadavg()[0], intraOpNumThreads: threads, rows };
+  fs.writeFileSync(path.join(dir, 'speed-maxtiles.json'), JSON.stringify(out, null, 2) + '\n');
+  console.log(JSON.stringify(out, null, 2));
+  await session.release();
+  process.exit(0);
 }
 
 await analyse(jpeg); // warm-up

@@ -60,6 +60,9 @@ LICENCES = {
 TILE = int(os.environ.get('VERACITY_TILE', '96'))
 STRIDE = int(os.environ.get('VERACITY_STRIDE', '64'))
 MAX_TILES = 64
+# The product scores up to this many tiles (same even sampling, a multiple of MAX_TILES so that the MAX_TILES tiles
+# behind the file score are among them) for the heatmap only; figures and thresholds use MAX_TILES.
+HEATMAP_MAX_TILES = 256
 TOP_K = 3
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)

@@ -12,7 +12,7 @@ import onnx
 import torch
 from PIL import Image, ImageDraw
 
-from common import (MAX_TILES, MEAN, REPO, RUNS, SHIP, STD, STRIDE, TILE, TOP_K, LICENCES, VAL_SOURCES,
+from common import (HEATMAP_MAX_TILES, MAX_TILES, MEAN, REPO, RUNS, SHIP, STD, STRIDE, TILE, TOP_K, LICENCES, VAL_SOURCES,
                     Detector, load_rgb, normalise, save_json, score_image, seed_all)
 
 FIXTURES = os.path.join(REPO, 'test', 'fixtures', 'model')
@@ -112,14 +112,16 @@ def main():
                     meaning='shape [N, 1]: logit of P(tile is AI-generated or AI-reconstructed); sigmoid gives the '
                             'probability. The NPR residual (tile minus its 2x nearest down/up-sampled copy) is '
                             'computed inside the graph.'),
-        tiling=dict(stride=STRIDE, maxTiles=MAX_TILES),
+        tiling=dict(stride=STRIDE, maxTiles=MAX_TILES, heatmapMaxTiles=HEATMAP_MAX_TILES),
         aggregation=dict(method='top_k_mean', k=TOP_K,
                          description=f'Tiles of {TILE}x{TILE} at native resolution with origins (i*{STRIDE}, '
                                      f'j*{STRIDE}) fully inside the image, row-major; when the grid has N > '
                                      f'{MAX_TILES} tiles, the tiles at indices floor(i*N/{MAX_TILES}), i = 0..'
-                                     f'{MAX_TILES - 1}, are scored. File score = mean of the {TOP_K} highest tile '
+                                     f'{MAX_TILES - 1}, make the file score. File score = mean of the {TOP_K} highest tile '
                                      f'probabilities (all of them when fewer). Images under {TILE}px on a side '
-                                     f'have no tile.'),
+                                     f'have no tile. The heatmap shows up to {HEATMAP_MAX_TILES} tiles sampled the '
+                                     f'same way (floor(i*N/{HEATMAP_MAX_TILES})), a superset of those; the others '
+                                     f'do not change the file score.'),
         thresholds=ev['thresholds'],
         training=dict(
             sources=[f'train/{lab}/{s}' for (lab, s) in srcs] +

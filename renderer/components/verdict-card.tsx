@@ -1,6 +1,6 @@
 // One file's card: thumbnail with the heatmap of tile scores, the machine verdict in the core's own words, each
 // dimension with its score bar, the file's facts, and the expert review beside the machine verdict.
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { FileRegions, FileResult, JobResult } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import type { TrackedJob } from '../lib/case-session.js';
@@ -40,8 +40,9 @@ export function VerdictCard({ client, tracked, result, onJobUpdated, onReassess 
     };
   }, [showHeatmap, regions, result.status, client, apiKey, job.jobId, result.file.id, result.file.name]);
 
-  const grid = regions ? pickGrid(regions.grids) : null;
-  const tiles = showHeatmap && grid ? overlayTiles(grid) : [];
+  const grid = useMemo(() => (regions ? pickGrid(regions.grids) : null), [regions]);
+  // up to a few thousand cells on a large photo (256 heatmap tiles): computed once per grid, not on every render
+  const tiles = useMemo(() => (showHeatmap && grid ? overlayTiles(grid) : []), [showHeatmap, grid]);
   const assessment = result.verdict?.assessment;
 
   return (

@@ -1,5 +1,6 @@
 // Scores decoded pixels with the detector model exactly as the model was evaluated (models/training/common.py):
-// native-resolution tiles on a stride grid, evenly sampled down to maxTiles, per-tile P(AI), top-k mean per image.
+// native-resolution tiles on a stride grid, evenly sampled down to maxTiles, per-tile P(AI), top-k mean per image;
+// on large images the heatmap covers more tiles (heatmapMaxTiles) than the file score.
 import type { RegionGrid } from '../api/schemas.js';
 import type { LoadedModel } from './model-session.js';
 import type { RgbImage } from './decode-image.js';
@@ -14,18 +15,27 @@ export interface ImageScore {
 /** Tiles scored per ONNX run when the model accepts a batch dimension. */
 const BATCH = 16;
 
+/** Indices of an even sample of n grid tiles down to max: floor(i*n/max), i = 0..max-1 (all of them when n <= max). */
+export function sampleIndices(n: number, max: number): number[] {
+  if (n <= max) return Array.from({ length: n }, (_, i) => i);
+  return Array.from({ length: max }, (_, i) => Math.floor((i * n) / max));
+}
+
+/** Row-major grid origins [x, y] with the whole tile inside the image. */
+export function gridOrigins(width: number, height: number, tile: number, stride: number): Array<[number, number]> {
+  if (width < tile || height < tile) return [];
+  const grid: Array<[number, number]> = [];
+  for (let y = 0; y + tile <= height; y += stride) for (let x = 0; x + tile <= width; x += stride) grid.push([x, y]);
+  return grid;
+}
+
 /**
  * Row-major grid origins with the whole tile inside the image; when the grid has N > maxTiles tiles the tiles at
  * indices floor(i*N/maxTiles) are kept (the same even sampling the model card's figures were computed with).
  */
 export function tileOrigins(width: number, height: number, tile: number, stride: number, maxTiles: number): Array<[number, number]> {
-  if (width < tile || height < tile) return [];
-  const grid: Array<[number, number]> = [];
-  for (let y = 0; y + tile <= height; y += stride) for (let x = 0; x + tile <= width; x += stride) grid.push([x, y]);
-  if (grid.length <= maxTiles) return grid;
-  const out: Array<[number, number]> = [];
-  for (let i = 0; i < maxTiles; i++) out.push(grid[Math.floor((i * grid.length) / maxTiles)]);
-  return out;
+  const grid = gridOrigins(width, height, tile, stride);
+  return sampleIndices(grid.length, maxTiles).map((i) => grid[i]);
 }
 
 /** numpy 'reflect' padding (mirror without repeating the edge), repeated for pads wider than the image. */
@@ -78,7 +88,13 @@ export async function scoreImage(
   const { manifest, session } = model;
   const tile = manifest.input.tileSize;
   const padded = padToTile(img, tile);
-  const origins = tileOrigins(padded.image.width, padded.image.height, tile, manifest.tiling.stride, manifest.tiling.maxTiles);
+  // The file score uses the calibrated sample (maxTiles); the heatmap a denser one (heatmapMaxTiles, a multiple of
+  // maxTiles, so it contains every scoring tile: floor(i*N/M) = floor(c*i*N/(c*M))). Each tile is run once.
+  const grid = gridOrigins(padded.image.width, padded.image.height, tile, manifest.tiling.stride);
+  const { maxTiles, heatmapMaxTiles = maxTiles } = manifest.tiling;
+  const heat = sampleIndices(grid.length, Math.max(maxTiles, heatmapMaxTiles));
+  const scoring = new Set(sampleIndices(grid.length, maxTiles));
+  const origins = heat.map((i) => grid[i]);
   if (origins.length === 0) throw new AnalysisError('internal_error', 'the image yields no tile to score');
   const ort = await import('onnxruntime-node');
   const [m0, m1, m2] = manifest.input.mean;
@@ -121,7 +137,10 @@ export async function scoreImage(
       probs.push(Math.min(1, Math.max(0, p)));
     }
   }
-  const score = topKMean(probs, manifest.aggregation.k);
+  const score = topKMean(
+    probs.filter((_, i) => scoring.has(heat[i])),
+    manifest.aggregation.k,
+  );
   // Tile geometry in the analysed image's own pixels (padding removed and clipped), for the heatmap.
   const tiles = origins.map(([x, y], i) => {
     const x0 = Math.max(0, x - padded.offsetX);

@@ -161,6 +161,7 @@ function aggregationText(model: Model, pdf = false): string {
   const m = model.manifest;
   const base =
     `${m.input.tileSize}px tiles at native resolution every ${m.tiling.stride}px (at most ${m.tiling.maxTiles}, evenly sampled), ` +
-    `image score = mean of the ${m.aggregation.k} highest tile probabilities`;
+    `image score = mean of the ${m.aggregation.k} highest tile probabilities` +
+    ((m.tiling.heatmapMaxTiles ?? 0) > m.tiling.maxTiles ? `; the heatmap shows up to ${m.tiling.heatmapMaxTiles} tiles, sampled the same way` : '');
   return pdf ? `${base}; document score = the highest image or scanned-page score` : base;
 }

@@ -26,10 +26,20 @@ export const ModelManifest = z
       kind: z.enum(['logit', 'probability']),
       meaning: z.string().min(1),
     }),
-    tiling: z.object({
-      stride: z.number().int().positive(), // pixels between tile origins on the grid
-      maxTiles: z.number().int().positive(), // tiles scored per image at most (sampled evenly when the grid has more)
-    }),
+    tiling: z
+      .object({
+        stride: z.number().int().positive(), // pixels between tile origins on the grid
+        maxTiles: z.number().int().positive(), // tiles behind the file score at most (sampled evenly when the grid has more)
+        /**
+         * Tiles scored for the heatmap at most (same even sampling). A multiple of maxTiles, so the file score's
+         * tiles are always among them and the calibrated file score does not change; absent = maxTiles.
+         */
+        heatmapMaxTiles: z.number().int().positive().optional(),
+      })
+      .refine((t) => t.heatmapMaxTiles === undefined || t.heatmapMaxTiles % t.maxTiles === 0, {
+        message: 'heatmapMaxTiles must be a multiple of maxTiles',
+        path: ['heatmapMaxTiles'],
+      }),
     aggregation: z.object({
       method: z.literal('top_k_mean'), // mean of the k highest tile probabilities
       k: z.number().int().positive(),

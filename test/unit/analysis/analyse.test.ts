@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RegionGrid, Verdict } from '../../../src/api/schemas.js';
 import { AnalysisError, analyseFile, closeAnalysis, probeFile, sniff } from '../../../src/analysis/index.js';
 import { getModel } from '../../../src/analysis/model-session.js';
+import { tileOrigins, topKMean } from '../../../src/analysis/ai-detection.js';
 import {
   DATASETS,
   HAS_DATASETS,
@@ -145,6 +146,20 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     const grown = (process.memoryUsage().rss - rss0) / 2 ** 20;
     console.info(`12 MP JPEG analysed in ${ms.toFixed(0)} ms, RSS grew ${grown.toFixed(0)} MiB`);
     expect(r.regions[0]).toMatchObject({ width: 4000, height: 3000 });
+    // The heatmap covers heatmapMaxTiles tiles (4x the file score's 64 on the shipped model); the file score is still
+    // the top-k mean of the calibrated maxTiles sample, which lies inside the heatmap's tiles.
+    const { manifest } = await getModel(MODELS, 1);
+    const heat = manifest.tiling.heatmapMaxTiles ?? manifest.tiling.maxTiles;
+    const tiles = r.regions[0].tiles;
+    expect(tiles).toHaveLength(heat);
+    expect(new Set(tiles.map((t) => `${t.x},${t.y}`)).size).toBe(heat);
+    const byOrigin = new Map(tiles.map((t) => [`${t.x},${t.y}`, t.score]));
+    const scoring = tileOrigins(4000, 3000, manifest.input.tileSize, manifest.tiling.stride, manifest.tiling.maxTiles);
+    expect(scoring).toHaveLength(manifest.tiling.maxTiles);
+    const scoringScores = scoring.map(([x, y]) => byOrigin.get(`${x},${y}`));
+    expect(scoringScores.every((s) => typeof s === 'number')).toBe(true);
+    expect(r.verdict.dimensions[0].score).toBeCloseTo(topKMean(scoringScores as number[], manifest.aggregation.k), 3);
+    expect(r.aggregation).toMatch(new RegExp(`heatmap shows up to ${heat} tiles`));
     expect(ms).toBeLessThan(15_000);
     expect(grown).toBeLessThan(600);
   });

@@ -56,6 +56,8 @@ describe('detector model loading', () => {
     const err = await failure(modelsDir('bad-manifest', { 'manifest.json': JSON.stringify(manifest({ input: { name: 'input' } })) }));
     expect(err.code).toBe('result_unavailable');
     expect(err.message).toMatch(/manifest\.json is invalid \(input\.layout/);
+    const heat = await failure(modelsDir('bad-heatmap', { 'manifest.json': JSON.stringify(manifest({ tiling: { stride: 64, maxTiles: 64, heatmapMaxTiles: 100 } })) }));
+    expect(heat.message).toMatch(/manifest\.json is invalid \(tiling\.heatmapMaxTiles: heatmapMaxTiles must be a multiple of maxTiles/);
     const notJson = await failure(modelsDir('not-json', { 'manifest.json': '{nope' }));
     expect(notJson.message).toMatch(/not valid JSON/);
   });
