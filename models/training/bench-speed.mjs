@@ -1,6 +1,8 @@
 // Times the shipped detector the way the product runs it on a 12-megapixel JPEG: sharp decode to raw sRGB,
-// the manifest's tiling (stride grid, maxTiles sampled evenly), normalisation, onnxruntime-node on 2 threads,
-// sigmoid and top-k mean. Writes models/veracity-detector/speed.json.
+// the manifest's tiling (stride grid sampled evenly down to heatmapMaxTiles, every one of them run through the
+// model, as the product does for the heatmap), normalisation, onnxruntime-node on 2 threads, sigmoid and top-k mean
+// (over all of them here; the product's file score uses the maxTiles subset, the same work).
+// Writes models/veracity-detector/speed.json.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,7 +36,7 @@ const session = await ort.InferenceSession.create(path.join(dir, manifest.file),
   interOpNumThreads: 1,
 });
 
-async function analyse(buf, maxTiles = manifest.tiling.maxTiles) {
+async function analyse(buf, maxTiles = manifest.tiling.heatmapMaxTiles ?? manifest.tiling.maxTiles) {
   const t0 = performance.now();
   const { data, info } = await sharp(buf).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const t1 = performance.now();

@@ -1,6 +1,8 @@
 # Collects the quick figures (evaluate.py --quick -> runs/<name>/eval-quick.json) of every variant of the model
 # card's "What was tried" table into ../veracity-detector/variants.json and prints the table's rows.
-# Usage: variants_table.py v1 abl-notwins ...   (names in the card's order; missing runs are reported and skipped)
+# Usage: variants_table.py v1 abl-notwins shipped:v3-grain ...   (card order; RUN:LABEL records run RUN under LABEL).
+# A run without an evaluation keeps the entry already recorded in variants.json (v1 was time-bounded, so a rerun
+# cannot reproduce it), or is reported and skipped.
 import json
 import os
 import sys
@@ -31,14 +33,27 @@ def entry(ev):
 
 
 def main():
+    path = os.path.join(SHIP, 'variants.json')
+    recorded = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            recorded = json.load(f).get('variants', {})
     out = {}
-    for name in sys.argv[1:]:
-        p = os.path.join(RUNS, name, 'eval-quick.json')
-        if not os.path.exists(p):
-            print(f'{name}: no {p}, skipped', file=sys.stderr)
-            continue
-        with open(p) as f:
-            out[name] = entry(json.load(f))
+    for arg in sys.argv[1:]:
+        run, _, name = arg.partition(':')
+        name = name or run
+        ps = [os.path.join(RUNS, run, f) for f in ('eval-quick.json', 'eval.json')]
+        p = next((q for q in ps if os.path.exists(q)), None)
+        if p is None:
+            if name in recorded:
+                print(f'{name}: no evaluation under runs/{run}, keeping the recorded figures', file=sys.stderr)
+                out[name] = recorded[name]
+            else:
+                print(f'{name}: no evaluation under runs/{run}, skipped', file=sys.stderr)
+                continue
+        else:
+            with open(p) as f:
+                out[name] = entry(json.load(f))
         e = out[name]
         print(f'| {name} | {e["validation_auc"]["overall"]:.3f} | {e["modern_auc"]["overall"]:.3f} | '
               f'{e["modern_auc_without_gptimage"]:.3f} | {e["modern_auc"].get(GPT, float("nan")):.3f} | '
