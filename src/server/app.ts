@@ -1,5 +1,6 @@
 // buildApp(deps) registers plugins, hooks and routes and never listens; src/server/listen.ts binds 127.0.0.1.
 import crypto from 'node:crypto';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
@@ -11,6 +12,7 @@ import type { FileStore } from '../jobs/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError } from './api-error.js';
+import { isLingering, lingerOnClose } from './lingering-close.js';
 import { isAllowedHost, isAllowedOrigin } from './loopback-guard.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAssessRoute } from './routes/assess-route.js';
@@ -72,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler: (err, socket) => {
       // Malformed HTTP never reaches routes; answer it in the ApiError shape and close.
-      if (!socket.writable) return socket.destroy();
+      if (!socket.writable || isLingering(socket as Socket)) return socket.destroy(); // lingering: already answered
       const timeout = (err as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
       const status = timeout ? 408 : (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
       const body = JSON.stringify({ code: 'invalid_request', message: timeout ? 'Request timed out.' : 'Malformed HTTP request.' });
@@ -130,8 +132,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const apiErr = toApiError(err);
     if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
     else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
-    // A refusal sent before the body was read closes the connection instead of draining the rest of the upload.
-    if (!req.raw.complete) reply.header('connection', 'close');
+    // A refusal sent before the body was read closes the connection instead of taking the rest of the upload,
+    // lingering briefly so that a client still sending reads our answer rather than a reset (lingering-close.ts).
+    if (!req.raw.complete) {
+      reply.header('connection', 'close');
+      lingerOnClose(req.raw, reply.raw);
+    }
     if (apiErr.retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', String(apiErr.retryAfter));
     return reply.status(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toBody());
   });
