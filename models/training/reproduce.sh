@@ -27,9 +27,10 @@ if [ "${ABLATIONS:-0}" = 1 ]; then
   $PY train_detector.py --name v6-fft --mode npr+fft $COMMON --twins ldm16,sub8 --p-noise 0.3  # + spectral branch
   VERACITY_TILE=128 $PY train_detector.py --name v7-tile128 $COMMON --twins ldm16,sub8 --p-noise 0.3  # larger crops
   $PY train_detector.py --name v8-w32 --steps 3000 --width 32 --twins ldm16,sub8 --p-noise 0.3   # 4x the parameters
-  for n in v2 abl-notwins v2-perm v4-perm-grain v3-comfy v3-grain-seed1 v5-grain60 v6-fft v8-w32; do $PY evaluate.py --name $n --quick; done
+  $PY train_detector.py --name v8-w32-seed1 --seed 1 --steps 3000 --width 32 --twins ldm16,sub8 --p-noise 0.3
+  for n in v2 abl-notwins v2-perm v4-perm-grain v3-comfy v3-grain-seed1 v5-grain60 v6-fft v8-w32 v8-w32-seed1; do $PY evaluate.py --name $n --quick; done
   VERACITY_TILE=128 $PY evaluate.py --name v7-tile128 --quick
   $PY evaluate.py --name v2
   # v1 (time-bounded, not reproducible) keeps its recorded figures when runs/v1 is absent
-  $PY variants_table.py v1 abl-notwins v2 v2-perm v3-comfy "$NAME:v3-grain" v4-perm-grain v3-grain-seed1 v5-grain60 v6-fft v7-tile128 v8-w32
+  $PY variants_table.py v1 abl-notwins v2 v2-perm v3-comfy "$NAME:v3-grain" v4-perm-grain v3-grain-seed1 v5-grain60 v6-fft v7-tile128 v8-w32 v8-w32-seed1
 fi
