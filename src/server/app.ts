@@ -66,7 +66,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: config.requestTimeoutMs,
     // Node enforces requestTimeout/headersTimeout only when it sweeps connections, every 30 s by default: a
     // stalled client held its socket (and its half-written temp file) up to 30 s past the limit. Sweep every second.
-    http: { connectionsCheckingInterval: 1000 },
+    // requireHostHeader off: Node's parser would answer an HTTP/1.1 request without Host with an empty 400 of its
+    // own; the loopback guard refuses it instead, with the API's 403 like any other foreign Host (DECISIONS 28).
+    http: { connectionsCheckingInterval: 1000, requireHostHeader: false },
     keepAliveTimeout: 5_000,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',

@@ -110,7 +110,7 @@ describe('loopback guard (DNS rebinding, cross-origin)', () => {
     if (viaLocalhost) expect(viaLocalhost.status).toBe(200); // localhost may resolve to ::1 where we do not listen
     const rebound = await fetch(`${base}/v1/jobs?applicationId=${core.imagesAppId}`, { headers: { authorization: `Bearer ${core.imagesKey}`, origin: 'http://127.0.0.1:1' } });
     expect(rebound.status).toBe(403);
-    // Raw sockets: HTTP/1.0 without Host, and an absolute-form target naming a foreign host.
+    // Raw sockets: HTTP/1.0 and HTTP/1.1 without Host, and an absolute-form target naming a foreign host.
     const net = await import('node:net');
     const raw = (req: string) =>
       new Promise<string>((resolve) => {
@@ -120,6 +120,8 @@ describe('loopback guard (DNS rebinding, cross-origin)', () => {
         s.on('close', () => resolve(d));
       });
     expect(await raw('GET /v1/jobs HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 403[\s\S]*"code":"forbidden"/);
+    // HTTP/1.1 without Host: the same 403 in the API's error shape (Node's parser would answer an empty 400 itself).
+    expect(await raw('GET /v1/jobs HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 403[\s\S]*"code":"forbidden"/);
     expect(await raw(`GET http://evil.example/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/);
     const addr = core.app.server.address();
     expect(typeof addr === 'object' && addr?.address).toBe('127.0.0.1');
