@@ -19,8 +19,37 @@ def auc_table(title, per_source, extra=None):
     return '\n'.join(rows)
 
 
+def bootstrap_ci(pos, neg, reps=2000, seed=0):
+    """95 % percentile interval of the AUC, resampling the AI and the authentic files separately (seeded)."""
+    import numpy as np
+    from common import auc
+    rng = np.random.default_rng(seed)
+    pos, neg = np.asarray(pos), np.asarray(neg)
+    vals = [auc(rng.choice(pos, len(pos)), rng.choice(neg, len(neg))) for _ in range(reps)]
+    return float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))
+
+
+def ci_table(title, scores):
+    """AUC with a bootstrap 95 % interval per AI source against all authentic files of the set, from file scores."""
+    reals = [s['score'] for s in scores if s['label'] == 'real']
+    rows = [f'| {title} | files (AI) | AUC | 95 % interval (bootstrap) |', '|---|---:|---:|---|']
+    srcs = sorted({s['source'] for s in scores if s['label'] == 'ai'})
+    groups = [(src, [s['score'] for s in scores if s['label'] == 'ai' and s['source'] == src]) for src in srcs]
+    groups.append(('**all**', [s['score'] for s in scores if s['label'] == 'ai']))
+    from common import auc
+    for src, ais in groups:
+        lo, hi = bootstrap_ci(ais, reals)
+        rows.append(f'| {src} | {len(ais)} | {f3(auc(ais, reals))} | {f3(lo)}-{f3(hi)} |')
+    return '\n'.join(rows)
+
+
 def main():
     ev = json.load(open(sys.argv[1]))
+    if 'file_scores' in ev:
+        print(ci_table('modern/ source (vs photoprism_samples)', ev['file_scores']['modern']))
+        print()
+        print(ci_table('validation source (vs exif_samples + kodak24 + ml72 real)', ev['file_scores']['validation']))
+        print()
     print('Thresholds:', json.dumps(ev['thresholds']))
     print()
     print(auc_table('modern/ source (vs photoprism_samples)', ev['modern']['per_source'],
