@@ -50,10 +50,10 @@ export interface FusionInput {
  * 1. Strong AI provenance (a C2PA manifest or IPTC source type declaring generative AI, a generator's own PNG
  *    chunk or software tag, a PDF producer that is an AI service) decides `ai_generated`: high confidence unless
  *    the pixels say authentic with high confidence (then medium: the metadata may have been added).
- * 2. The pixel detector alone is a weak signal (model card 0.2.0: at its decision threshold it calls 69 % of
- *    modern camera photos AI, and more modern AI images than authentic ones fall under highAuthentic). So alone it
- *    decides only at its high-AI end: likely_ai/high -> `ai_generated`, low confidence. Any other pixel reading
- *    alone is `inconclusive`/low, and the copy says which way it leans.
+ * 2. The pixel detector alone never decides (model card 0.2.0: at its decision threshold it calls 69 % of modern
+ *    camera photos AI, more modern AI images than authentic ones fall under highAuthentic, and its AUC over
+ *    generators it never saw has a 95 % interval of 0.498-0.629, which includes chance). A pixel reading alone is
+ *    `inconclusive`/low, and the copy says which way it leans, including at the high-AI end.
  * 3. `authentic` needs provenance that points to a capture and pixels that do not point to AI: camera EXIF (easily
  *    forged) -> low; an intact signed C2PA capture claim -> medium, high when the pixels also say authentic with
  *    high confidence. Capped one level down (high -> medium) when editing software is recorded or the PDF changed
@@ -66,7 +66,6 @@ export function fuse(input: FusionInput): Verdict {
   const evidence: string[] = [];
   let assessment: Verdict['assessment'];
   let confidence: ConfidenceLevel;
-  let decidedBy: 'provenance' | 'pixels' | 'pixels+provenance' | 'none';
 
   const pixelSentence = (): string => {
     if (!ai) return input.isPdf ? 'The document has no raster image large enough for the pixel detector.' : 'The pixel detector gave no score.';
@@ -74,7 +73,7 @@ export function fuse(input: FusionInput): Verdict {
     const reading =
       ai.assessment === 'likely_ai'
         ? ai.confidence === 'high'
-          ? 'is at the high end of its scale, where it is reliable enough to point to AI generation'
+          ? 'is at the high end of its scale and points to AI generation, but this model is not reliable enough on images from recent generators to decide on its own'
           : 'leans towards AI generation, but below the level at which it is reliable on its own'
         : ai.assessment === 'likely_authentic'
           ? 'leans away from AI generation, which on its own does not show a file is authentic'
@@ -90,34 +89,25 @@ export function fuse(input: FusionInput): Verdict {
   if (input.strongAiProvenance) {
     assessment = 'ai_generated';
     confidence = ai?.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'medium' : 'high';
-    decidedBy = 'provenance';
     evidence.push(...input.provenanceNotes.slice(0, 2), pixelSentence());
     if (ai?.assessment === 'likely_authentic') evidence.push('The pixels do not look generated; the metadata claim is what decided.');
-  } else if (pixelsHighAi && capture !== 'medium') {
-    assessment = 'ai_generated';
-    confidence = 'low';
-    decidedBy = 'pixels';
-    evidence.push(pixelSentence(), ...input.provenanceNotes.slice(0, 2));
   } else if (capture && ai && ai.assessment !== 'likely_ai') {
     assessment = 'authentic';
     confidence = capture === 'medium' ? (ai.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'high' : 'medium') : 'low';
     if (altered && confidence === 'high') confidence = 'medium';
-    decidedBy = 'pixels+provenance';
     evidence.push(...input.provenanceNotes.slice(0, 2), pixelSentence());
   } else {
     assessment = 'inconclusive';
     confidence = 'low';
-    decidedBy = ai ? 'pixels' : 'none';
     evidence.push(pixelSentence(), ...input.provenanceNotes.slice(0, 2));
     if (pixelsHighAi && capture === 'medium') evidence.push('A signed camera-capture claim and a high AI pixel score disagree.');
   }
   evidence.push(...input.structureNotes.slice(0, 3));
 
+  // `ai_generated` comes from provenance only (rule 2), so its caveat is about metadata.
   const caveat =
     assessment === 'ai_generated'
-      ? decidedBy === 'provenance'
-        ? 'Metadata can be added to any file, so this shows what the file declares, not who made it.'
-        : 'A detector score is a statistical reading, not proof; compressed, resized or screenshotted images are harder to read.'
+      ? 'Metadata can be added to any file, so this shows what the file declares, not who made it.'
       : assessment === 'authentic'
         ? 'The capture evidence points to a photograph and the pixels show no clear sign of AI generation; this does not prove the content is true or unedited by hand.'
         : 'The evidence is not strong enough either way; a specialist should review the file.';
@@ -126,9 +116,7 @@ export function fuse(input: FusionInput): Verdict {
     assessment === 'ai_generated' ? 'AI-generated' : assessment === 'authentic' ? 'No AI detected' : 'Inconclusive';
   const title =
     assessment === 'ai_generated'
-      ? decidedBy === 'provenance'
-        ? `Likely AI-generated: the file's own metadata says so (${confidence} confidence)`
-        : `Likely AI-generated (${confidence} confidence)`
+      ? `Likely AI-generated: the file's own metadata says so (${confidence} confidence)`
       : assessment === 'authentic'
         ? `Likely authentic: capture evidence and no sign of AI generation (${confidence} confidence)`
         : 'Inconclusive: the detectors cannot decide';

@@ -39,11 +39,12 @@ describe('ai_detection dimension from the calibrated thresholds', () => {
 describe('fuse', () => {
   const capture = (confidence: 'medium' | 'low') => ({ key: 'provenance', label: 'Provenance metadata', score: confidence === 'medium' ? 0.2 : 0.3, assessment: 'likely_authentic' as const, confidence });
 
-  it('rule 2: pixels alone decide only at their high-AI end, with low confidence; the copy gives the score and its limits', () => {
+  it('rule 2: pixels alone never decide, even at their high-AI end; the copy gives the score, its direction and its limits', () => {
     const v = fuse(input(0.93));
     expect(Verdict.parse(v)).toBeTruthy();
-    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'low', display: { label: 'AI-generated' } });
-    expect(v.display.description).toMatch(/AI score is 93%; it is at the high end of its scale.*statistical reading, not proof/);
+    expect(v.dimensions[0]).toMatchObject({ key: 'ai_detection', assessment: 'likely_ai', confidence: 'high' });
+    expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low', display: { label: 'Inconclusive' } });
+    expect(v.display.description).toMatch(/AI score is 93%; it is at the high end of its scale and points to AI generation, but this model is not reliable enough .* to decide on its own.*a specialist should review/);
   });
 
   it('rule 2: any other pixel reading alone is inconclusive, and says which way it leans', () => {
@@ -94,7 +95,7 @@ describe('fuse', () => {
 
   it('PDFs: the copy names the page and image with the highest score', () => {
     const v = fuse(input(0.9, { isPdf: true, pixel: { score: 0.9, where: 'page 3, image 2 (800x600)', count: 4 } }));
-    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'low' });
+    expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
     expect(v.display.description).toMatch(/highest on page 3, image 2 \(800x600\), of 4 analysed/);
   });
 });
