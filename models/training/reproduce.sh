@@ -15,6 +15,7 @@ $PY make_twins.py --variants ldm16,sub8
 $PY train_detector.py --name "$NAME" $COMMON --twins ldm16,sub8 --p-noise 0.3
 $PY evaluate.py --name "$NAME"
 $PY export.py --name "$NAME"
+$PY heatmap_coverage.py --name "$NAME" --n 200
 node bench-speed.mjs
 if [ "${ABLATIONS:-0}" = 1 ]; then
   $PY train_detector.py --name v2 $COMMON --twins ldm16,sub8                      # no grain
