@@ -2,6 +2,10 @@
 import json
 import sys
 
+import numpy as np
+
+from common import auc
+
 
 def f3(v):
     return 'n/a' if v is None or v != v else f'{v:.3f}'
@@ -21,8 +25,6 @@ def auc_table(title, per_source, extra=None):
 
 def bootstrap_ci(pos, neg, reps=2000, seed=0):
     """95 % percentile interval of the AUC, resampling the AI and the authentic files separately (seeded)."""
-    import numpy as np
-    from common import auc
     rng = np.random.default_rng(seed)
     pos, neg = np.asarray(pos), np.asarray(neg)
     vals = [auc(rng.choice(pos, len(pos)), rng.choice(neg, len(neg))) for _ in range(reps)]
@@ -36,7 +38,6 @@ def ci_table(title, scores):
     srcs = sorted({s['source'] for s in scores if s['label'] == 'ai'})
     groups = [(src, [s['score'] for s in scores if s['label'] == 'ai' and s['source'] == src]) for src in srcs]
     groups.append(('**all**', [s['score'] for s in scores if s['label'] == 'ai']))
-    from common import auc
     for src, ais in groups:
         lo, hi = bootstrap_ci(ais, reals)
         rows.append(f'| {src} | {len(ais)} | {f3(auc(ais, reals))} | {f3(lo)}-{f3(hi)} |')

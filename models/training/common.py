@@ -102,10 +102,19 @@ def tile_origins(h, w, tile=TILE, stride=STRIDE, max_tiles=MAX_TILES):
     ys = list(range(0, h - tile + 1, stride))
     xs = list(range(0, w - tile + 1, stride))
     grid = [(y, x) for y in ys for x in xs]
-    n = len(grid)
-    if n > max_tiles:
-        grid = [grid[(i * n) // max_tiles] for i in range(max_tiles)]
-    return grid
+    return [grid[i] for i in sample_indices(len(grid), max_tiles)]
+
+
+def sample_indices(n, k):
+    """The even sample of a grid of n tiles down to k: indices floor(i*n/k), i = 0..k-1 (all of them when n <= k)."""
+    return list(range(n)) if n <= k else [(i * n) // k for i in range(k)]
+
+
+def tile_in_region(ty, tx, y, x, rh, rw, tile=TILE):
+    """The localisation criterion: at least a quarter of the tile at (ty, tx) lies in the rectangle (y, x, rh, rw)."""
+    oy = max(0, min(ty + tile, y + rh) - max(ty, y))
+    ox = max(0, min(tx + tile, x + rw) - max(tx, x))
+    return oy * ox / (tile * tile) >= 0.25
 
 
 def normalise(tiles_u8):

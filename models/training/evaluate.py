@@ -11,7 +11,7 @@ import torch
 from PIL import Image, ImageFilter
 
 from common import (CACHE, RUNS, STRIDE, TILE, TOP_K, VAL_SOURCES, Detector, auc, jpeg, resize, save_json,
-                    score_image, seed_all)
+                    score_image, seed_all, tile_in_region)
 
 
 def load_model(name):
@@ -100,12 +100,7 @@ def localisation(model, hosts, donor_fn, rng):
         m, (y, x, rh, rw) = soft_mask(h, w, rng)
         mixed = np.clip(np.round(img * (1 - m[..., None]) + donor[:h, :w] * m[..., None]), 0, 255).astype(np.uint8)
         _, probs, origins = score_image(model, mixed)
-        inside = []
-        for (ty, tx) in origins:
-            oy = max(0, min(ty + TILE, y + rh) - max(ty, y))
-            ox = max(0, min(tx + TILE, x + rw) - max(tx, x))
-            inside.append(oy * ox / (TILE * TILE) >= 0.25)
-        inside = np.array(inside)
+        inside = np.array([tile_in_region(ty, tx, y, x, rh, rw) for (ty, tx) in origins])
         hits += int(inside[int(np.argmax(probs))])
         chance += inside.mean()
         n += 1

@@ -14,7 +14,8 @@ import numpy as np
 import torch
 from PIL import Image, ImageFilter
 
-from common import CACHE, HEATMAP_MAX_TILES, MAX_TILES, SHIP, TILE, STRIDE, VAL_SOURCES, normalise, save_json, seed_all
+from common import (CACHE, HEATMAP_MAX_TILES, MAX_TILES, SHIP, STRIDE, TILE, VAL_SOURCES, normalise, sample_indices,
+                    save_json, seed_all, tile_in_region)
 from evaluate import load_model
 
 CELL, GRID = 192, 12
@@ -26,17 +27,13 @@ def crop(img):
     return img[y:y + CELL, x:x + CELL]
 
 
-def sample(n, k):
-    return list(range(n)) if n <= k else [(i * n) // k for i in range(k)]
-
-
 @torch.no_grad()
 def run(model, hosts, twins, modern_ai, donor_kind, n, rng):
     side = CELL * GRID
     ys = list(range(0, side - TILE + 1, STRIDE))
     grid = [(y, x) for y in ys for x in ys]
-    heat = sample(len(grid), HEATMAP_MAX_TILES)
-    budgets = {MAX_TILES: set(sample(len(grid), MAX_TILES)), HEATMAP_MAX_TILES: set(heat)}
+    heat = sample_indices(len(grid), HEATMAP_MAX_TILES)
+    budgets = {MAX_TILES: set(sample_indices(len(grid), MAX_TILES)), HEATMAP_MAX_TILES: set(heat)}
     out = {b: dict(hits=0, touched=0, chance=0.0) for b in budgets}
     for _ in range(n):
         picks = rng.integers(len(hosts), size=GRID * GRID)
@@ -67,12 +64,7 @@ def run(model, hosts, twins, modern_ai, donor_kind, n, rng):
         score = dict(zip(heat, probs))
         for b, idx in budgets.items():
             idx = sorted(idx)
-            inside = []
-            for i in idx:
-                ty, tx = grid[i]
-                oy = max(0, min(ty + TILE, y0 + rh) - max(ty, y0))
-                ox = max(0, min(tx + TILE, x0 + rw) - max(tx, x0))
-                inside.append(oy * ox / (TILE * TILE) >= 0.25)
+            inside = [tile_in_region(*grid[i], y0, x0, rh, rw) for i in idx]
             top = int(np.argmax([score[i] for i in idx]))
             out[b]['hits'] += int(inside[top])
             out[b]['touched'] += int(any(inside))

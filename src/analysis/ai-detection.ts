@@ -92,7 +92,7 @@ export async function scoreImage(
   // maxTiles, so it contains every scoring tile: floor(i*N/M) = floor(c*i*N/(c*M))). Each tile is run once.
   const grid = gridOrigins(padded.image.width, padded.image.height, tile, manifest.tiling.stride);
   const { maxTiles, heatmapMaxTiles = maxTiles } = manifest.tiling;
-  const heat = sampleIndices(grid.length, Math.max(maxTiles, heatmapMaxTiles));
+  const heat = sampleIndices(grid.length, heatmapMaxTiles); // >= maxTiles: the manifest checks it is a multiple
   const scoring = new Set(sampleIndices(grid.length, maxTiles));
   const origins = heat.map((i) => grid[i]);
   if (origins.length === 0) throw new AnalysisError('internal_error', 'the image yields no tile to score');
