@@ -86,8 +86,11 @@ export async function createCore(
       if (closed) return;
       closed = true;
       jobs.shutdown();
-      await app.close();
-      await Promise.all([analysisPool.close(), probePool.close()]);
+      // Analysis stops taking work at once (queued files stay queued, uncounted, for the next start) while the
+      // server finishes its requests; running files get the grace period, then are handed back.
+      await Promise.all([app.close(), analysisPool.close({ graceMs: config.shutdownGraceMs })]);
+      await probePool.close();
+      await jobs.whenIdle(); // every analysis has recorded its outcome or its hand-back
       db.close();
     },
   };

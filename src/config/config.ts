@@ -25,6 +25,8 @@ export const CoreConfig = z.object({
   /** Wall-clock bound of one file's analysis; the worker is killed past it. */
   fileTimeoutMs: Int(1000, 600_000).default(60_000),
   probeTimeoutMs: Int(500, 120_000).default(15_000),
+  /** On a clean stop, how long running analyses may finish before they are stopped and handed back for the next start. */
+  shutdownGraceMs: Int(0, 60_000).default(2000),
   waitWindowMs: Int(1, 30_000).default(30_000),
   maxWaiters: Int(1, 100_000).default(256),
   idempotencyTtlMs: Int(1000, 30 * 24 * 3_600_000).default(24 * 3_600_000),

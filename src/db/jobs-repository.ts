@@ -155,6 +155,7 @@ export function createJobsRepository(db: Db) {
     listJobsByCase: db.prepare('SELECT * FROM jobs WHERE application_id = ? AND case_name = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
     countJobsByCase: db.prepare('SELECT count(*) AS n FROM jobs WHERE application_id = ? AND case_name = ?'),
     startFile: db.prepare("UPDATE job_files SET attempts = attempts + 1, started_at = ? WHERE id = ? AND status = 'processing'"),
+    handBackFile: db.prepare("UPDATE job_files SET attempts = attempts - 1 WHERE id = ? AND status = 'processing' AND attempts > 0"),
     finishFile: db.prepare(`UPDATE job_files SET status = @status, completed_at = @completedAt, verdict = @verdict, regions = @regions,
       model_version = @modelVersion, aggregation = @aggregation, error_code = @errorCode, error_message = @errorMessage
       WHERE id = @id AND status = 'processing'`),
@@ -204,9 +205,13 @@ export function createJobsRepository(db: Db) {
     countAllJobs(): number {
       return (s.countAllJobs.get() as { n: number }).n;
     },
-    /** Marks the start of an analysis attempt; returns false if the file is no longer processing. */
+    /** Counts an analysis attempt that has really started (a worker began the file); returns false if the file is no longer processing. */
     startFile(fileId: string, at: string): boolean {
       return s.startFile.run(at, fileId).changes === 1;
+    },
+    /** Takes back the attempt of an analysis stopped by a clean shutdown: it said nothing about the file. */
+    handBackFile(fileId: string): boolean {
+      return s.handBackFile.run(fileId).changes === 1;
     },
     finishFile(fileId: string, o: FileOutcome): boolean {
       return (

@@ -25,6 +25,7 @@ async function handle(msg: WorkerRequest): Promise<void> {
       const result = await probeFile(msg.path, msg.sniffed, { signal: current.signal });
       send({ id: msg.id, ok: true, result });
     } else {
+      send({ id: msg.id, started: true });
       const result = await analyseFile(msg.path, msg.mediaType, {
         modelsDir: msg.modelsDir,
         threads: msg.threads,

@@ -99,13 +99,16 @@ export function createJobService(d: JobServiceDeps) {
   }
 
   async function analyse(fileId: string, jobId: string, mediaType: MediaType): Promise<void> {
+    // An attempt counts only once a worker has really begun the file (issue: files queued behind others were
+    // failed after three restarts without ever being analysed, because the attempt was counted when queued).
+    let started = false;
     try {
-      if (!(await durably(fileId, () => d.jobs.startFile(fileId, now().toISOString())))) return;
       let outcome: Parameters<JobsRepository['finishFile']>[1];
       try {
         const result = await d.pool.run<FileAnalysis>(
           { op: 'analyse', path: d.store.pathOf(fileId), mediaType, modelsDir: d.modelsDir, threads: d.threadsPerWorker },
           d.fileTimeoutMs,
+          { onStart: () => ((started = true), recordStart(fileId)) },
         );
         outcome = {
           status: 'completed',
@@ -116,7 +119,11 @@ export function createJobService(d: JobServiceDeps) {
           aggregation: result.aggregation,
         };
       } catch (err) {
-        if (err instanceof WorkerTaskError && err.reason === 'closed') return; // shutting down: resumed at next start
+        if (err instanceof WorkerTaskError && err.reason === 'closed') {
+          // A clean shutdown stopped it: the file is resumed at the next start, and a stop is not the file's fault.
+          if (started) handBack(fileId);
+          return;
+        }
         const code = err instanceof WorkerTaskError && err.code === 'result_unavailable' ? 'result_unavailable' : 'internal_error';
         const message = err instanceof Error ? err.message : 'Analysis failed.';
         d.log?.info({ fileId, jobId, code, err: message }, 'file analysis ended in error');
@@ -125,6 +132,26 @@ export function createJobService(d: JobServiceDeps) {
       await durably(fileId, () => finishFile(jobId, fileId, outcome));
     } catch (err) {
       d.log?.error({ err, fileId, jobId }, 'analysis bookkeeping failed');
+    }
+  }
+
+  /**
+   * Records that analysis of the file started (attempt + startedAt). Runs while the worker is already at work, so
+   * a failed write (disk full) is logged, not retried: the analysis goes on and its result is still recorded.
+   */
+  function recordStart(fileId: string): void {
+    try {
+      d.jobs.startFile(fileId, now().toISOString());
+    } catch (err) {
+      d.log?.error({ err, fileId }, 'could not record the start of an analysis');
+    }
+  }
+
+  function handBack(fileId: string): void {
+    try {
+      d.jobs.handBackFile(fileId);
+    } catch (err) {
+      d.log?.error({ err, fileId }, 'could not hand back an interrupted analysis');
     }
   }
 

@@ -24,6 +24,15 @@ interface Pending {
   timeoutMs: number;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
+  onStart?: () => void;
+}
+
+export interface RunOptions {
+  /**
+   * Called once, when the worker reports that it has begun the task (not when the task is queued or sent: a
+   * worker still booting, or killed before it read the message, has not started anything).
+   */
+  onStart?: () => void;
 }
 
 interface Slot {
@@ -66,6 +75,8 @@ export class WorkerPool {
   private readonly queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
+  /** Called whenever a running task settles (close() waits on it for its grace period). */
+  private readonly settled = new Set<() => void>();
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.slots = Array.from({ length: opts.size }, () => ({ child: null, busy: null, taskId: 0, timer: null, memTimer: null }));
@@ -76,10 +87,10 @@ export class WorkerPool {
     return this.queue.length + this.slots.filter((s) => s.busy).length;
   }
 
-  run<T>(input: TaskInput, timeoutMs: number): Promise<T> {
+  run<T>(input: TaskInput, timeoutMs: number, opts: RunOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ input, timeoutMs, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ input, timeoutMs, resolve: resolve as (v: unknown) => void, reject, onStart: opts.onStart });
       this.dispatch();
     });
   }
@@ -119,6 +130,7 @@ export class WorkerPool {
   }
 
   private dispatch(): void {
+    if (this.closed) return;
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
       if (slot.busy) continue;
@@ -149,6 +161,7 @@ export class WorkerPool {
     if (slot.memTimer) clearInterval(slot.memTimer);
     slot.timer = null;
     slot.memTimer = null;
+    if (task) for (const fn of [...this.settled]) fn();
     return task;
   }
 
@@ -164,6 +177,12 @@ export class WorkerPool {
 
   private onMessage(slot: Slot, child: ChildProcess, msg: WorkerResponse): void {
     if (slot.child !== child || msg.id !== slot.taskId || !slot.busy) return;
+    if ('started' in msg) {
+      const onStart = slot.busy.onStart;
+      slot.busy.onStart = undefined; // once
+      onStart?.();
+      return;
+    }
     const task = this.settle(slot)!;
     if (msg.ok) task.resolve(msg.result);
     else task.reject(new WorkerTaskError('failed', msg.error.code, msg.error.message));
@@ -178,9 +197,29 @@ export class WorkerPool {
     this.dispatch();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops taking work at once: queued tasks are rejected as `closed` (they never started). Running tasks get up to
+   * `graceMs` to finish; those still running then are stopped and rejected as `closed`, so the caller can hand them
+   * back rather than count them as failed.
+   */
+  async close(opts: { graceMs?: number } = {}): Promise<void> {
     this.closed = true;
     for (const t of this.queue.splice(0)) t.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
+    if (opts.graceMs && this.slots.some((s) => s.busy)) {
+      await new Promise<void>((resolve) => {
+        const check = () => {
+          if (this.slots.some((s) => s.busy)) return;
+          done();
+        };
+        const done = () => {
+          clearTimeout(timer);
+          this.settled.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(done, opts.graceMs);
+        this.settled.add(check);
+      });
+    }
     await Promise.all(
       this.slots.map(async (slot) => {
         const child = slot.child;

@@ -8,5 +8,7 @@ export type WorkerRequest =
   | { id: number; op: 'shutdown' };
 
 export type WorkerResponse =
+  /** Sent by the worker when it begins work on task `id` (analysis really starts: the attempt counts from here). */
+  | { id: number; started: true }
   | { id: number; ok: true; result: ProbeResult | FileAnalysis | 'ready' }
   | { id: number; ok: false; error: { code: AnalysisErrorCode; message: string } };
