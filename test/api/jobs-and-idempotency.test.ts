@@ -84,11 +84,28 @@ describe('GET /v1/jobs pagination', () => {
     const beyond = body(await get(core, `${base}&pageSize=2&page=9`), JobList);
     expect(beyond.jobs).toEqual([]);
     expect(body(await get(core, `${base}&pageSize=100000`), JobList).pagination.pageSize).toBe(100);
+    // Any well-formed positive integer: pageSize is clamped, a page past the end is empty, never a 400.
+    for (const size of ['1000000000', '9007199254740993', '9'.repeat(400)]) {
+      const res = body(await get(core, `${base}&pageSize=${size}`), JobList);
+      expect(res.pagination).toEqual({ page: 1, pageSize: 100, total: 3, totalPages: 1, hasNextPage: false });
+      expect(res.jobs).toHaveLength(3);
+    }
+    const farPage = body(await get(core, `${base}&pageSize=2&page=1000000000`), JobList);
+    expect(farPage).toEqual({ jobs: [], pagination: { page: 1000000000, pageSize: 2, total: 3, totalPages: 2, hasNextPage: false } });
+    for (const page of ['9007199254740993', '99999999999999999999', '9'.repeat(400)]) {
+      const res = body(await get(core, `${base}&page=${page}`), JobList);
+      expect(res).toEqual({ jobs: [], pagination: { page: Number.MAX_SAFE_INTEGER, pageSize: 100, total: 3, totalPages: 1, hasNextPage: false } });
+    }
+    expect(body(await get(core, `${base}&pageSize=002&page=02`), JobList).jobs.map((j) => j.id)).toEqual([ids[0]]);
     expect(body(await get(core, base), JobList).pagination).toEqual({ page: 1, pageSize: 100, total: 3, totalPages: 1, hasNextPage: false });
     const caseA = body(await get(core, `${base}&case=A`), JobList);
     expect(caseA.jobs.map((j) => j.id)).toEqual([ids[1], ids[0]]);
     for (const [q, path] of [
       ['&pageSize=0', 'pageSize'],
+      ['&pageSize=000', 'pageSize'],
+      ['&pageSize=', 'pageSize'],
+      ['&pageSize=1e3', 'pageSize'],
+      ['&page=%2B1', 'page'],
       ['&page=0', 'page'],
       ['&page=-1', 'page'],
       ['&page=1.5', 'page'],
