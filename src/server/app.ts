@@ -46,7 +46,8 @@ export interface AppDeps {
 function bearer(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
   if (typeof h !== 'string') return null;
-  const m = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(h);
+  // The scheme is case-insensitive and followed by one or more spaces (RFC 9110 11.1, 11.4).
+  const m = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i.exec(h);
   return m ? m[1] : null;
 }
 

@@ -16,7 +16,7 @@ describe('authentication', () => {
       missing: undefined,
       empty: 'Bearer ',
       scheme: `Basic ${core.imagesKey}`,
-      lowercase: `bearer ${core.imagesKey}`,
+      noSpace: `Bearer${core.imagesKey}`,
       garbage: 'Bearer not-a-jwt',
       truncatedSignature: `Bearer ${core.imagesKey.slice(0, -5)}`,
       swappedPayload: `Bearer ${h}.${forgedPayload}.${core.imagesKey.split('.')[2]}`,
@@ -33,6 +33,15 @@ describe('authentication', () => {
     }
     expect(messages.size).toBe(1); // the same message whatever check failed
     expect((await get(core, list)).statusCode).toBe(200);
+  });
+
+  it('accepts the Bearer scheme in any case and after more than one space (RFC 9110 11.1)', async () => {
+    const core = await startCore();
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR', 'Bearer ']) {
+      const res = await core.app.inject({ method: 'GET', url: list, headers: { authorization: `${scheme} ${core.imagesKey}` } });
+      expect({ scheme, status: res.statusCode }).toEqual({ scheme, status: 200 });
+    }
   });
 
   it('cannot be skipped by spelling a path differently', async () => {
