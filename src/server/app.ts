@@ -175,6 +175,12 @@ function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
     default:
       break;
   }
-  if (err.name === 'SyntaxError' || (err as FastifyError).statusCode === 400) return new ApiHttpError('invalid_request', 'Malformed request.');
+  if (err.name === 'SyntaxError') return new ApiHttpError('invalid_request', 'Malformed request.');
+  // A plugin's own refusal (@fastify/static answers 403 for a traversal or a dotfile) is a refusal, not a fault:
+  // it keeps its status in the ApiError vocabulary and is logged at info; only real faults become 500.
+  const status = (err as FastifyError).statusCode ?? 500;
+  if (status === 403) return new ApiHttpError('forbidden', 'Access to this path is not allowed.');
+  if (status === 404) return new ApiHttpError('not_found', 'No such resource.');
+  if (status >= 400 && status < 500) return new ApiHttpError('invalid_request', 'Malformed request.', { status });
   return new ApiHttpError('internal_error', 'Internal server error.');
 }

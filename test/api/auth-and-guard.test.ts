@@ -1,10 +1,12 @@
 // Authentication (JWT keys: missing, malformed, forged, alg none, expired, revoked, other application),
-// loopback Host/Origin refusal, and per-key rate limiting with its headers.
+// loopback Host/Origin refusal, per-key rate limiting with its headers, and refusals of the static file server.
+import fs from 'node:fs';
+import path from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { JobList, JobResult } from '../../src/api/schemas.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, startListening } from './helpers.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, rawHttp, startCore, startListening, tempDir } from './helpers.js';
 
 describe('authentication', () => {
   it('refuses a missing, malformed, wrong-scheme or forged key with 401 unauthorized and no hint', async () => {
@@ -158,5 +160,23 @@ describe('rate limiting', () => {
     await expectNothingLeft(core, before);
     // Another key (another local tool) is not throttled by the first one.
     expect((await get(core, `/v1/jobs?applicationId=${core.pdfsAppId}`, core.pdfsKey)).statusCode).toBe(200);
+  });
+});
+
+describe('the built renderer (static files)', () => {
+  it('answers traversal, dotfile and doubled-slash paths with an ApiError 403/404, never a 500 (real HTTP)', async () => {
+    const rendererDir = tempDir('veracity-renderer-');
+    fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Veracity</title>');
+    fs.writeFileSync(path.join(rendererDir, '.env'), 'SECRET=1');
+    const core = await startCore({ rendererDir });
+    const base = await startListening(core);
+    const { host } = new URL(base);
+    const fetchRaw = (target: string) => rawHttp(base, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    expect((await fetchRaw('/')).status).toBe(200);
+    for (const target of ['/../x', '/..%2fx', '/%2e%2e/%2e%2e/etc/passwd', '/.env', '//v1/jobs', '/nope.js']) {
+      const res = await fetchRaw(target);
+      expect({ target, status: res.status, secret: res.body.includes('SECRET') }).toEqual({ target, status: expect.toBeOneOf([403, 404]), secret: false });
+      expectError({ statusCode: res.status, body: res.body }, res.status, res.status === 403 ? 'forbidden' : 'not_found');
+    }
   });
 });
