@@ -28,6 +28,9 @@ declare module 'fastify' {
   }
 }
 
+/** Node's default, set explicitly: the request line, and so any one path parameter, can be no longer than this. */
+const MAX_HEADER_BYTES = 16 * 1024;
+
 export interface AppDeps {
   config: CoreConfig;
   apps: ApplicationsRepository;
@@ -69,12 +72,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // stalled client held its socket (and its half-written temp file) up to 30 s past the limit. Sweep every second.
     // requireHostHeader off: Node's parser would answer an HTTP/1.1 request without Host with an empty 400 of its
     // own; the loopback guard refuses it instead, with the API's 403 like any other foreign Host (DECISIONS 28).
-    http: { connectionsCheckingInterval: 1000, requireHostHeader: false },
+    http: { connectionsCheckingInterval: 1000, requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES },
     keepAliveTimeout: 5_000,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     genReqId: () => crypto.randomUUID(),
-    routerOptions: { maxParamLength: 200 },
+    // A path parameter as long as the request line allows: an over-long id still reaches its route, and so the
+    // guard, authentication, the rate limit and the route's own 400, instead of Fastify's bare 414 or no route.
+    routerOptions: { maxParamLength: MAX_HEADER_BYTES },
     clientErrorHandler: (err, socket) => {
       // Malformed HTTP never reaches routes; answer it in the ApiError shape and close.
       if (!socket.writable || isLingering(socket as Socket)) return socket.destroy(); // lingering: already answered

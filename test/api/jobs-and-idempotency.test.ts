@@ -62,6 +62,37 @@ describe('job results', () => {
     expectError(await get(core, '/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301'), 404, 'not_found');
     expectError(await get(core, `/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301?wait=yes`), 400, 'invalid_request', 'wait');
   });
+
+  it('400 for an id of any length that is not a uuid, on every route with a job or file id (DECISIONS 12)', async () => {
+    const core = await startCore();
+    const job = body(await assess(core, [filePart(await makeJpeg(64, 64))], { wait: 'false' }), JobResult);
+    const fileId = job.results[0].file.id;
+    for (const long of ['a'.repeat(201), 'b'.repeat(300), `${job.jobId}${'0'.repeat(5000)}`]) {
+      const calls: [string, string, string, string?][] = [
+        ['GET', `/v1/jobs/${long}`, 'jobId'],
+        ['GET', `/v1/jobs/${long}/report`, 'jobId'],
+        ['GET', `/v1/jobs/${long}/files/${fileId}/content`, 'jobId'],
+        ['GET', `/v1/jobs/${job.jobId}/files/${long}/content`, 'fileId'],
+        ['GET', `/v1/jobs/${job.jobId}/files/${long}/regions`, 'fileId'],
+        ['PUT', `/v1/jobs/${job.jobId}/files/${long}/review`, 'fileId', '{}'],
+        ['DELETE', `/v1/jobs/${job.jobId}/files/${long}/review`, 'fileId'],
+      ];
+      for (const [method, url, path, payload] of calls) {
+        const res = await core.app.inject({
+          method: method as 'GET',
+          url,
+          payload,
+          headers: { authorization: `Bearer ${core.imagesKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        });
+        expectError(res, 400, 'invalid_request', path);
+      }
+      const app = (url: string) => core.app.inject({ method: 'POST', url, payload: {}, headers: { authorization: `Bearer ${core.uiToken}` } });
+      expectError(await app(`/app/applications/${long}/keys`), 400, 'invalid_request', 'applicationId');
+      expectError(await app(`/app/keys/${long}/revoke`), 400, 'invalid_request', 'keyId');
+      // Without a key the long id is still an API route: 401, not a 404 that skipped authentication.
+      expectError(await core.app.inject({ method: 'GET', url: `/v1/jobs/${long}` }), 401, 'unauthorized');
+    }
+  });
 });
 
 describe('GET /v1/jobs pagination', () => {
