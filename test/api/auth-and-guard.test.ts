@@ -1,11 +1,13 @@
 // Authentication (JWT keys: missing, malformed, forged, alg none, expired, revoked, other application),
-// loopback Host/Origin refusal, per-key rate limiting with its headers, and refusals of the static file server.
+// loopback Host/Origin refusal, per-key rate limiting with its headers (absolute-form targets and refused
+// credentials included), and refusals of the static file server.
 import fs from 'node:fs';
 import path from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { JobList, JobResult } from '../../src/api/schemas.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
+import { AUTH_FAILURES_MAX } from '../../src/server/app.js';
 import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, rawHttp, startCore, startListening, tempDir } from './helpers.js';
 
 describe('authentication', () => {
@@ -160,6 +162,60 @@ describe('rate limiting', () => {
     await expectNothingLeft(core, before);
     // Another key (another local tool) is not throttled by the first one.
     expect((await get(core, `/v1/jobs?applicationId=${core.pdfsAppId}`, core.pdfsKey)).statusCode).toBe(200);
+  });
+
+  it('counts an absolute-form request line like any other request, with its headers (real HTTP)', async () => {
+    const core = await startCore({ rateLimitMax: 3, rateLimitWindowMs: 60_000 });
+    const base = await startListening(core);
+    const { host } = new URL(base);
+    const absolute = (target: string) => rawHttp(base, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${core.imagesKey}\r\nConnection: close\r\n\r\n`);
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    const answers = [await absolute(`http://${host}${list}`), await absolute(`HTTP://${host}${list}`), await absolute(list)];
+    expect(answers.map((a) => [a.status, a.headers['ratelimit-limit'], a.headers['ratelimit-remaining']])).toEqual([
+      [200, '3', '2'],
+      [200, '3', '1'],
+      [200, '3', '0'],
+    ]);
+    const limited = await absolute(`http://${host}${list}`);
+    const err = expectError({ statusCode: limited.status, body: limited.body }, 429, 'rate_limited');
+    expect(limited.headers['retry-after']).toBe(String(err.retryAfter));
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    // The authority of an absolute-form target is checked like Host, spelled any way.
+    for (const target of [`http://evil.example${list}`, `http://${host}@evil.example${list}`, `ftp://${host}${list}`, `http://${list}`, 'http://']) {
+      expect({ target, status: (await absolute(target)).status }).toEqual({ target, status: 403 });
+    }
+  });
+
+  it('rate-limits refused credentials in a bucket of their own, which cannot lock the real key out', async () => {
+    const core = await startCore();
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    const tampered = `${core.imagesKey.slice(0, -2)}${core.imagesKey.endsWith('AA') ? 'BB' : 'AA'}`;
+    for (let i = 1; i <= AUTH_FAILURES_MAX; i++) {
+      const res = await get(core, list, tampered);
+      expectError(res, 401, 'unauthorized');
+      expect(res.headers['ratelimit-remaining']).toBe(String(AUTH_FAILURES_MAX - i));
+    }
+    const limited = await get(core, list, tampered);
+    const err = expectError(limited, 429, 'rate_limited');
+    expect(err.retryAfter).toBeGreaterThan(0);
+    expect(limited.headers['retry-after']).toBe(String(err.retryAfter));
+    expect(limited.headers['ratelimit-limit']).toBe(String(AUTH_FAILURES_MAX));
+    expect(Number(limited.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    // An upload with that credential is refused before its body is read: nothing stored.
+    const before = footprint(core);
+    expectError(await assess(core, [filePart(await makeJpeg(64, 64))], { key: tampered }), 429, 'rate_limited');
+    await expectNothingLeft(core, before);
+    // The real key was never spent: its own budget is whole. Another refused credential starts its own count.
+    const real = await get(core, list);
+    expect([real.statusCode, real.headers['ratelimit-remaining']]).toEqual([200, String(core.config.rateLimitMax - 1)]);
+    expectError(await get(core, list, 'not-a-jwt'), 401, 'unauthorized');
+    expectError(await core.app.inject({ method: 'GET', url: list }), 401, 'unauthorized');
+  });
+
+  it('never lets refused credentials through when the per-key ceiling is lower', async () => {
+    const core = await startCore({ rateLimitMax: 2, rateLimitWindowMs: 60_000 });
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    expect([(await get(core, list, 'x')).statusCode, (await get(core, list, 'x')).statusCode, (await get(core, list, 'x')).statusCode]).toEqual([401, 401, 429]);
   });
 });
 
