@@ -76,6 +76,8 @@ describe('job results', () => {
         ['GET', `/v1/jobs/${job.jobId}/files/${long}/regions`, 'fileId'],
         ['PUT', `/v1/jobs/${job.jobId}/files/${long}/review`, 'fileId', '{}'],
         ['DELETE', `/v1/jobs/${job.jobId}/files/${long}/review`, 'fileId'],
+        // A malformed fileId is 400 before the job is looked up, even under a job that does not exist.
+        ['GET', `/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301/files/${long}/regions`, 'fileId'],
       ];
       for (const [method, url, path, payload] of calls) {
         const res = await core.app.inject({
