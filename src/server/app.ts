@@ -97,6 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     genReqId: () => crypto.randomUUID(),
+    // A path the router cannot decode (`/v1/jobs/%zz`) is refused before any hook runs; answer it as an ApiError too.
+    frameworkErrors: sendError,
     // A path parameter as long as the request line allows: an over-long id still reaches its route, and so the
     // guard, authentication, the rate limit and the route's own 400, instead of Fastify's bare 414 or no route.
     routerOptions: { maxParamLength: MAX_HEADER_BYTES },
@@ -165,19 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
 
-  app.setErrorHandler((err: FastifyError | ApiHttpError, req: FastifyRequest, reply: FastifyReply) => {
-    const apiErr = toApiError(err);
-    if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
-    else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
-    // A refusal sent before the body was read closes the connection instead of taking the rest of the upload,
-    // lingering briefly so that a client still sending reads our answer rather than a reset (lingering-close.ts).
-    if (!req.raw.complete) {
-      reply.header('connection', 'close');
-      lingerOnClose(req.raw, reply.raw);
-    }
-    if (apiErr.retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', String(apiErr.retryAfter));
-    return reply.status(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toBody());
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((req, reply) => {
     const e = new ApiHttpError('not_found', 'No such resource.');
     return reply.status(404).send(e.toBody());
@@ -192,6 +182,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
+/** The one error handler: every error, the router's own included (frameworkErrors), leaves as an ApiError. */
+function sendError(err: FastifyError | ApiHttpError, req: FastifyRequest, reply: FastifyReply) {
+  const apiErr = toApiError(err);
+  if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
+  else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
+  // A refusal sent before the body was read closes the connection instead of taking the rest of the upload,
+  // lingering briefly so that a client still sending reads our answer rather than a reset (lingering-close.ts).
+  if (!req.raw.complete) {
+    reply.header('connection', 'close');
+    lingerOnClose(req.raw, reply.raw);
+  }
+  if (apiErr.retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', String(apiErr.retryAfter));
+  return reply.status(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toBody());
+}
+
 function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
   if (err instanceof ApiHttpError) return err;
   const code = (err as FastifyError).code;
@@ -202,9 +207,10 @@ function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiHttpError('invalid_request', err.message);
+    case 'FST_ERR_BAD_URL':
+      return new ApiHttpError('invalid_request', 'The request path is not a valid URL (bad percent-encoding).');
     // Multipart errors are mapped where the body is read (multipart-upload.ts).
     default:
       break;

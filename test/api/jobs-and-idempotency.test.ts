@@ -59,6 +59,8 @@ describe('job results', () => {
   it('400 for a job id that is not a uuid, 404 for an unknown one', async () => {
     const core = await startCore();
     expectError(await get(core, '/v1/jobs/not-a-uuid'), 400, 'invalid_request', 'jobId');
+    // A path the router cannot decode gets the ApiError shape too, not Fastify's own error body.
+    for (const url of ['/v1/jobs/%zz', '/v1/jobs/%E0%A4%A', '/app/keys/%/revoke']) expectError(await get(core, url), 400, 'invalid_request');
     expectError(await get(core, '/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301'), 404, 'not_found');
     expectError(await get(core, `/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301?wait=yes`), 400, 'invalid_request', 'wait');
   });
