@@ -13,7 +13,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
-import { isAllowedHost, isAllowedOrigin } from './loopback-guard.js';
+import { isAllowedHost, isAllowedOrigin, splitRequestTarget } from './loopback-guard.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAssessRoute } from './routes/assess-route.js';
 import { registerExtensionRoutes } from './routes/extension-routes.js';
@@ -25,8 +25,19 @@ import { MULTIPART_LIMITS } from './upload-limits.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set by authentication when the credential is missing or invalid; sent after the rate limiter counted it. */
+    authRefusal: ApiHttpError | null;
   }
 }
+
+/**
+ * Failed authentications one presented credential may make per rate-limit window (at most the per-key ceiling). A
+ * person mistyping never gets near it; a script retrying a stale or guessed key gets 429 and Retry-After.
+ */
+export const AUTH_FAILURES_MAX = 30;
+
+/** Node's default, set explicitly: the request line, and so any one path parameter, can be no longer than this. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface AppDeps {
   config: CoreConfig;
@@ -46,9 +57,19 @@ export interface AppDeps {
 function bearer(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
   if (typeof h !== 'string') return null;
-  const m = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(h);
+  // The scheme is case-insensitive and followed by one or more spaces (RFC 9110 11.1, 11.4).
+  const m = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i.exec(h);
   return m ? m[1] : null;
 }
+
+/** The rate-limit bucket of a refused credential: its digest (never the secret itself), or "none" when absent. */
+function refusedCredentialBucket(req: FastifyRequest): string {
+  const h = req.headers.authorization;
+  return `refused:${typeof h === 'string' ? crypto.createHash('sha256').update(h).digest('base64url') : 'none'}`;
+}
+
+/** The matched route pattern ('' when none matched): every decision is made on it, never on the raw target. */
+const routeOf = (req: FastifyRequest): string => req.routeOptions.url ?? '';
 
 function safeEqual(a: string, b: string): boolean {
   const ha = crypto.createHash('sha256').update(a).digest();
@@ -68,12 +89,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // stalled client held its socket (and its half-written temp file) up to 30 s past the limit. Sweep every second.
     // requireHostHeader off: Node's parser would answer an HTTP/1.1 request without Host with an empty 400 of its
     // own; the loopback guard refuses it instead, with the API's 403 like any other foreign Host (DECISIONS 28).
-    http: { connectionsCheckingInterval: 1000, requireHostHeader: false },
+    http: { connectionsCheckingInterval: 1000, requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES },
+    // An absolute-form target (`GET http://127.0.0.1:PORT/v1/jobs HTTP/1.1`) becomes its origin-form path here,
+    // once, before routing and every hook; the guard checks the authority it named (req.originalUrl).
+    rewriteUrl: (req) => splitRequestTarget(req.url ?? '/').path,
     keepAliveTimeout: 5_000,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     genReqId: () => crypto.randomUUID(),
-    routerOptions: { maxParamLength: 200 },
+    // A path the router cannot decode (`/v1/jobs/%zz`) is refused before any hook runs; answer it as an ApiError too.
+    frameworkErrors: sendError,
+    // A path parameter as long as the request line allows: an over-long id still reaches its route, and so the
+    // guard, authentication, the rate limit and the route's own 400, instead of Fastify's bare 414 or no route.
+    routerOptions: { maxParamLength: MAX_HEADER_BYTES },
     clientErrorHandler: (err, socket) => {
       // Malformed HTTP never reaches routes; answer it in the ApiError shape and close.
       if (!socket.writable || isLingering(socket as Socket)) return socket.destroy(); // lingering: already answered
@@ -86,63 +114,60 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   app.decorateRequest('principal', null);
+  app.decorateRequest('authRefusal', null);
 
   // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28).
   app.addHook('onRequest', async (req) => {
-    const rawUrl = req.raw.url ?? '';
-    const absoluteHost = /^[a-z][a-z0-9+.-]*:\/\//i.test(rawUrl) ? new URL(rawUrl).host : null; // absolute-form request target
-    if (!isAllowedHost(req.headers.host, deps.port()) || (absoluteHost !== null && !isAllowedHost(absoluteHost, deps.port()))) {
+    const { authority } = splitRequestTarget(req.originalUrl);
+    if (!isAllowedHost(req.headers.host, deps.port()) || (authority !== null && !isAllowedHost(authority, deps.port()))) {
       throw new ApiHttpError('forbidden', 'Requests must be addressed to this computer (loopback host).');
     }
     const origin = req.headers.origin;
     if (!isAllowedOrigin(origin, deps.port(), config.extraOrigins)) throw new ApiHttpError('forbidden', 'Cross-origin requests are not allowed.');
   });
 
-  // 2. Authentication: API keys for /v1, the per-launch UI token for /app (before the body is read).
+  // 2. Authentication: API keys for /v1, the per-launch UI token for /app (before the body is read). A refusal is
+  // only noted here: the rate limiter (3) counts it first, and 4 sends it.
   app.addHook('onRequest', async (req) => {
     // Decide on the matched route pattern, not the raw URL, so no spelling of a path can skip the check.
-    const route = req.routeOptions.url ?? '';
+    const route = routeOf(req);
     if (route.startsWith('/v1/') && route !== '/v1/openapi.json') {
       const token = bearer(req);
       const principal = token ? await deps.keys.verify(token) : null;
-      if (!principal) throw new ApiHttpError('unauthorized', 'Missing or invalid API key.');
+      if (!principal) req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid API key.');
       req.principal = principal;
     } else if (route.startsWith('/app/')) {
       const token = bearer(req);
-      if (!deps.uiToken || !token || !safeEqual(token, deps.uiToken)) throw new ApiHttpError('unauthorized', 'Missing or invalid app token.');
+      if (!deps.uiToken || !token || !safeEqual(token, deps.uiToken)) req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid app token.');
     }
   });
 
-  // 3. Rate limit per API key (DECISIONS 27, 29), checked in onRequest: before the body is read.
+  // 3. Rate limit per API key (DECISIONS 27, 29), checked in onRequest (a route hook, so after 1 and 2): before the
+  // body is read. A refused credential is counted in a bucket of its own digest with a small ceiling: a script
+  // hammering with a bad key gets 429 like any other, and no one can spend a real key's budget without the key.
   await app.register(rateLimit, {
     global: true,
-    max: config.rateLimitMax,
+    max: (_req, key) => (key.startsWith('refused:') ? Math.min(AUTH_FAILURES_MAX, config.rateLimitMax) : config.rateLimitMax),
     timeWindow: config.rateLimitWindowMs,
     hook: 'onRequest',
     enableDraftSpec: true,
-    keyGenerator: (req) => (req.principal ? `key:${req.principal.keyId}` : req.url.startsWith('/app/') ? 'ui' : `ip:${req.ip}`),
-    allowList: (req) => !req.url.startsWith('/v1/') && !req.url.startsWith('/app/'),
+    keyGenerator: (req) =>
+      req.authRefusal ? refusedCredentialBucket(req) : req.principal ? `key:${req.principal.keyId}` : routeOf(req).startsWith('/app/') ? 'ui' : `ip:${req.ip}`,
+    allowList: (req) => !routeOf(req).startsWith('/v1/') && !routeOf(req).startsWith('/app/'),
     errorResponseBuilder: (_req, ctx) =>
       new ApiHttpError('rate_limited', `Too many requests. Retry in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s.`, {
         retryAfter: Math.max(1, Math.ceil(ctx.ttl / 1000)),
       }),
   });
 
+  // 4. The authentication refusal, once the limiter has counted it; still before any of the body is read.
+  app.addHook('preParsing', async (req) => {
+    if (req.authRefusal) throw req.authRefusal;
+  });
+
   await app.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
 
-  app.setErrorHandler((err: FastifyError | ApiHttpError, req: FastifyRequest, reply: FastifyReply) => {
-    const apiErr = toApiError(err);
-    if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
-    else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
-    // A refusal sent before the body was read closes the connection instead of taking the rest of the upload,
-    // lingering briefly so that a client still sending reads our answer rather than a reset (lingering-close.ts).
-    if (!req.raw.complete) {
-      reply.header('connection', 'close');
-      lingerOnClose(req.raw, reply.raw);
-    }
-    if (apiErr.retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', String(apiErr.retryAfter));
-    return reply.status(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toBody());
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((req, reply) => {
     const e = new ApiHttpError('not_found', 'No such resource.');
     return reply.status(404).send(e.toBody());
@@ -157,6 +182,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
+/** The one error handler: every error, the router's own included (frameworkErrors), leaves as an ApiError. */
+function sendError(err: FastifyError | ApiHttpError, req: FastifyRequest, reply: FastifyReply) {
+  const apiErr = toApiError(err);
+  if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
+  else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
+  // A refusal sent before the body was read closes the connection instead of taking the rest of the upload,
+  // lingering briefly so that a client still sending reads our answer rather than a reset (lingering-close.ts).
+  if (!req.raw.complete) {
+    reply.header('connection', 'close');
+    lingerOnClose(req.raw, reply.raw);
+  }
+  if (apiErr.retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', String(apiErr.retryAfter));
+  return reply.status(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toBody());
+}
+
 function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
   if (err instanceof ApiHttpError) return err;
   const code = (err as FastifyError).code;
@@ -167,13 +207,20 @@ function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiHttpError('invalid_request', err.message);
+    case 'FST_ERR_BAD_URL':
+      return new ApiHttpError('invalid_request', 'The request path is not a valid URL (bad percent-encoding).');
     // Multipart errors are mapped where the body is read (multipart-upload.ts).
     default:
       break;
   }
-  if (err.name === 'SyntaxError' || (err as FastifyError).statusCode === 400) return new ApiHttpError('invalid_request', 'Malformed request.');
+  if (err.name === 'SyntaxError') return new ApiHttpError('invalid_request', 'Malformed request.');
+  // A plugin's own refusal (@fastify/static answers 403 for a traversal or a dotfile) is a refusal, not a fault:
+  // it keeps its status in the ApiError vocabulary and is logged at info; only real faults become 500.
+  const status = (err as FastifyError).statusCode ?? 500;
+  if (status === 403) return new ApiHttpError('forbidden', 'Access to this path is not allowed.');
+  if (status === 404) return new ApiHttpError('not_found', 'No such resource.');
+  if (status >= 400 && status < 500) return new ApiHttpError('invalid_request', 'Malformed request.', { status });
   return new ApiHttpError('internal_error', 'Internal server error.');
 }

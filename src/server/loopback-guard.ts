@@ -1,5 +1,6 @@
 // DNS-rebinding and cross-origin defence for a server on 127.0.0.1 (DECISIONS 28): only loopback names with our
 // own port in Host, and no Origin but our own. Runs first, before auth, rate limiting or any body is read.
+// Also splits an absolute-form request target, so that every hook decides on the same origin-form path.
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -26,4 +27,19 @@ export function ownOrigins(port: number): string[] {
 export function isAllowedOrigin(origin: string | undefined, port: number, extra: readonly string[] = []): boolean {
   if (origin === undefined) return true;
   return ownOrigins(port).includes(origin) || extra.includes(origin);
+}
+
+const ABSOLUTE_FORM = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/is;
+
+/**
+ * Splits a request target into the origin-form path every hook and the router see and, for an absolute-form target
+ * (`GET http://127.0.0.1:PORT/v1/jobs HTTP/1.1`, RFC 9112 3.2.2), the authority it names, which the guard checks like
+ * Host. A scheme other than http names no authority of ours: it gets an authority no Host check accepts.
+ */
+export function splitRequestTarget(target: string): { path: string; authority: string | null } {
+  const m = ABSOLUTE_FORM.exec(target);
+  if (!m) return { path: target, authority: null };
+  const rest = m[3];
+  const path = rest.startsWith('/') ? rest : `/${rest}`;
+  return { path, authority: m[1].toLowerCase() === 'http' ? m[2] : '' };
 }

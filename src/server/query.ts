@@ -19,12 +19,16 @@ export function parseUuid(value: unknown, path: string): string {
   return r.data.toLowerCase();
 }
 
-export function parsePositiveInt(value: unknown, path: string, def: number): number {
+/**
+ * A positive integer of any length, clamped to `max`: a well-formed value is never refused for its size (the spec
+ * clamps pageSize; a page past the end is an empty page). Compared as a BigInt, so digits beyond 2^53 are not rounded.
+ */
+export function parsePositiveInt(value: unknown, path: string, def: number, max: number): number {
   if (value === undefined) return def;
-  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) throw invalid(path, `${path} must be a positive integer.`);
-  const n = Number(value);
-  if (n < 1) throw invalid(path, `${path} must be at least 1.`);
-  return n;
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw invalid(path, `${path} must be a positive integer.`);
+  const n = BigInt(value);
+  if (n < 1n) throw invalid(path, `${path} must be at least 1.`);
+  return n > BigInt(max) ? max : Number(n);
 }
 
 /** wait=true: holds the response until the job is terminal or the wait window ends; stops early if the client leaves. */

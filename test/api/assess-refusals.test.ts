@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { SIZE_LIMITS } from '../../src/analysis/contract.js';
 import { makeJpeg, makePng, pngBomb, textPdf } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, startCore, type Part } from './helpers.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, multipart, rawHttp, startCore, startListening, type Part } from './helpers.js';
 
 /** Pads a valid JPEG to exactly `size` bytes with bytes after its end marker (a common, harmless trailer). */
 function padTo(buf: Buffer, size: number): Buffer {
@@ -211,6 +211,41 @@ describe('POST /v1/assess refusals', () => {
     await expectNothingLeft(core, before);
     const ok = await assess(core, [filePart(jpeg)], { idempotencyKey: 'k'.repeat(255), wait: 'false' });
     expect(ok.statusCode).toBe(202);
+  });
+
+  it('refuses two Idempotency-Key headers (Node would join them into one key "x1, x2"), before storing anything', async () => {
+    const core = await startCore();
+    const base = await startListening(core);
+    const { body: payload, contentType } = await multipart([filePart(await makeJpeg(64, 64))]);
+    const post = (keyLines: string[]) =>
+      rawHttp(
+        base,
+        Buffer.concat([
+          Buffer.from(
+            [
+              'POST /v1/assess?wait=false HTTP/1.1',
+              `Host: ${new URL(base).host}`,
+              `Authorization: Bearer ${core.imagesKey}`,
+              `Content-Type: ${contentType}`,
+              `Content-Length: ${payload.length}`,
+              ...keyLines,
+              'Connection: close',
+              '',
+              '',
+            ].join('\r\n'),
+          ),
+          payload,
+        ]),
+      );
+    const before = footprint(core);
+    for (const lines of [['Idempotency-Key: x1', 'Idempotency-Key: x2'], ['Idempotency-Key: x1', 'idempotency-key: x1'], ['Idempotency-Key: x1, x2', 'IDEMPOTENCY-KEY: x3']]) {
+      const res = await post(lines);
+      expectError({ statusCode: res.status, body: res.body }, 400, 'invalid_request', 'Idempotency-Key');
+    }
+    await expectNothingLeft(core, before);
+    // One header, even one whose value holds a comma, is one key.
+    expect((await post(['Idempotency-Key: x1, x2'])).status).toBe(202);
+    expect(core.jobsRepo.countIdempotency()).toBe(1);
   });
 
   it('refuses wait values other than true/false', async () => {

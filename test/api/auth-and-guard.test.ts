@@ -1,10 +1,14 @@
 // Authentication (JWT keys: missing, malformed, forged, alg none, expired, revoked, other application),
-// loopback Host/Origin refusal, and per-key rate limiting with its headers.
+// loopback Host/Origin refusal, per-key rate limiting with its headers (absolute-form targets and refused
+// credentials included), and refusals of the static file server.
+import fs from 'node:fs';
+import path from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { JobList, JobResult } from '../../src/api/schemas.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, startListening } from './helpers.js';
+import { AUTH_FAILURES_MAX } from '../../src/server/app.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, rawHttp, startCore, startListening, tempDir } from './helpers.js';
 
 describe('authentication', () => {
   it('refuses a missing, malformed, wrong-scheme or forged key with 401 unauthorized and no hint', async () => {
@@ -16,7 +20,7 @@ describe('authentication', () => {
       missing: undefined,
       empty: 'Bearer ',
       scheme: `Basic ${core.imagesKey}`,
-      lowercase: `bearer ${core.imagesKey}`,
+      noSpace: `Bearer${core.imagesKey}`,
       garbage: 'Bearer not-a-jwt',
       truncatedSignature: `Bearer ${core.imagesKey.slice(0, -5)}`,
       swappedPayload: `Bearer ${h}.${forgedPayload}.${core.imagesKey.split('.')[2]}`,
@@ -33,6 +37,15 @@ describe('authentication', () => {
     }
     expect(messages.size).toBe(1); // the same message whatever check failed
     expect((await get(core, list)).statusCode).toBe(200);
+  });
+
+  it('accepts the Bearer scheme in any case and after more than one space (RFC 9110 11.1)', async () => {
+    const core = await startCore();
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR', 'Bearer ']) {
+      const res = await core.app.inject({ method: 'GET', url: list, headers: { authorization: `${scheme} ${core.imagesKey}` } });
+      expect({ scheme, status: res.statusCode }).toEqual({ scheme, status: 200 });
+    }
   });
 
   it('cannot be skipped by spelling a path differently', async () => {
@@ -149,5 +162,77 @@ describe('rate limiting', () => {
     await expectNothingLeft(core, before);
     // Another key (another local tool) is not throttled by the first one.
     expect((await get(core, `/v1/jobs?applicationId=${core.pdfsAppId}`, core.pdfsKey)).statusCode).toBe(200);
+  });
+
+  it('counts an absolute-form request line like any other request, with its headers (real HTTP)', async () => {
+    const core = await startCore({ rateLimitMax: 3, rateLimitWindowMs: 60_000 });
+    const base = await startListening(core);
+    const { host } = new URL(base);
+    const absolute = (target: string) => rawHttp(base, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${core.imagesKey}\r\nConnection: close\r\n\r\n`);
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    const answers = [await absolute(`http://${host}${list}`), await absolute(`HTTP://${host}${list}`), await absolute(list)];
+    expect(answers.map((a) => [a.status, a.headers['ratelimit-limit'], a.headers['ratelimit-remaining']])).toEqual([
+      [200, '3', '2'],
+      [200, '3', '1'],
+      [200, '3', '0'],
+    ]);
+    const limited = await absolute(`http://${host}${list}`);
+    const err = expectError({ statusCode: limited.status, body: limited.body }, 429, 'rate_limited');
+    expect(limited.headers['retry-after']).toBe(String(err.retryAfter));
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    // The authority of an absolute-form target is checked like Host, spelled any way.
+    for (const target of [`http://evil.example${list}`, `http://${host}@evil.example${list}`, `ftp://${host}${list}`, `http://${list}`, 'http://']) {
+      expect({ target, status: (await absolute(target)).status }).toEqual({ target, status: 403 });
+    }
+  });
+
+  it('rate-limits refused credentials in a bucket of their own, which cannot lock the real key out', async () => {
+    const core = await startCore();
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    const tampered = `${core.imagesKey.slice(0, -2)}${core.imagesKey.endsWith('AA') ? 'BB' : 'AA'}`;
+    for (let i = 1; i <= AUTH_FAILURES_MAX; i++) {
+      const res = await get(core, list, tampered);
+      expectError(res, 401, 'unauthorized');
+      expect(res.headers['ratelimit-remaining']).toBe(String(AUTH_FAILURES_MAX - i));
+    }
+    const limited = await get(core, list, tampered);
+    const err = expectError(limited, 429, 'rate_limited');
+    expect(err.retryAfter).toBeGreaterThan(0);
+    expect(limited.headers['retry-after']).toBe(String(err.retryAfter));
+    expect(limited.headers['ratelimit-limit']).toBe(String(AUTH_FAILURES_MAX));
+    expect(Number(limited.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    // An upload with that credential is refused before its body is read: nothing stored.
+    const before = footprint(core);
+    expectError(await assess(core, [filePart(await makeJpeg(64, 64))], { key: tampered }), 429, 'rate_limited');
+    await expectNothingLeft(core, before);
+    // The real key was never spent: its own budget is whole. Another refused credential starts its own count.
+    const real = await get(core, list);
+    expect([real.statusCode, real.headers['ratelimit-remaining']]).toEqual([200, String(core.config.rateLimitMax - 1)]);
+    expectError(await get(core, list, 'not-a-jwt'), 401, 'unauthorized');
+    expectError(await core.app.inject({ method: 'GET', url: list }), 401, 'unauthorized');
+  });
+
+  it('never lets refused credentials through when the per-key ceiling is lower', async () => {
+    const core = await startCore({ rateLimitMax: 2, rateLimitWindowMs: 60_000 });
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    expect([(await get(core, list, 'x')).statusCode, (await get(core, list, 'x')).statusCode, (await get(core, list, 'x')).statusCode]).toEqual([401, 401, 429]);
+  });
+});
+
+describe('the built renderer (static files)', () => {
+  it('answers traversal, dotfile and doubled-slash paths with an ApiError 403/404, never a 500 (real HTTP)', async () => {
+    const rendererDir = tempDir('veracity-renderer-');
+    fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Veracity</title>');
+    fs.writeFileSync(path.join(rendererDir, '.env'), 'SECRET=1');
+    const core = await startCore({ rendererDir });
+    const base = await startListening(core);
+    const { host } = new URL(base);
+    const fetchRaw = (target: string) => rawHttp(base, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    expect((await fetchRaw('/')).status).toBe(200);
+    for (const target of ['/../x', '/..%2fx', '/%2e%2e/%2e%2e/etc/passwd', '/.env', '//v1/jobs', '/nope.js']) {
+      const res = await fetchRaw(target);
+      expect({ target, status: res.status, secret: res.body.includes('SECRET') }).toEqual({ target, status: expect.toBeOneOf([403, 404]), secret: false });
+      expectError({ statusCode: res.status, body: res.body }, res.status, res.status === 403 ? 'forbidden' : 'not_found');
+    }
   });
 });

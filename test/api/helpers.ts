@@ -58,6 +58,35 @@ export async function startListening(core: Core): Promise<string> {
   return listen(core);
 }
 
+export interface RawAnswer {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Writes `request` verbatim on a fresh socket (request lines and headers no HTTP client sends: absolute-form targets,
+ * repeated headers, dot segments) and resolves with the answer once the server closes (send `Connection: close`).
+ */
+export async function rawHttp(base: string, request: string | Buffer): Promise<RawAnswer> {
+  const net = await import('node:net');
+  const { hostname, port } = new URL(base);
+  const text = await new Promise<string>((resolve, reject) => {
+    const s = net.connect(Number(port), hostname, () => s.write(request));
+    let d = '';
+    s.setEncoding('utf8');
+    s.on('data', (c) => (d += c));
+    s.on('error', reject);
+    s.on('close', () => resolve(d));
+  });
+  const split = text.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const l of lines) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, body: text.slice(split + 4) };
+}
+
 export interface Part {
   name: string;
   data: Buffer | string;

@@ -59,8 +59,43 @@ describe('job results', () => {
   it('400 for a job id that is not a uuid, 404 for an unknown one', async () => {
     const core = await startCore();
     expectError(await get(core, '/v1/jobs/not-a-uuid'), 400, 'invalid_request', 'jobId');
+    // A path the router cannot decode gets the ApiError shape too, not Fastify's own error body.
+    for (const url of ['/v1/jobs/%zz', '/v1/jobs/%E0%A4%A', '/app/keys/%/revoke']) expectError(await get(core, url), 400, 'invalid_request');
     expectError(await get(core, '/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301'), 404, 'not_found');
     expectError(await get(core, `/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301?wait=yes`), 400, 'invalid_request', 'wait');
+  });
+
+  it('400 for an id of any length that is not a uuid, on every route with a job or file id (DECISIONS 12)', async () => {
+    const core = await startCore();
+    const job = body(await assess(core, [filePart(await makeJpeg(64, 64))], { wait: 'false' }), JobResult);
+    const fileId = job.results[0].file.id;
+    for (const long of ['a'.repeat(201), 'b'.repeat(300), `${job.jobId}${'0'.repeat(5000)}`]) {
+      const calls: [string, string, string, string?][] = [
+        ['GET', `/v1/jobs/${long}`, 'jobId'],
+        ['GET', `/v1/jobs/${long}/report`, 'jobId'],
+        ['GET', `/v1/jobs/${long}/files/${fileId}/content`, 'jobId'],
+        ['GET', `/v1/jobs/${job.jobId}/files/${long}/content`, 'fileId'],
+        ['GET', `/v1/jobs/${job.jobId}/files/${long}/regions`, 'fileId'],
+        ['PUT', `/v1/jobs/${job.jobId}/files/${long}/review`, 'fileId', '{}'],
+        ['DELETE', `/v1/jobs/${job.jobId}/files/${long}/review`, 'fileId'],
+        // A malformed fileId is 400 before the job is looked up, even under a job that does not exist.
+        ['GET', `/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301/files/${long}/regions`, 'fileId'],
+      ];
+      for (const [method, url, path, payload] of calls) {
+        const res = await core.app.inject({
+          method: method as 'GET',
+          url,
+          payload,
+          headers: { authorization: `Bearer ${core.imagesKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        });
+        expectError(res, 400, 'invalid_request', path);
+      }
+      const app = (url: string) => core.app.inject({ method: 'POST', url, payload: {}, headers: { authorization: `Bearer ${core.uiToken}` } });
+      expectError(await app(`/app/applications/${long}/keys`), 400, 'invalid_request', 'applicationId');
+      expectError(await app(`/app/keys/${long}/revoke`), 400, 'invalid_request', 'keyId');
+      // Without a key the long id is still an API route: 401, not a 404 that skipped authentication.
+      expectError(await core.app.inject({ method: 'GET', url: `/v1/jobs/${long}` }), 401, 'unauthorized');
+    }
   });
 });
 
@@ -84,11 +119,28 @@ describe('GET /v1/jobs pagination', () => {
     const beyond = body(await get(core, `${base}&pageSize=2&page=9`), JobList);
     expect(beyond.jobs).toEqual([]);
     expect(body(await get(core, `${base}&pageSize=100000`), JobList).pagination.pageSize).toBe(100);
+    // Any well-formed positive integer: pageSize is clamped, a page past the end is empty, never a 400.
+    for (const size of ['1000000000', '9007199254740993', '9'.repeat(400)]) {
+      const res = body(await get(core, `${base}&pageSize=${size}`), JobList);
+      expect(res.pagination).toEqual({ page: 1, pageSize: 100, total: 3, totalPages: 1, hasNextPage: false });
+      expect(res.jobs).toHaveLength(3);
+    }
+    const farPage = body(await get(core, `${base}&pageSize=2&page=1000000000`), JobList);
+    expect(farPage).toEqual({ jobs: [], pagination: { page: 1000000000, pageSize: 2, total: 3, totalPages: 2, hasNextPage: false } });
+    for (const page of ['9007199254740993', '99999999999999999999', '9'.repeat(400)]) {
+      const res = body(await get(core, `${base}&page=${page}`), JobList);
+      expect(res).toEqual({ jobs: [], pagination: { page: Number.MAX_SAFE_INTEGER, pageSize: 100, total: 3, totalPages: 1, hasNextPage: false } });
+    }
+    expect(body(await get(core, `${base}&pageSize=002&page=02`), JobList).jobs.map((j) => j.id)).toEqual([ids[0]]);
     expect(body(await get(core, base), JobList).pagination).toEqual({ page: 1, pageSize: 100, total: 3, totalPages: 1, hasNextPage: false });
     const caseA = body(await get(core, `${base}&case=A`), JobList);
     expect(caseA.jobs.map((j) => j.id)).toEqual([ids[1], ids[0]]);
     for (const [q, path] of [
       ['&pageSize=0', 'pageSize'],
+      ['&pageSize=000', 'pageSize'],
+      ['&pageSize=', 'pageSize'],
+      ['&pageSize=1e3', 'pageSize'],
+      ['&page=%2B1', 'page'],
       ['&page=0', 'page'],
       ['&page=-1', 'page'],
       ['&page=1.5', 'page'],

@@ -8,9 +8,17 @@ import { parseWait, waitWhileConnected } from '../query.js';
 import { serviceUnavailable } from '../../jobs/job-service.js';
 import { IDEMPOTENCY_KEY_MAX } from '../upload-limits.js';
 
-function parseIdempotencyKey(raw: string | string[] | undefined): string | null {
+/** Header lines named `name` as sent: Node joins repeated unknown headers into one value ("a, b"), so count them raw. */
+function headerLines(rawHeaders: string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) n++;
+  return n;
+}
+
+function parseIdempotencyKey(raw: string | string[] | undefined, lines: number): string | null {
   if (raw === undefined) return null;
-  if (Array.isArray(raw)) throw invalid('Idempotency-Key', 'Send one Idempotency-Key header.');
+  // Two keys would otherwise become one key "k1, k2": neither retry would replay the job it meant.
+  if (Array.isArray(raw) || lines > 1) throw invalid('Idempotency-Key', 'Send one Idempotency-Key header.');
   if (raw.length < 1 || raw.length > IDEMPOTENCY_KEY_MAX) {
     throw invalid('Idempotency-Key', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters.`);
   }
@@ -22,7 +30,7 @@ export function registerAssessRoute(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/assess', async (req, reply) => {
     const principal = req.principal!;
     const wait = parseWait(req.query as Record<string, unknown>);
-    const key = parseIdempotencyKey(req.headers['idempotency-key']);
+    const key = parseIdempotencyKey(req.headers['idempotency-key'], headerLines(req.raw.rawHeaders, 'idempotency-key'));
     if (!req.isMultipart()) throw invalid('Content-Type', 'The body must be multipart/form-data with a boundary.');
     const replayCandidate = key !== null && deps.jobs.hasIdempotencyRecord(principal.applicationId, key);
     if (!replayCandidate && !deps.jobs.queueHasRoom(1)) throw serviceUnavailable();

@@ -11,8 +11,10 @@ import { ownedJob } from './job-routes.js';
 
 function ownedFile(deps: AppDeps, req: FastifyRequest): FileRecord {
   const p = req.params as { jobId: string; fileId: string };
-  const job = ownedJob(deps, req, p.jobId);
+  // Both ids are checked before either is looked up: a malformed fileId is 400 whether or not the job exists.
+  const jobId = parseUuid(p.jobId, 'jobId');
   const fileId = parseUuid(p.fileId, 'fileId');
+  const job = ownedJob(deps, req, jobId);
   const file = deps.jobsRepo.getFile(job.jobId, fileId);
   if (!file) throw new ApiHttpError('not_found', 'No such file in this job.');
   return file;

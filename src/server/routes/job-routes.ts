@@ -22,8 +22,10 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     for (const [k, v] of Object.entries(q)) if (Array.isArray(v)) throw invalid(k, `${k} must be given once.`);
     if (q.applicationId === undefined) throw invalid('applicationId', 'applicationId is required.');
     const applicationId = parseUuid(q.applicationId, 'applicationId');
-    const page = parsePositiveInt(q.page, 'page', 1);
-    const pageSize = Math.min(MAX_PAGE_SIZE, parsePositiveInt(q.pageSize, 'pageSize', MAX_PAGE_SIZE));
+    // A page beyond the last is an empty page; one beyond 2^53 is answered as page 2^53 - 1 (JSON numbers are exact
+    // only that far), still empty. The offset is only used when it is below the total, so SQLite never sees it overflow.
+    const page = parsePositiveInt(q.page, 'page', 1, Number.MAX_SAFE_INTEGER);
+    const pageSize = parsePositiveInt(q.pageSize, 'pageSize', MAX_PAGE_SIZE, MAX_PAGE_SIZE);
     if (q.case !== undefined && (typeof q.case !== 'string' || q.case.length > 500)) throw invalid('case', 'case must be a string of at most 500 characters.');
     if (applicationId !== req.principal!.applicationId) throw new ApiHttpError('forbidden', 'This API key does not belong to that application.');
     const caseName = (q.case as string | undefined) ?? null;
