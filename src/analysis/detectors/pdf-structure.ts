@@ -7,7 +7,7 @@ import type { Detector, DetectorOutput } from '../detector.js';
 import type { Finding } from '../finding.js';
 import { readPdfStructure, type PdfStructure } from '../pdf-structure.js';
 import { readProvenance } from '../provenance.js';
-import { c2paManifestFinding, c2paSourceType, provenanceOutput } from './provenance.js';
+import { aiSourceFinding, c2paManifestFinding, c2paSourceType, provenanceOutput } from './provenance.js';
 
 export const pdfStructureDetector: Detector = {
   key: 'pdf-structure',
@@ -71,9 +71,8 @@ function pdfC2paFindings(pdf: Buffer): Finding[] {
   }
   if (!active) return [];
   const { sourceType, ai } = c2paSourceType(active);
-  const source: Finding[] = ai
-    ? [{ code: 'provenance.ai.source_type', facts: { sourceType, declaredIn: 'c2pa', generator: active.claimGenerator ?? 'a generative model', partly: false, embedded: false }, weight: 1 }]
-    : [];
+  const name = active.claimGenerator ?? 'a generative model';
+  const source = ai ? [aiSourceFinding({ name, code: 'provenance.ai.source_type', facts: { sourceType, declaredIn: 'c2pa' } }, sourceType)] : [];
   return [...source, c2paManifestFinding(active)];
 }
 
