@@ -52,7 +52,6 @@ export const FUSION_CODES = {
 } as const;
 
 const note = (code: string): Finding => ({ code, facts: {}, weight: 0 });
-const is = (prefix: string) => (f: Finding) => f.code.startsWith(prefix);
 
 /** The pixel detector's reading of the file (one of `pixels.score.*`, or `pixels.no_raster` for a PDF without images). */
 const isPixelReading = (f: Finding) => f.code.startsWith('pixels.score.') || f.code === 'pixels.no_raster';
@@ -94,7 +93,7 @@ const MORE_NOTES = 3;
 export function fuse(input: FusionInput): FusedVerdict {
   const { findings } = input;
   const ai = input.dimensions.find((d) => d.key === 'ai_detection');
-  const provenance = findings.filter(is('provenance.'));
+  const provenance = findings.filter((f) => f.code.startsWith('provenance.'));
   const strongAi = provenance.some((f) => f.weight >= 1);
   const contradictions = findings.filter(isCaptureContradiction).sort((a, b) => b.weight - a.weight);
   const claimed = findings.map((f) => CAPTURE_EVIDENCE[f.code]).find(Boolean);

@@ -1,8 +1,7 @@
 // The pixel detector: the ONNX model's score of the image (for a PDF, of its worst raster image or scanned page) as
 // the ai_detection dimension and one `pixels.score.*` finding; flat graphics the model cannot read are noted.
-import type { RegionGrid } from '../../api/schemas.js';
+import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { scoreImage } from '../ai-detection.js';
-import type { Dimension } from '../../api/schemas.js';
 import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
 import type { FactValue, Finding } from '../finding.js';
 import { aiDimension } from '../fusion.js';

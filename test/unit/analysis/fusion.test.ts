@@ -145,7 +145,7 @@ describe('capture consistency (the capture detector plugs in here)', () => {
     expect(generated.evidence.map((e) => e.code)).toContain('capture.thumbnail.mismatch');
   });
 
-  it('with no capture finding at all, every rule gives what it gave before the hook existed', () => {
+  it('a capture finding of weight 0 (capture.exif.absent) changes no verdict of any rule', () => {
     for (const score of [0.05, 0.3, 0.45, 0.7, 0.95]) {
       for (const others of [NOTHING, CAMERA, SIGNED_CAPTURE, [SD_CHUNK]]) {
         const withNeutral = fused(score, [...others, finding('capture.exif.absent', 0)]);
