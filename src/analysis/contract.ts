@@ -1,6 +1,7 @@
 // The boundary between the core (src/jobs, src/server) and the analysis pipeline: the only types the core relies on.
 // The core never reads file contents itself; it asks src/analysis these questions, through src/analysis/index.ts.
 import type { Dimension, MediaType, PipelineKind, RegionGrid, Verdict } from '../api/schemas.js';
+import type { Finding } from './finding.js';
 
 /** Bytes the core hands to sniff() (the start of each uploaded file). */
 export const SNIFF_BYTES = 64;
@@ -27,6 +28,11 @@ export interface FileAnalysis {
   regions: RegionGrid[]; // tile scores behind ai_detection (may be empty)
   modelVersion: string | null; // e.g. "veracity-npr@1.0.0"
   aggregation: string | null; // how tile scores became the file score, in words
+  /**
+   * Every detector's findings, as data (codes, facts, weights). Internal: the core neither stores nor serves them
+   * (the v1 result is unchanged; DECISIONS adds fields only through extension endpoints).
+   */
+  findings: Finding[];
 }
 
 export type AnalysisErrorCode = 'result_unavailable' | 'internal_error';

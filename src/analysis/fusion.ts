@@ -1,16 +1,10 @@
-// Fuses the detectors' dimensions into one verdict with calibrated confidence and copy a specialist can read aloud:
-// which evidence decided, how strong it is, and what it does not prove. The rules are documented in README.md.
-import type { ConfidenceLevel, Dimension, Verdict } from '../api/schemas.js';
+// Fuses the detectors' findings and dimensions into one verdict with a calibrated confidence and the findings it rests
+// on, in the order the copy tells them. It reads codes, weights and dimensions only, never words meant for people
+// (copy.ts writes those last). The rules are documented in README.md.
+import type { ConfidenceLevel, Dimension, VerdictAssessment } from '../api/schemas.js';
+import { dimensionOf } from './copy.js';
+import type { Finding } from './finding.js';
 import type { ModelManifest } from './model-manifest.js';
-
-export interface PixelEvidence {
-  /** Aggregated P(AI) of the worst (highest-scoring) analysed image; null when nothing could be scored. */
-  score: number | null;
-  /** Where the worst score came from, in words ("page 2, image 1"), for PDFs. */
-  where: string | null;
-  /** How many images/pages were scored. */
-  count: number;
-}
 
 export type Thresholds = ModelManifest['thresholds'];
 
@@ -29,101 +23,109 @@ export function aiDimension(score: number, t: Thresholds): Dimension {
     assessment = 'likely_authentic';
     confidence = score <= t.highAuthentic ? 'high' : 'medium';
   }
-  return { key: 'ai_detection', label: 'AI-generation detector (pixels)', score: round(score), assessment, confidence };
+  return dimensionOf('ai_detection', round(score), assessment, confidence);
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
-const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 export interface FusionInput {
+  /** Every detector's dimension, in the registry's order (the order the verdict lists them). */
   dimensions: Dimension[];
-  pixel: PixelEvidence;
-  strongAiProvenance: boolean;
-  provenanceNotes: string[];
-  structureNotes: string[];
-  structureDimension: Dimension | null;
-  isPdf: boolean;
+  /** Every detector's findings, in the registry's order and each detector's order of importance. */
+  findings: Finding[];
 }
+
+export interface FusedVerdict {
+  assessment: VerdictAssessment;
+  confidence: ConfidenceLevel;
+  /** The findings the verdict rests on, in the order copy.ts tells them. */
+  evidence: Finding[];
+  dimensions: Dimension[];
+}
+
+/** Codes fusion itself adds to the evidence, where the rules need a sentence of their own. */
+export const FUSION_CODES = {
+  metadataDecided: 'verdict.metadata_decided',
+  captureVsPixels: 'verdict.capture_vs_pixels',
+  captureContradicted: 'verdict.capture_contradicted',
+  noPixelScore: 'pixels.none',
+} as const;
+
+const note = (code: string): Finding => ({ code, facts: {}, weight: 0 });
+
+/** The pixel detector's reading of the file (one of `pixels.score.*`, or `pixels.no_raster` for a PDF without images). */
+const isPixelReading = (f: Finding) => f.code.startsWith('pixels.score.') || f.code === 'pixels.no_raster';
+/** A capture-consistency finding that contradicts the claimed capture (the capture detector's `capture.*`, weight > 0). */
+export const isCaptureContradiction = (f: Finding) => f.code.startsWith('capture.') && f.weight > 0;
+
+/** Capture evidence by strength: an intact signed C2PA capture claim is medium, the rest low (easily forged). */
+const CAPTURE_EVIDENCE: Record<string, ConfidenceLevel> = {
+  'provenance.capture.c2pa_signed': 'medium',
+  'provenance.capture.c2pa_unverified': 'low',
+  'provenance.capture.camera_exif': 'low',
+};
+/** Signs that the file was changed after capture: `authentic` is capped at medium when one is present. */
+const ALTERED = new Set(['provenance.editor', 'pdf.changed']);
+
+/** Provenance findings shown before (or, when inconclusive, after) the pixel reading; the detector orders them. */
+const LEAD_PROVENANCE = 2;
+/** Further observations (PDF structure and the like) shown after them. */
+const MORE_NOTES = 3;
 
 /**
  * Rules, in order (README "Fusion" gives the model-card figures behind them):
- * 1. Strong AI provenance (a C2PA manifest or IPTC source type declaring generative AI, a generator's own PNG
- *    chunk or software tag, a PDF producer that is an AI service) decides `ai_generated`: high confidence unless
- *    the pixels say authentic with high confidence (then medium: the metadata may have been added).
+ * 1. Strong AI provenance (a `provenance.*` finding of weight 1: a C2PA manifest or IPTC source type declaring
+ *    generative AI, a generator's own PNG chunk or software tag, a PDF producer that is an AI service) decides
+ *    `ai_generated`: high confidence unless the pixels say authentic with high confidence (then medium: the metadata
+ *    may have been added).
  * 2. The pixel detector alone never decides (model card 0.2.0: at its decision threshold it calls 69 % of modern
  *    camera photos AI, more modern AI images than authentic ones fall under highAuthentic, and its AUC over
  *    generators it never saw has a 95 % interval of 0.498-0.629, which includes chance). A pixel reading alone is
  *    `inconclusive`/low, and the copy says which way it leans, including at the high-AI end.
- * 3. `authentic` needs provenance that points to a capture and pixels that do not point to AI: camera EXIF (easily
- *    forged) -> low; an intact signed C2PA capture claim -> medium, high when the pixels also say authentic with
- *    high confidence. Capped one level down (high -> medium) when editing software is recorded or the PDF changed
- *    after it was made. A signed capture claim against a high AI pixel reading is `inconclusive`.
+ * 3. `authentic` needs capture evidence (`provenance.capture.*`) and pixels that do not point to AI: camera EXIF
+ *    (easily forged) -> low; an intact signed C2PA capture claim -> medium, high when the pixels also say authentic
+ *    with high confidence. Capped one level down (high -> medium) when editing software is recorded or the PDF
+ *    changed after it was made. A signed capture claim against a high AI pixel reading is `inconclusive`. Capture
+ *    evidence counts only when no capture-consistency finding contradicts it (`capture.*` with weight > 0): then
+ *    the file is `inconclusive`, and every contradiction is in the evidence, whatever the verdict.
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
  */
-export function fuse(input: FusionInput): Verdict {
+export function fuse(input: FusionInput): FusedVerdict {
+  const { findings } = input;
   const ai = input.dimensions.find((d) => d.key === 'ai_detection');
-  const provenance = input.dimensions.find((d) => d.key === 'provenance');
-  const evidence: string[] = [];
-  let assessment: Verdict['assessment'];
-  let confidence: ConfidenceLevel;
-
-  const pixelSentence = (): string => {
-    if (!ai) return input.isPdf ? 'The document has no raster image large enough for the pixel detector.' : 'The pixel detector gave no score.';
-    const where = input.pixel.where ? ` (highest on ${input.pixel.where}, of ${input.pixel.count} analysed)` : '';
-    const reading =
-      ai.assessment === 'likely_ai'
-        ? ai.confidence === 'high'
-          ? 'is at the high end of its scale and points to AI generation, but this model is not reliable enough on images from recent generators to decide on its own'
-          : 'leans towards AI generation, but below the level at which it is reliable on its own'
-        : ai.assessment === 'likely_authentic'
-          ? 'leans away from AI generation, which on its own does not show a file is authentic'
-          : 'is in the uncertain band and points neither way';
-    return `The pixel detector's AI score is ${pct(ai.score)}${where}; it ${reading}.`;
-  };
-
-  const altered =
-    input.provenanceNotes.some((n) => n.startsWith('Edited with')) || (input.structureDimension?.score ?? 0) >= 0.6;
-  const capture = provenance?.assessment === 'likely_authentic' ? provenance.confidence : undefined; // medium: intact signed claim
+  const provenance = findings.filter((f) => f.code.startsWith('provenance.'));
+  const strongAi = provenance.some((f) => f.weight >= 1);
+  const contradictions = findings.filter(isCaptureContradiction).sort((a, b) => b.weight - a.weight);
+  const claimed = findings.map((f) => CAPTURE_EVIDENCE[f.code]).find(Boolean);
+  const capture = contradictions.length ? undefined : claimed;
+  const altered = findings.some((f) => ALTERED.has(f.code));
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
 
-  if (input.strongAiProvenance) {
+  let assessment: VerdictAssessment;
+  let confidence: ConfidenceLevel;
+  const notes: Finding[] = [];
+  if (strongAi) {
     assessment = 'ai_generated';
     confidence = ai?.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'medium' : 'high';
-    evidence.push(...input.provenanceNotes.slice(0, 2), pixelSentence());
-    if (ai?.assessment === 'likely_authentic') evidence.push('The pixels do not look generated; the metadata claim is what decided.');
+    if (ai?.assessment === 'likely_authentic') notes.push(note(FUSION_CODES.metadataDecided));
   } else if (capture && ai && ai.assessment !== 'likely_ai') {
     assessment = 'authentic';
     confidence = capture === 'medium' ? (ai.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'high' : 'medium') : 'low';
     if (altered && confidence === 'high') confidence = 'medium';
-    evidence.push(...input.provenanceNotes.slice(0, 2), pixelSentence());
   } else {
     assessment = 'inconclusive';
     confidence = 'low';
-    evidence.push(pixelSentence(), ...input.provenanceNotes.slice(0, 2));
-    if (pixelsHighAi && capture === 'medium') evidence.push('A signed camera-capture claim and a high AI pixel score disagree.');
+    if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
+    if (claimed && contradictions.length) notes.push(note(FUSION_CODES.captureContradicted));
   }
-  evidence.push(...input.structureNotes.slice(0, 3));
 
-  // `ai_generated` comes from provenance only (rule 2), so its caveat is about metadata.
-  const caveat =
-    assessment === 'ai_generated'
-      ? 'Metadata can be added to any file, so this shows what the file declares, not who made it.'
-      : assessment === 'authentic'
-        ? 'The capture evidence points to a photograph and the pixels show no clear sign of AI generation; this does not prove the content is true or unedited by hand.'
-        : 'The evidence is not strong enough either way; a specialist should review the file.';
-
-  const label =
-    assessment === 'ai_generated' ? 'AI-generated' : assessment === 'authentic' ? 'No AI detected' : 'Inconclusive';
-  const title =
-    assessment === 'ai_generated'
-      ? `Likely AI-generated: the file's own metadata says so (${confidence} confidence)`
-      : assessment === 'authentic'
-        ? `Likely authentic: capture evidence and no sign of AI generation (${confidence} confidence)`
-        : 'Inconclusive: the detectors cannot decide';
-  return {
-    assessment,
-    confidence,
-    display: { label, title, description: [...evidence, caveat].filter(Boolean).join(' ') },
-    dimensions: input.dimensions,
-  };
+  const reading = findings.find(isPixelReading) ?? note(FUSION_CODES.noPixelScore);
+  const pixelNotes = findings.filter((f) => f.code.startsWith('pixels.') && !isPixelReading(f));
+  const lead = provenance.slice(0, LEAD_PROVENANCE);
+  const more = findings.filter((f) => !/^(provenance|pixels|capture|verdict)\./.test(f.code)).slice(0, MORE_NOTES);
+  const evidence =
+    assessment === 'inconclusive'
+      ? [reading, ...pixelNotes, ...lead, ...notes, ...contradictions, ...more]
+      : [...lead, reading, ...notes, ...pixelNotes, ...contradictions, ...more];
+  return { assessment, confidence, evidence, dimensions: input.dimensions };
 }

@@ -2,7 +2,9 @@
 // creator tools, dates, the chain of incremental updates, XMP edit history, active content), read from raw bytes
 // and pdf.js metadata, never by executing anything in the document.
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api.js';
-import type { Dimension } from '../api/schemas.js';
+
+/** Content a PDF viewer may run or open; reported, never executed. */
+export type ActiveContent = 'javascript' | 'open_action' | 'launch' | 'embedded_files';
 
 export interface PdfStructure {
   producer: string | null;
@@ -14,7 +16,7 @@ export interface PdfStructure {
   linearized: boolean;
   eofMarkers: number;
   xmpHistory: string[];
-  activeContent: string[]; // JavaScript, OpenAction, Launch, embedded files
+  activeContent: ActiveContent[];
   aiProducer: string | null;
 }
 
@@ -83,15 +85,15 @@ export async function readPdfStructure(buf: Buffer, doc: PDFDocumentProxy): Prom
   }
   const creatorTool = xmp ? /xmp:CreatorTool(?:="|>)([^"<]+)/.exec(xmp)?.[1] ?? null : null;
 
-  const activeContent: string[] = [];
+  const activeContent: ActiveContent[] = [];
   const raw = buf.toString('latin1');
-  if (/\/JavaScript\b|\/JS\s*[(<\d]/.test(raw)) activeContent.push('JavaScript');
-  if (/\/OpenAction\b/.test(raw)) activeContent.push('an action run on opening (/OpenAction)');
-  if (/\/Launch\b/.test(raw)) activeContent.push('a launch action');
-  if (/\/EmbeddedFile\b/.test(raw)) activeContent.push('embedded files');
+  if (/\/JavaScript\b|\/JS\s*[(<\d]/.test(raw)) activeContent.push('javascript');
+  if (/\/OpenAction\b/.test(raw)) activeContent.push('open_action');
+  if (/\/Launch\b/.test(raw)) activeContent.push('launch');
+  if (/\/EmbeddedFile\b/.test(raw)) activeContent.push('embedded_files');
   try {
     const js = await doc.getJSActions();
-    if (js && Object.keys(js).length && !activeContent.includes('JavaScript')) activeContent.push('JavaScript');
+    if (js && Object.keys(js).length && !activeContent.includes('javascript')) activeContent.push('javascript');
   } catch {
     // not available for this document
   }
@@ -110,42 +112,5 @@ export async function readPdfStructure(buf: Buffer, doc: PDFDocumentProxy): Prom
     xmpHistory,
     activeContent,
     aiProducer,
-  };
-}
-
-/**
- * score: 0.2 = written once by one tool, dates agree; 0.6+ = changed after it was made (incremental updates, later
- * modification date, editing history); 1 = produced by an AI service. Being edited is not evidence of AI.
- */
-const human = (iso: string) => iso.replace('T', ' ').replace(/:\d\d\.\d{3}Z$/, ' UTC');
-
-export function structureDimension(s: PdfStructure): { dimension: Dimension; notes: string[]; aiProducer: boolean } {
-  const notes: string[] = [];
-  const tools = [s.creator && `created with ${s.creator}`, s.producer && `produced by ${s.producer}`].filter(Boolean);
-  notes.push(tools.length ? `The PDF was ${tools.join(', ').replace(/\.+$/, '')}.` : 'The PDF does not name the tools that made it.');
-  const modifiedLater =
-    s.creationDate && s.modDate && new Date(s.modDate).getTime() - new Date(s.creationDate).getTime() > 60_000;
-  const signals: string[] = [];
-  if (s.revisions > 1) signals.push(`it was saved ${s.revisions} times (${s.revisions - 1} incremental update${s.revisions > 2 ? 's' : ''})`);
-  if (modifiedLater) signals.push(`its modification date (${human(s.modDate!)}) is later than its creation date (${human(s.creationDate!)})`);
-  if (s.xmpHistory.length > 1) signals.push(`its XMP history records ${s.xmpHistory.length} steps (${s.xmpHistory.slice(0, 3).join('; ')})`);
-  if (signals.length) notes.push(`The document was changed after it was first written: ${signals.join('; ')}.`);
-  if (s.activeContent.length) notes.push(`It contains ${s.activeContent.join(', ')} (not executed by Veracity).`);
-  if (s.aiProducer) {
-    notes.unshift(`The PDF names an AI service as its maker (${s.aiProducer}).`);
-    return { dimension: { key: 'pdf_structure', label: 'PDF structure', score: 1, assessment: 'likely_ai', confidence: 'medium' }, notes, aiProducer: true };
-  }
-  const score = Math.min(0.9, 0.2 + 0.25 * signals.length + (s.activeContent.length ? 0.1 : 0));
-  return {
-    dimension: {
-      key: 'pdf_structure',
-      label: 'PDF structure',
-      score: Math.round(score * 100) / 100,
-      // Structure can show editing, not generation: it never says likely_ai without an AI producer.
-      assessment: signals.length ? 'inconclusive' : 'likely_authentic',
-      confidence: 'low',
-    },
-    notes,
-    aiProducer: false,
   };
 }

@@ -3,10 +3,10 @@
 // strip or forge: its presence can be strong evidence, its absence is never evidence of authenticity.
 import { inflateSync } from 'node:zlib';
 import exifr from 'exifr';
-import type { Dimension } from '../api/schemas.js';
 import type { MediaType } from './contract.js';
+import type { FactValue } from './finding.js';
 import { heifItemData } from './image-headers.js';
-import { findJumbf, readC2paStore, type C2paManifest, type C2paStore } from './c2pa-manifest.js';
+import { findJumbf, readC2paStore, type C2paStore } from './c2pa-manifest.js';
 
 /** IPTC NewsCodes digital source types that mean the content was (partly) produced by a generative model. */
 export const AI_SOURCE_TYPES = new Set([
@@ -15,7 +15,8 @@ export const AI_SOURCE_TYPES = new Set([
   'algorithmicMedia',
   'compositeSynthetic',
 ]);
-const CAPTURE_SOURCE_TYPES = new Set(['digitalCapture', 'negativeFilm', 'positiveFilm', 'print', 'minorHumanEdits']);
+/** IPTC digital source types of a capture (a camera, a scan of film or print), possibly lightly edited. */
+export const CAPTURE_SOURCE_TYPES = new Set(['digitalCapture', 'negativeFilm', 'positiveFilm', 'print', 'minorHumanEdits']);
 
 /** Software names of AI image generators (matched case-insensitively in software, creator-tool and claim fields). */
 const AI_GENERATORS: Array<[RegExp, string]> = [
@@ -71,12 +72,29 @@ const PNG_GENERATOR_KEYS: Record<string, string> = {
   aigc: 'AIGC label (generated-content marking)',
 };
 
-export interface ProvenanceFindings {
+/** Where the metadata names a generator: the finding code that says so, and the facts its copy quotes. */
+export interface AiSource {
+  /** The generator's name as the product says it ("Midjourney", "a generative model"). */
+  name: string;
+  code:
+    | 'provenance.ai.c2pa_generator'
+    | 'provenance.ai.png_chunk'
+    | 'provenance.ai.png_text'
+    | 'provenance.ai.xmp_aigc'
+    | 'provenance.ai.exif_field'
+    | 'provenance.ai.exif_sd_parameters'
+    | 'provenance.ai.software'
+    | 'provenance.ai.source_type';
+  facts: Record<string, FactValue>;
+}
+
+/** What the file's metadata says, as data; detectors/provenance.ts turns it into findings. */
+export interface ProvenanceMetadata {
   c2pa: C2paStore | null;
   /** Raw C2PA bytes found but not readable as a manifest store. */
   c2paUnreadable: boolean;
   digitalSourceType: string | null;
-  aiGenerator: { name: string; evidence: string } | null;
+  aiGenerator: AiSource | null;
   editors: string[];
   software: string[];
   camera: { make?: string; model?: string; lens?: string } | null;
@@ -143,8 +161,8 @@ const matchName = (list: Array<[RegExp, string]>, text: string): string | null =
   return null;
 };
 
-export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise<ProvenanceFindings> {
-  const f: ProvenanceFindings = {
+export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise<ProvenanceMetadata> {
+  const f: ProvenanceMetadata = {
     c2pa: null,
     c2paUnreadable: false,
     digitalSourceType: null,
@@ -155,8 +173,8 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
     captureDate: null,
     pngGeneratorChunks: [],
   };
-  const setAi = (name: string, evidence: string) => {
-    f.aiGenerator ??= { name, evidence };
+  const setAi = (name: string, code: AiSource['code'], facts: AiSource['facts'] = {}) => {
+    f.aiGenerator ??= { name, code, facts };
   };
 
   // C2PA / Content Credentials
@@ -176,7 +194,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
     const gen = [active.claimGenerator, ...active.actions.map((a) => a.softwareAgent)].filter((s): s is string => Boolean(s));
     for (const g of gen) {
       const ai = matchName(AI_GENERATORS, g);
-      if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, `its Content Credentials (C2PA) manifest declares ${f.digitalSourceType}`);
+      if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, 'provenance.ai.c2pa_generator', { sourceType: f.digitalSourceType });
       const ed = matchName(EDITORS, g);
       if (ed && !f.editors.includes(ed)) f.editors.push(ed);
     }
@@ -190,13 +208,13 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
       const who = PNG_GENERATOR_KEYS[key.toLowerCase()];
       if (who && (key.toLowerCase() !== 'prompt' || /class_type|"inputs"/.test(value) || text.has('workflow'))) {
         f.pngGeneratorChunks.push(key);
-        setAi(who.replace(/ (generation parameters|prompt graph|workflow|metadata|graph|prompt)$/, ''), `it carries a PNG "${key}" text chunk (${who})`);
+        setAi(who.replace(/ (generation parameters|prompt graph|workflow|metadata|graph|prompt)$/, ''), 'provenance.ai.png_chunk', { chunk: key, writer: who });
       }
       if (key === 'XML:com.adobe.xmp') pngXmp = value;
       if (/^(software|source|comment)$/i.test(key) && value) {
         if (/^software$/i.test(key)) f.software.push(value.slice(0, 200));
         const ai = matchName(AI_GENERATORS, value);
-        if (ai) setAi(ai, `its PNG "${key}" text chunk reads "${value.slice(0, 80)}"`);
+        if (ai) setAi(ai, 'provenance.ai.png_text', { chunk: key, value: value.slice(0, 80) });
       }
     }
   }
@@ -212,7 +230,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
       f.software.push(v.slice(0, 200));
     }
     const aigc = /\bAIGC\b/.test(xmp) ? 'AIGC label' : null;
-    if (aigc) setAi('a generative AI service', 'its XMP carries an AIGC generated-content label');
+    if (aigc) setAi('a generative AI service', 'provenance.ai.xmp_aigc');
   }
 
   // EXIF / TIFF via exifr (JPEG, PNG eXIf; for HEIF the TIFF block is found first: exifr misreads some HEIF Exif items)
@@ -246,13 +264,13 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
         if (v && k === 'Software') f.software.push(v.slice(0, 200));
         if (v) {
           const ai = matchName(AI_GENERATORS, v);
-          if (ai) setAi(ai, `its EXIF ${k} field reads "${v.slice(0, 80)}"`);
+          if (ai) setAi(ai, 'provenance.ai.exif_field', { field: k, value: v.slice(0, 80) });
         }
       }
       const uc = exif['UserComment'];
       const ucText = typeof uc === 'string' ? uc : uc instanceof Uint8Array ? Buffer.from(uc).toString('latin1') : '';
       // A1111 writes its parameters into the JPEG's EXIF UserComment.
-      if (/Steps: \d+, Sampler: /.test(ucText)) setAi('Stable Diffusion WebUI', 'its EXIF UserComment holds Stable Diffusion generation parameters');
+      if (/Steps: \d+, Sampler: /.test(ucText)) setAi('Stable Diffusion WebUI', 'provenance.ai.exif_sd_parameters');
       const date = exif['DateTimeOriginal'];
       if (date instanceof Date && !Number.isNaN(date.getTime())) f.captureDate = date.toISOString();
     }
@@ -262,29 +280,15 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
 
   for (const s of f.software) {
     const ai = matchName(AI_GENERATORS, s);
-    if (ai) setAi(ai, `its software field reads "${s.slice(0, 80)}"`);
+    if (ai) setAi(ai, 'provenance.ai.software', { value: s.slice(0, 80) });
     const ed = matchName(EDITORS, s);
     if (ed && !f.editors.includes(ed)) f.editors.push(ed);
   }
   if (f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType) && !f.aiGenerator) {
-    setAi(active?.claimGenerator ?? 'a generative model', `its ${active ? 'C2PA manifest' : 'XMP'} declares the IPTC digital source type ${f.digitalSourceType}`);
+    setAi(active?.claimGenerator ?? 'a generative model', 'provenance.ai.source_type', { sourceType: f.digitalSourceType, declaredIn: active ? 'c2pa' : 'xmp' });
   }
   f.software = [...new Set(f.software)];
   return f;
-}
-
-/** What was and was not checked of a C2PA manifest, in words. */
-export function c2paIntegrity(m: C2paManifest): string {
-  const parts: string[] = [];
-  if (m.signatureValid === true) parts.push("its signature verifies with the signer's certificate");
-  else if (m.signatureValid === false) parts.push('its signature does NOT verify (the manifest may have been altered)');
-  else parts.push('its signature could not be checked');
-  if (m.assertionsValid === false) parts.push('its assertions do not match the claim');
-  if (m.dataHashValid === true) parts.push('the image bytes match the manifest');
-  else if (m.dataHashValid === false) parts.push('the image bytes do NOT match the manifest (edited after signing)');
-  else parts.push("the binding to the image bytes was not checked");
-  parts.push('the certificate was not checked against a trust list, so the signer\'s identity is not established');
-  return parts.join('; ');
 }
 
 /** The TIFF block of a HEIF file's Exif item: a 4-byte offset to the TIFF header, then the data (ISO/IEC 23008-12 A.2.1). */
@@ -293,67 +297,4 @@ function heifTiff(buf: Buffer): Buffer | null {
   if (!item || item.length < 8) return null;
   const start = 4 + item.readUInt32BE(0);
   return start < item.length ? item.subarray(start) : null;
-}
-
-export interface ProvenanceOutcome {
-  dimension: Dimension;
-  /** Strong AI provenance decides the verdict on its own (see README, fusion rules). */
-  strongAi: boolean;
-  /** Sentences for the verdict copy. */
-  notes: string[];
-}
-
-/**
- * score: 1 = the metadata says the content is generated; ~0.3 = only camera capture data (weak: easily forged);
- * 0.5 = nothing either way. Absence of metadata gives 'inconclusive', never 'likely_authentic'.
- */
-export function provenanceDimension(f: ProvenanceFindings): ProvenanceOutcome {
-  const notes: string[] = [];
-  const active = f.c2pa?.active;
-  if (active) {
-    const acts = active.actions.map((a) => a.action + (a.digitalSourceType ? ` (${a.digitalSourceType})` : '')).join(', ');
-    notes.push(
-      `Content Credentials (C2PA) manifest present, claim generator ${active.claimGenerator ?? 'unnamed'}` +
-        (active.signer ? `, signed by ${active.signer}` : '') +
-        (acts ? `, actions: ${acts}` : '') +
-        `; ${c2paIntegrity(active)}.`,
-    );
-  } else if (f.c2paUnreadable) {
-    notes.push('A Content Credentials (C2PA) block is present but could not be read.');
-  }
-  if (f.pngGeneratorChunks.length > 1) notes.push(`PNG generator text chunks: ${f.pngGeneratorChunks.join(', ')}.`);
-  if (f.digitalSourceType && !f.aiGenerator?.evidence.includes(f.digitalSourceType)) notes.push(`Declared IPTC digital source type: ${f.digitalSourceType}.`);
-  if (f.editors.length) notes.push(`Edited with: ${f.editors.join(', ')}.`);
-  if (f.camera) {
-    const { make, model, lens } = f.camera;
-    const body = make && model?.toLowerCase().startsWith(make.toLowerCase()) ? model : [make, model].filter(Boolean).join(' ');
-    notes.push(`Camera data: ${body}${lens ? `, lens ${lens}` : ''}.`);
-  }
-
-  const aiSource = f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType);
-  const strongAi = Boolean(f.aiGenerator) || Boolean(aiSource);
-  if (strongAi) {
-    const partly = f.digitalSourceType === 'compositeWithTrainedAlgorithmicMedia' || f.digitalSourceType === 'compositeSynthetic';
-    notes.unshift(
-      `The file's own metadata names ${f.aiGenerator?.name ?? 'a generative model'} as its source: ${f.aiGenerator?.evidence ?? `it declares ${f.digitalSourceType}`}` +
-        (partly ? ', for part of the content' : '') +
-        '.',
-    );
-    return { dimension: { key: 'provenance', label: 'Provenance metadata', score: partly ? 0.9 : 1, assessment: 'likely_ai', confidence: 'high' }, strongAi, notes };
-  }
-  if (f.digitalSourceType && CAPTURE_SOURCE_TYPES.has(f.digitalSourceType) && active) {
-    // A capture claim counts only as far as it is intact: signature and data hash both verified.
-    const intact = active.signatureValid === true && active.dataHashValid === true;
-    return {
-      dimension: { key: 'provenance', label: 'Provenance metadata', score: intact ? 0.2 : 0.35, assessment: 'likely_authentic', confidence: intact ? 'medium' : 'low' },
-      strongAi,
-      notes,
-    };
-  }
-  if (f.camera) {
-    notes.push('Camera metadata can be copied or forged, so it supports but does not establish authenticity.');
-    return { dimension: { key: 'provenance', label: 'Provenance metadata', score: 0.3, assessment: 'likely_authentic', confidence: 'low' }, strongAi, notes };
-  }
-  notes.push('No provenance metadata points either way; metadata is often stripped, so its absence is not evidence of authenticity.');
-  return { dimension: { key: 'provenance', label: 'Provenance metadata', score: 0.5, assessment: 'inconclusive', confidence: 'low' }, strongAi, notes };
 }

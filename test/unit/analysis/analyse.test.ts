@@ -12,6 +12,7 @@ import {
   DATASETS,
   HAS_DATASETS,
   REPO,
+  c2paStore,
   jpegXmpSegment,
   makeJpeg,
   makePng,
@@ -111,6 +112,16 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     const cam = await makeJpeg(400, 300, (s) => s.withExif({ IFD0: { Make: 'Nikon', Model: 'Z 8' } }));
     const c = await analyseFile(tmp.write('cam-inside.pdf', pdfWithJpeg(cam, 400, 300)), 'application/pdf', { modelsDir: MODELS });
     expect(c.verdict.display.description).toMatch(/Embedded images carry camera data \(Nikon Z 8\)/);
+  });
+
+  it('a PDF whose own C2PA manifest declares generative fill (compositeWithTrainedAlgorithmicMedia) is ai_generated, for part of the content', async () => {
+    // The PDF path once tested source types with its own regex, which missed this one; both paths now use AI_SOURCE_TYPES.
+    const store = c2paStore({ claimGenerator: 'Adobe Acrobat', actions: [{ action: 'c2pa.edited', digitalSourceType: 'compositeWithTrainedAlgorithmicMedia' }] });
+    const r = await analyseFile(tmp.write('fill.pdf', Buffer.concat([textPdf(), store])), 'application/pdf', { modelsDir: MODELS });
+    expect(r.verdict).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
+    expect(r.verdict.display.description).toMatch(
+      /^The file's own metadata names Adobe Acrobat as its source: its C2PA manifest declares the IPTC digital source type compositeWithTrainedAlgorithmicMedia, for part of the content\. Content Credentials \(C2PA\) manifest present/,
+    );
   });
 
   it('a text-only PDF has nothing for the pixel detector: inconclusive, and it says why', async () => {

@@ -1,46 +1,58 @@
-// The verdict fusion rules of src/analysis/README.md, one test per rule, with the copy a specialist reads aloud.
+// The verdict fusion rules of src/analysis/README.md, one test per rule, on hand-built findings (fusion is the unit
+// under test: it reads codes, weights and dimensions), with the copy copy.ts writes from them.
 import { describe, expect, it } from 'vitest';
 import { Verdict } from '../../../src/api/schemas.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { aiDimension, fuse, type FusionInput } from '../../../src/analysis/fusion.js';
+import { aiDimension, fuse } from '../../../src/analysis/fusion.js';
+import { writeVerdict } from '../../../src/analysis/copy.js';
+import { pixelFinding } from '../../../src/analysis/detectors/ai-detection.js';
+import type { Finding } from '../../../src/analysis/finding.js';
 import { calibrationTable } from '../../../src/analysis/calibration-table.js';
 import { REPO } from './fixtures.js';
 
 const T = { decision: 0.5, highAi: 0.8, highAuthentic: 0.2, inconclusiveBand: [0.4, 0.6] as [number, number] };
-const prov = (assessment: 'likely_ai' | 'inconclusive') => ({ key: 'provenance', label: 'Provenance metadata', score: assessment === 'likely_ai' ? 1 : 0.5, assessment });
+const finding = (code: string, weight = 0, facts: Finding['facts'] = {}): Finding => ({ code, facts, weight });
 
-function input(score: number | null, over: Partial<FusionInput> = {}): FusionInput {
-  const dims = score === null ? [prov('inconclusive')] : [aiDimension(score, T), prov('inconclusive')];
-  return {
-    dimensions: dims,
-    pixel: { score, where: null, count: score === null ? 0 : 1 },
-    strongAiProvenance: false,
-    provenanceNotes: ['No provenance metadata points either way; metadata is often stripped, so its absence is not evidence of authenticity.'],
-    structureNotes: [],
-    structureDimension: null,
-    isPdf: false,
-    ...over,
-  };
+const NOTHING = [finding('provenance.none')];
+const CAMERA = [finding('provenance.camera', 0, { make: 'Canon', model: 'Canon EOS R5', lens: null }), finding('provenance.capture.camera_exif', -0.2)];
+const SIGNED_CAPTURE = [finding('provenance.source_type', 0, { sourceType: 'digitalCapture' }), finding('provenance.capture.c2pa_signed', -0.5)];
+const SD_CHUNK = finding('provenance.ai.png_chunk', 1, {
+  generator: 'Stable Diffusion WebUI (A1111/Forge)',
+  chunk: 'parameters',
+  writer: 'Stable Diffusion WebUI (A1111/Forge) generation parameters',
+  partly: false,
+  embedded: false,
+});
+const PHOTOSHOP = finding('provenance.editor', 0.2, { editors: 'Adobe Photoshop' });
+const QTABLE_MISMATCH = finding('capture.qtable.maker_mismatch', 0.6, { claimedMake: 'Canon', tableMake: 'libjpeg' });
+const THUMB_MISMATCH = finding('capture.thumbnail.mismatch', 0.8, { similarity: 0.12 });
+
+/** An image whose pixel detector scored `score` (null: a PDF with nothing to score), with these other findings. */
+function fused(score: number | null, findings: Finding[] = NOTHING, where: Finding['facts'] = {}) {
+  const dims = score === null ? [] : [aiDimension(score, T)];
+  const pixel = score === null ? finding('pixels.no_raster') : pixelFinding(dims[0], where);
+  return fuse({ dimensions: dims, findings: [pixel, ...findings] });
 }
+const verdict = (score: number | null, findings?: Finding[], where?: Finding['facts']) => writeVerdict(fused(score, findings, where));
 
 describe('ai_detection dimension from the calibrated thresholds', () => {
   it.each([
-    [0.95, 'likely_ai', 'high'],
-    [0.7, 'likely_ai', 'medium'],
-    [0.5, 'inconclusive', 'low'],
-    [0.3, 'likely_authentic', 'medium'],
-    [0.1, 'likely_authentic', 'high'],
-  ])('score %s -> %s (%s)', (score, assessment, confidence) => {
-    expect(aiDimension(score, T)).toMatchObject({ key: 'ai_detection', assessment, confidence });
+    [0.95, 'likely_ai', 'high', 'pixels.score.high_ai'],
+    [0.7, 'likely_ai', 'medium', 'pixels.score.leans_ai'],
+    [0.5, 'inconclusive', 'low', 'pixels.score.uncertain'],
+    [0.3, 'likely_authentic', 'medium', 'pixels.score.leans_authentic'],
+    [0.1, 'likely_authentic', 'high', 'pixels.score.leans_authentic'],
+  ])('score %s -> %s (%s), finding %s', (score, assessment, confidence, code) => {
+    const d = aiDimension(score, T);
+    expect(d).toMatchObject({ key: 'ai_detection', label: 'AI-generation detector (pixels)', assessment, confidence });
+    expect(pixelFinding(d)).toMatchObject({ code, facts: { score } });
   });
 });
 
 describe('fuse', () => {
-  const capture = (confidence: 'medium' | 'low') => ({ key: 'provenance', label: 'Provenance metadata', score: confidence === 'medium' ? 0.2 : 0.3, assessment: 'likely_authentic' as const, confidence });
-
   it('rule 2: pixels alone never decide, even at their high-AI end; the copy gives the score, its direction and its limits', () => {
-    const v = fuse(input(0.93));
+    const v = verdict(0.93);
     expect(Verdict.parse(v)).toBeTruthy();
     expect(v.dimensions[0]).toMatchObject({ key: 'ai_detection', assessment: 'likely_ai', confidence: 'high' });
     expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low', display: { label: 'Inconclusive' } });
@@ -48,55 +60,99 @@ describe('fuse', () => {
   });
 
   it('rule 2: any other pixel reading alone is inconclusive, and says which way it leans', () => {
-    expect(fuse(input(0.7))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
-    expect(fuse(input(0.7)).display.description).toMatch(/leans towards AI generation, but below the level at which it is reliable/);
-    expect(fuse(input(0.1))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
-    expect(fuse(input(0.1)).display.description).toMatch(/leans away from AI generation, which on its own does not show a file is authentic/);
-    expect(fuse(input(0.45))).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(verdict(0.7)).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(verdict(0.7).display.description).toMatch(/leans towards AI generation, but below the level at which it is reliable/);
+    expect(verdict(0.1)).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(verdict(0.1).display.description).toMatch(/leans away from AI generation, which on its own does not show a file is authentic/);
+    expect(verdict(0.45)).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
   });
 
   it('rule 1: strong AI provenance outweighs a weak pixel score, and the copy says the metadata decided', () => {
-    const v = fuse(
-      input(0.3, {
-        dimensions: [aiDimension(0.3, T), prov('likely_ai')],
-        strongAiProvenance: true,
-        provenanceNotes: ['The file\'s metadata names Stable Diffusion WebUI as its source (PNG text chunk "parameters").'],
-      }),
-    );
+    const f = fused(0.3, [SD_CHUNK]);
+    expect(f.evidence.map((e) => e.code)).toEqual(['provenance.ai.png_chunk', 'pixels.score.leans_authentic', 'verdict.metadata_decided']);
+    const v = writeVerdict(f);
     expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
     expect(v.display.title).toMatch(/metadata says so/);
-    expect(v.display.description).toMatch(/Stable Diffusion WebUI.*The pixels do not look generated; the metadata claim is what decided/);
+    expect(v.display.description).toMatch(/^The file's own metadata names Stable Diffusion WebUI \(A1111\/Forge\) as its source: it carries a PNG "parameters" text chunk.*The pixels do not look generated; the metadata claim is what decided/);
   });
 
   it('rule 1: against a high-confidence authentic pixel score, provenance still decides but at medium confidence', () => {
-    const v = fuse(input(0.05, { dimensions: [aiDimension(0.05, T), prov('likely_ai')], strongAiProvenance: true, provenanceNotes: ['x.'] }));
-    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
+    expect(fused(0.05, [SD_CHUNK])).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
+  });
+
+  it('rule 1 reads the weight of provenance findings only: a weight-1 finding of another detector never decides', () => {
+    expect(fused(0.3, [finding('capture.thumbnail.mismatch', 1)])).toMatchObject({ assessment: 'inconclusive' });
+    expect(fused(0.3, [finding('provenance.camera', 0.9)])).toMatchObject({ assessment: 'inconclusive' });
   });
 
   it('rule 3: authentic needs capture evidence: camera EXIF -> low, intact signed claim -> medium/high, edits cap it', () => {
-    expect(fuse(input(0.3, { dimensions: [aiDimension(0.3, T), capture('low')] }))).toMatchObject({ assessment: 'authentic', confidence: 'low' });
-    expect(fuse(input(0.3, { dimensions: [aiDimension(0.3, T), capture('medium')] }))).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
-    expect(fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture('medium')] }))).toMatchObject({ assessment: 'authentic', confidence: 'high' });
-    const edited = fuse(input(0.05, { dimensions: [aiDimension(0.05, T), capture('medium')], provenanceNotes: ['Edited with: Adobe Photoshop.'] }));
-    expect(edited).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+    expect(fused(0.3, CAMERA)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+    expect(fused(0.3, SIGNED_CAPTURE)).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+    expect(fused(0.05, SIGNED_CAPTURE)).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+    expect(fused(0.05, [PHOTOSHOP, ...SIGNED_CAPTURE])).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+    expect(fused(0.05, [...SIGNED_CAPTURE, finding('pdf.changed', 0.3, { revisions: 2 })])).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
     // camera EXIF does not rescue a pixel score that leans AI
-    expect(fuse(input(0.7, { dimensions: [aiDimension(0.7, T), capture('low')] }))).toMatchObject({ assessment: 'inconclusive' });
+    expect(fused(0.7, CAMERA)).toMatchObject({ assessment: 'inconclusive' });
+    // no capture evidence, however clean the pixels
+    expect(fused(0.05, [finding('provenance.camera', 0, { make: 'Canon' })])).toMatchObject({ assessment: 'inconclusive' });
     // a signed capture claim against a high AI pixel score: the two disagree
-    const clash = fuse(input(0.95, { dimensions: [aiDimension(0.95, T), capture('medium')] }));
+    const clash = writeVerdict(fused(0.95, SIGNED_CAPTURE));
     expect(clash).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
     expect(clash.display.description).toMatch(/disagree/);
   });
 
   it('rule 4: nothing scoreable and no strong provenance is inconclusive, and says why', () => {
-    const v = fuse(input(null, { isPdf: true }));
+    const v = verdict(null);
     expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
     expect(v.display.description).toMatch(/no raster image large enough/);
   });
 
   it('PDFs: the copy names the page and image with the highest score', () => {
-    const v = fuse(input(0.9, { isPdf: true, pixel: { score: 0.9, where: 'page 3, image 2 (800x600)', count: 4 } }));
+    const v = verdict(0.9, [], { page: 3, image: 2, scannedPage: false, width: 800, height: 600, count: 4 });
     expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
     expect(v.display.description).toMatch(/highest on page 3, image 2 \(800x600\), of 4 analysed/);
+  });
+});
+
+describe('capture consistency (the capture detector plugs in here)', () => {
+  it('(a) camera EXIF makes a file authentic only when no capture.* finding contradicts it (weight > 0)', () => {
+    expect(fused(0.3, CAMERA)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+    const contradicted = fused(0.3, [...CAMERA, QTABLE_MISMATCH]);
+    expect(contradicted).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(writeVerdict(contradicted).display.description).toMatch(/The capture evidence is contradicted by the way the file itself is built, so it does not count/);
+    // findings that support the capture, or say nothing either way, do not take it away
+    const supported = [...CAMERA, finding('capture.qtable.known_maker', -0.3, { make: 'Canon' }), finding('capture.qtable.unknown', 0), finding('capture.thumbnail.match', -0.3)];
+    expect(fused(0.3, supported)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+  });
+
+  it('(a) a contradiction also takes away a signed capture claim (its signer is not checked against a trust list)', () => {
+    expect(fused(0.05, SIGNED_CAPTURE)).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+    expect(fused(0.05, [...SIGNED_CAPTURE, THUMB_MISMATCH])).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+  });
+
+  it('(b) every contradiction is in the verdict evidence, strongest first, whatever the verdict; supporting ones are not', () => {
+    const support = finding('capture.consistent', -0.4, { make: 'Canon', model: 'EOS R5' });
+    const inconclusive = fused(0.3, [...CAMERA, QTABLE_MISMATCH, support, THUMB_MISMATCH]);
+    const codes = inconclusive.evidence.map((e) => e.code);
+    expect(codes.filter((c) => c.startsWith('capture.'))).toEqual(['capture.thumbnail.mismatch', 'capture.qtable.maker_mismatch']);
+    const text = writeVerdict(inconclusive).display.description!;
+    expect(text).toContain("The photo's embedded thumbnail shows a different picture from the photo itself.");
+    expect(text).toContain('The photo says it comes from a Canon camera, but it is compressed the way libjpeg compresses photos.');
+    expect(text).not.toMatch(/matches what a Canon/);
+
+    const generated = fused(0.3, [SD_CHUNK, THUMB_MISMATCH]);
+    expect(generated.assessment).toBe('ai_generated');
+    expect(generated.evidence.map((e) => e.code)).toContain('capture.thumbnail.mismatch');
+  });
+
+  it('a capture finding of weight 0 (capture.exif.absent) changes no verdict of any rule', () => {
+    for (const score of [0.05, 0.3, 0.45, 0.7, 0.95]) {
+      for (const others of [NOTHING, CAMERA, SIGNED_CAPTURE, [SD_CHUNK]]) {
+        const withNeutral = fused(score, [...others, finding('capture.exif.absent', 0)]);
+        const { evidence: _e, ...withoutEvidence } = fused(score, others);
+        expect(withNeutral).toMatchObject(withoutEvidence);
+      }
+    }
   });
 });
 

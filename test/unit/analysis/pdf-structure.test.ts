@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { distinctColours, openPdf, surveyImages } from '../../../src/analysis/pdf-document.js';
-import { readPdfStructure, structureDimension, xrefChain } from '../../../src/analysis/pdf-structure.js';
+import { readPdfStructure, xrefChain, type PdfStructure } from '../../../src/analysis/pdf-structure.js';
+import { structureOutput } from '../../../src/analysis/detectors/pdf-structure.js';
+import { findingSentence } from '../../../src/analysis/copy.js';
 import { DATASETS, HAS_DATASETS, appendUpdate, buildPdf, makeJpeg, pdfWithJpeg, textPdf } from './fixtures.js';
 
 async function structureOf(pdf: Buffer) {
@@ -17,11 +19,17 @@ async function structureOf(pdf: Buffer) {
   }
 }
 
+/** The structure part of the PDF detector: its dimension, finding codes and the copy people read. */
+function structureFindings(s: PdfStructure) {
+  const out = structureOutput(s);
+  return { dimension: out.dimension, codes: out.findings.map((f) => f.code), notes: out.findings.map((f) => findingSentence(f)) };
+}
+
 describe('pdf_structure', () => {
   it('a PDF written once by one tool: one revision, likely_authentic (low)', async () => {
     const s = await structureOf(pdfWithJpeg(await makeJpeg(200, 150), 200, 150));
     expect(s).toMatchObject({ revisions: 1, producer: 'Veracity test', creator: 'fixtures.ts', creationDate: '2024-01-01T12:00:00.000Z' });
-    expect(structureDimension(s).dimension).toMatchObject({ key: 'pdf_structure', assessment: 'likely_authentic', confidence: 'low' });
+    expect(structureFindings(s).dimension).toMatchObject({ key: 'pdf_structure', assessment: 'likely_authentic', confidence: 'low' });
   });
 
   it('an incremental update is found by walking startxref -> /Prev, and the later ModDate is reported', async () => {
@@ -46,9 +54,10 @@ describe('pdf_structure', () => {
     const s = await structureOf(edited);
     expect(s.revisions).toBe(2);
     expect(s.producer).toBe('iLovePDF');
-    const out = structureDimension(s);
+    const out = structureFindings(s);
     expect(out.dimension.assessment).toBe('inconclusive');
     expect(out.dimension.score).toBeGreaterThanOrEqual(0.6);
+    expect(out.codes).toEqual(['pdf.tools', 'pdf.changed']);
     expect(out.notes.join(' ')).toMatch(/saved 2 times \(1 incremental update\).*modification date \(2024-03-05 09:30 UTC\) is later than its creation date/);
   });
 
@@ -72,8 +81,8 @@ describe('pdf_structure', () => {
     try {
       const s = await readPdfStructure(js, doc);
       await surveyImages(doc);
-      expect(s.activeContent).toEqual(expect.arrayContaining(['JavaScript', 'an action run on opening (/OpenAction)']));
-      expect(structureDimension(s).notes.join(' ')).toMatch(/JavaScript.*not executed by Veracity/);
+      expect(s.activeContent).toEqual(expect.arrayContaining(['javascript', 'open_action']));
+      expect(structureFindings(s).notes.join(' ')).toMatch(/It contains JavaScript, an action run on opening \(\/OpenAction\) \(not executed by Veracity\)/);
     } finally {
       await doc.destroy();
     }
@@ -90,8 +99,9 @@ describe('pdf_structure', () => {
       ],
       '/Info 4 0 R',
     );
-    const out = structureDimension(await structureOf(pdf));
-    expect(out.aiProducer).toBe(true);
+    const out = structureFindings(await structureOf(pdf));
+    expect(out.codes[0]).toBe('provenance.ai.pdf_producer');
+    expect(out.notes[0]).toBe('The PDF names an AI service as its maker (ChatGPT PDF export).');
     expect(out.dimension.assessment).toBe('likely_ai');
   });
 });

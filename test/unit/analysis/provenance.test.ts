@@ -3,7 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { provenanceDimension, readPngText, readProvenance } from '../../../src/analysis/provenance.js';
+import { readPngText, readProvenance } from '../../../src/analysis/provenance.js';
+import { provenanceOutput } from '../../../src/analysis/detectors/provenance.js';
+import { findingSentence } from '../../../src/analysis/copy.js';
+import type { ProvenanceMetadata } from '../../../src/analysis/provenance.js';
 import { findJumbf, readC2paStore } from '../../../src/analysis/c2pa-manifest.js';
 import {
   REPO,
@@ -24,6 +27,17 @@ import {
   zTXt,
 } from './fixtures.js';
 
+/** The provenance detector's output, with what fusion reads (codes, the deciding weight) and the copy people read. */
+function provenanceOf(f: ProvenanceMetadata) {
+  const out = provenanceOutput(f);
+  return {
+    dimension: out.dimension!,
+    codes: out.findings.map((x) => x.code),
+    strongAi: out.findings.some((x) => x.code.startsWith('provenance.ai.') && x.weight === 1),
+    notes: out.findings.map((x) => findingSentence(x)),
+  };
+}
+
 const A1111 =
   'a lighthouse at dusk, oil painting\nNegative prompt: blurry\nSteps: 30, Sampler: DPM++ 2M Karras, CFG scale: 7, Seed: 1234, Size: 512x512, Model: sd_xl_base_1.0';
 
@@ -33,9 +47,10 @@ describe('PNG generator chunks', () => {
     const f = await readProvenance(png, 'image/png');
     expect(f.pngGeneratorChunks).toEqual(['parameters']);
     expect(f.aiGenerator?.name).toBe('Stable Diffusion WebUI (A1111/Forge)');
-    const out = provenanceDimension(f);
+    const out = provenanceOf(f);
     expect(out.strongAi).toBe(true);
     expect(out.dimension).toMatchObject({ key: 'provenance', assessment: 'likely_ai', confidence: 'high', score: 1 });
+    expect(out.codes[0]).toBe('provenance.ai.png_chunk');
     expect(out.notes[0]).toMatch(/PNG "parameters" text chunk/);
   });
 
@@ -44,9 +59,9 @@ describe('PNG generator chunks', () => {
     const comfy = withPngChunks(await makePng(64, 64), [tEXt('prompt', graph), iTXt('workflow', '{"nodes":[]}')]);
     const f = await readProvenance(comfy, 'image/png');
     expect(f.pngGeneratorChunks.sort()).toEqual(['prompt', 'workflow']);
-    expect(provenanceDimension(f).strongAi).toBe(true);
+    expect(provenanceOf(f).strongAi).toBe(true);
     const plain = withPngChunks(await makePng(64, 64), [tEXt('prompt', 'say cheese')]);
-    expect(provenanceDimension(await readProvenance(plain, 'image/png')).strongAi).toBe(false);
+    expect(provenanceOf(await readProvenance(plain, 'image/png')).strongAi).toBe(false);
   });
 
   it('a zTXt decompression bomb is bounded: its key is kept, its text is not inflated past 1 MiB', async () => {
@@ -66,8 +81,9 @@ describe('XMP and EXIF', () => {
     const jpeg = withJpegSegments(await makeJpeg(64, 64), [jpegXmpSegment(xmp)]);
     const f = await readProvenance(jpeg, 'image/jpeg');
     expect(f.digitalSourceType).toBe('trainedAlgorithmicMedia');
-    const out = provenanceDimension(f);
+    const out = provenanceOf(f);
     expect(out.dimension.assessment).toBe('likely_ai');
+    expect(out.codes[0]).toBe('provenance.ai.source_type');
     expect(out.notes.join(' ')).toMatch(/IPTC digital source type trainedAlgorithmicMedia/);
   });
 
@@ -77,7 +93,7 @@ describe('XMP and EXIF', () => {
     );
     const f = await readProvenance(withJpegSegments(await makeJpeg(64, 64), [jpegXmpSegment(xmp)]), 'image/jpeg');
     expect(f.editors).toContain('Adobe Photoshop');
-    const out = provenanceDimension(f);
+    const out = provenanceOf(f);
     expect(out.dimension).toMatchObject({ assessment: 'likely_ai', score: 0.9 });
     expect(out.notes[0]).toMatch(/for part of the content/);
   });
@@ -88,26 +104,28 @@ describe('XMP and EXIF', () => {
     );
     const f = await readProvenance(camera, 'image/jpeg');
     expect(f.camera).toMatchObject({ make: 'Canon', model: 'Canon EOS R5' });
-    const out = provenanceDimension(f);
+    const out = provenanceOf(f);
     expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'low' });
+    expect(out.codes).toEqual(['provenance.camera', 'provenance.capture.camera_exif']);
     expect(out.notes.join(' ')).toMatch(/Camera data: Canon EOS R5\. Camera metadata can be copied or forged/);
 
     const gen = await makeJpeg(64, 64, (s) => s.withExif({ IFD0: { Software: 'Midjourney v6' } }));
     const g = await readProvenance(gen, 'image/jpeg');
     expect(g.aiGenerator?.name).toBe('Midjourney');
-    expect(provenanceDimension(g).strongAi).toBe(true);
+    expect(provenanceOf(g).strongAi).toBe(true);
   });
 
   it('reads EXIF camera data from a HEIC Exif item (fixture made with heif-enc from a JPEG with Apple EXIF)', async () => {
     const heic = readFileSync(join(REPO, 'test', 'fixtures', 'analysis', 'camera-exif-128x96.heic'));
     const f = await readProvenance(heic, 'image/heic');
     expect(f.camera).toMatchObject({ make: 'Apple', model: 'iPhone 15 Pro' });
-    expect(provenanceDimension(f).notes.join(' ')).toMatch(/Camera data: Apple iPhone 15 Pro/);
+    expect(provenanceOf(f).notes.join(' ')).toMatch(/Camera data: Apple iPhone 15 Pro/);
   });
 
   it('no metadata at all is inconclusive, and the copy says absence is not evidence of authenticity', async () => {
-    const out = provenanceDimension(await readProvenance(await makePng(64, 64), 'image/png'));
+    const out = provenanceOf(await readProvenance(await makePng(64, 64), 'image/png'));
     expect(out.dimension).toMatchObject({ assessment: 'inconclusive', score: 0.5 });
+    expect(out.codes).toEqual(['provenance.none']);
     expect(out.notes.join(' ')).toMatch(/absence is not evidence of authenticity/);
   });
 });
@@ -125,8 +143,9 @@ describe('C2PA / Content Credentials', () => {
       claimGenerator: 'OpenAI DALL-E 3',
       actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', softwareAgent: 'DALL-E' }],
     });
-    const out = provenanceDimension(await readProvenance(jpeg, 'image/jpeg'));
+    const out = provenanceOf(await readProvenance(jpeg, 'image/jpeg'));
     expect(out.strongAi).toBe(true);
+    expect(out.codes.slice(0, 2)).toEqual(['provenance.ai.c2pa_generator', 'provenance.c2pa.manifest']);
     expect(out.notes.join(' ')).toMatch(/C2PA\) manifest present, claim generator OpenAI DALL-E 3.*signature could not be checked/);
   });
 
@@ -135,10 +154,11 @@ describe('C2PA / Content Credentials', () => {
     const png = withPngChunks(await makePng(64, 64), [pngChunk('caBX', camera)]);
     const f = await readProvenance(png, 'image/png');
     expect(f.c2pa?.active?.claimGenerator).toBe('Leica M11-P');
-    const out = provenanceDimension(f);
+    const out = provenanceOf(f);
     expect(out.strongAi).toBe(false);
     // unsigned and unbound to the pixels: it supports authenticity only weakly
     expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'low' });
+    expect(out.codes).toContain('provenance.capture.c2pa_unverified');
   });
 
   it('a broken C2PA block is reported as unreadable, never thrown', async () => {
@@ -156,7 +176,7 @@ describe.skipIf(!HAS_DATASETS)('on real files (../shared/datasets)', () => {
     const file = join(dir, 'jpg__Canon_PowerShot_S40.jpg_crop320x320.jpg');
     const f = await readProvenance(readFileSync(file), 'image/jpeg');
     expect(f.camera?.model).toBe('Canon PowerShot S40');
-    expect(provenanceDimension(f).dimension.assessment).toBe('likely_authentic');
+    expect(provenanceOf(f).dimension.assessment).toBe('likely_authentic');
   });
 });
 
@@ -173,7 +193,7 @@ describe('C2PA integrity checks (signed with the test signer in test/fixtures/an
       assertionsValid: true,
       dataHashValid: true,
     });
-    const out = provenanceDimension(await readProvenance(jpeg, 'image/jpeg'));
+    const out = provenanceOf(await readProvenance(jpeg, 'image/jpeg'));
     expect(out.notes.join(' ')).toMatch(/signature verifies.*image bytes match the manifest.*not checked against a trust list/);
   });
 
@@ -183,7 +203,7 @@ describe('C2PA integrity checks (signed with the test signer in test/fixtures/an
     edited[edited.length - 10] ^= 0xff; // inside the scan data, after the manifest
     const store = readC2paStore(findJumbf(edited, 'image/jpeg')!, edited);
     expect(store?.active).toMatchObject({ signatureValid: true, assertionsValid: true, dataHashValid: false });
-    expect(provenanceDimension(await readProvenance(edited, 'image/jpeg')).notes.join(' ')).toMatch(/image bytes do NOT match/);
+    expect(provenanceOf(await readProvenance(edited, 'image/jpeg')).notes.join(' ')).toMatch(/image bytes do NOT match/);
   });
 
   it('a claim altered after signing (generator renamed): the signature no longer verifies', async () => {
@@ -198,9 +218,10 @@ describe('C2PA integrity checks (signed with the test signer in test/fixtures/an
 
   it('a signed, intact camera-capture manifest is likely_authentic with medium confidence', async () => {
     const jpeg = signedC2paJpeg(await makeJpeg(96, 64), { claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] });
-    const out = provenanceDimension(await readProvenance(jpeg, 'image/jpeg'));
+    const out = provenanceOf(await readProvenance(jpeg, 'image/jpeg'));
     expect(out.strongAi).toBe(false);
     expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'medium', score: 0.2 });
+    expect(out.codes.at(-1)).toBe('provenance.capture.c2pa_signed');
   });
 
   it('an unsigned manifest: signature not checkable, assertions still checked', async () => {

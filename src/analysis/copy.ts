@@ -1,0 +1,253 @@
+// The one module that writes what people read: every finding code's sentence, the verdict's label, title and
+// description, the dimensions' labels and the aggregation note. Detectors and fusion deal in codes and facts only.
+import type { ConfidenceLevel, Dimension, DimensionAssessment, Verdict } from '../api/schemas.js';
+import type { FileKind } from './detector.js';
+import type { FactValue, Finding } from './finding.js';
+import type { FusedVerdict } from './fusion.js';
+import type { ModelManifest } from './model-manifest.js';
+
+type Facts = Finding['facts'];
+
+const text = (f: Facts, k: string): string | null => {
+  const v = f[k];
+  return v === null || v === undefined || v === '' ? null : String(v);
+};
+const num = (f: Facts, k: string): number => Number(f[k] ?? 0);
+/** "a Canon camera", "an Apple camera". */
+const an = (phrase: string) => `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
+const camera = (f: Facts) => [text(f, 'make'), text(f, 'model')].filter(Boolean).join(' ').concat(' camera').trim();
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** An ISO date as people read it: "2024-03-05 09:30 UTC". */
+const human = (iso: string) => iso.replace('T', ' ').replace(/:\d\d\.\d{3}Z$/, ' UTC');
+/** A duration given in seconds, in the largest unit that keeps it readable; a duration already in words is kept. */
+const duration = (v: FactValue | undefined): string => {
+  if (typeof v !== 'number') return String(v ?? 'an unknown amount');
+  const s = Math.abs(v);
+  if (s < 120) return `${Math.round(s)} seconds`;
+  if (s < 7200) return `${Math.round(s / 60)} minutes`;
+  if (s < 172800) return `${Math.round(s / 3600)} hours`;
+  return `${Math.round(s / 86400)} days`;
+};
+
+// ------------------------------------------------------------------------------------------------ pixel detector
+
+const PIXEL_READING = {
+  high_ai: 'is at the high end of its scale and points to AI generation, but this model is not reliable enough on images from recent generators to decide on its own',
+  leans_ai: 'leans towards AI generation, but below the level at which it is reliable on its own',
+  uncertain: 'is in the uncertain band and points neither way',
+  leans_authentic: 'leans away from AI generation, which on its own does not show a file is authentic',
+};
+
+const pixelScore = (reading: keyof typeof PIXEL_READING) => (f: Facts) => {
+  const page = text(f, 'page');
+  const size = `${num(f, 'width')}x${num(f, 'height')}`;
+  const where = !page
+    ? ''
+    : ` (highest on ${f.scannedPage ? `page ${page} (scanned page, ${size})` : `page ${page}, image ${text(f, 'image')} (${size})`}, of ${num(f, 'count')} analysed)`;
+  return `The pixel detector's AI score is ${pct(num(f, 'score'))}${where}; it ${PIXEL_READING[reading]}.`;
+};
+
+// ------------------------------------------------------------------------------------------------ provenance
+
+/** "The file's own metadata names X as its source: <how>." (or, for a JPEG inside a PDF, "An image embedded ...") */
+const aiSource = (how: (f: Facts) => string) => (f: Facts) =>
+  `${f.embedded ? 'An image embedded in the PDF carries its own metadata: it' : "The file's own metadata"} names ` +
+  `${text(f, 'generator') ?? 'a generative model'} as its source: ${how(f)}${f.partly ? ', for part of the content' : ''}.`;
+
+/** What was and was not checked of a C2PA manifest. */
+function c2paIntegrity(f: Facts): string {
+  const parts: string[] = [];
+  if (f.signatureValid === true) parts.push("its signature verifies with the signer's certificate");
+  else if (f.signatureValid === false) parts.push('its signature does NOT verify (the manifest may have been altered)');
+  else parts.push('its signature could not be checked');
+  if (f.assertionsValid === false) parts.push('its assertions do not match the claim');
+  if (f.dataHashValid === true) parts.push('the image bytes match the manifest');
+  else if (f.dataHashValid === false) parts.push('the image bytes do NOT match the manifest (edited after signing)');
+  else parts.push('the binding to the image bytes was not checked');
+  parts.push("the certificate was not checked against a trust list, so the signer's identity is not established");
+  return parts.join('; ');
+}
+
+function cameraBody(f: Facts): string {
+  const make = text(f, 'make');
+  const model = text(f, 'model');
+  return make && model?.toLowerCase().startsWith(make.toLowerCase()) ? model : [make, model].filter(Boolean).join(' ');
+}
+
+// ------------------------------------------------------------------------------------------------ PDF structure
+
+const ACTIVE_CONTENT: Array<[string, string]> = [
+  ['javascript', 'JavaScript'],
+  ['openAction', 'an action run on opening (/OpenAction)'],
+  ['launch', 'a launch action'],
+  ['embeddedFiles', 'embedded files'],
+];
+
+function pdfChanged(f: Facts): string {
+  const signals: string[] = [];
+  const revisions = num(f, 'revisions');
+  if (revisions > 1) signals.push(`it was saved ${revisions} times (${revisions - 1} incremental update${revisions > 2 ? 's' : ''})`);
+  const mod = text(f, 'modDate');
+  const created = text(f, 'creationDate');
+  if (mod && created) signals.push(`its modification date (${human(mod)}) is later than its creation date (${human(created)})`);
+  if (num(f, 'historySteps') > 1) signals.push(`its XMP history records ${num(f, 'historySteps')} steps (${text(f, 'history')})`);
+  return `The document was changed after it was first written: ${signals.join('; ')}.`;
+}
+
+// ------------------------------------------------------------------------------------------------ every code
+
+/** Every finding code the product emits, and the sentence it shows for it. A code missing here is never shown. */
+export const FINDING_COPY = {
+  // ai-detection
+  'pixels.score.high_ai': pixelScore('high_ai'),
+  'pixels.score.leans_ai': pixelScore('leans_ai'),
+  'pixels.score.uncertain': pixelScore('uncertain'),
+  'pixels.score.leans_authentic': pixelScore('leans_authentic'),
+  'pixels.no_raster': () => 'The document has no raster image large enough for the pixel detector.',
+  'pixels.none': () => 'The pixel detector gave no score.',
+  'pixels.line_art': (f) => {
+    const n = num(f, 'colours');
+    return `The image has only ${n} colour${n === 1 ? '' : 's'} (line art or a bilevel scan), which the pixel detector cannot read reliably.`;
+  },
+  'pixels.skipped': (f) => `Not scored: ${text(f, 'items')}${num(f, 'count') > 4 ? '; ...' : ''}.`,
+
+  // provenance: a generator named by the metadata (weight 1: decides on its own)
+  'provenance.ai.c2pa_generator': aiSource((f) => `its Content Credentials (C2PA) manifest declares ${text(f, 'sourceType')}`),
+  'provenance.ai.source_type': aiSource((f) => `its ${f.declaredIn === 'c2pa' ? 'C2PA manifest' : 'XMP'} declares the IPTC digital source type ${text(f, 'sourceType')}`),
+  'provenance.ai.png_chunk': aiSource((f) => `it carries a PNG "${text(f, 'chunk')}" text chunk (${text(f, 'writer')})`),
+  'provenance.ai.png_text': aiSource((f) => `its PNG "${text(f, 'chunk')}" text chunk reads "${text(f, 'value')}"`),
+  'provenance.ai.xmp_aigc': aiSource(() => 'its XMP carries an AIGC generated-content label'),
+  'provenance.ai.exif_field': aiSource((f) => `its EXIF ${text(f, 'field')} field reads "${text(f, 'value')}"`),
+  'provenance.ai.exif_sd_parameters': aiSource(() => 'its EXIF UserComment holds Stable Diffusion generation parameters'),
+  'provenance.ai.software': aiSource((f) => `its software field reads "${text(f, 'value')}"`),
+  'provenance.ai.pdf_producer': (f) => `The PDF names an AI service as its maker (${text(f, 'producer')}).`,
+  // provenance: what else the metadata says
+  'provenance.c2pa.manifest': (f) =>
+    `Content Credentials (C2PA) manifest present, claim generator ${text(f, 'claimGenerator') ?? 'unnamed'}` +
+    (text(f, 'signer') ? `, signed by ${text(f, 'signer')}` : '') +
+    (text(f, 'actions') ? `, actions: ${text(f, 'actions')}` : '') +
+    `; ${c2paIntegrity(f)}.`,
+  'provenance.c2pa.unreadable': () => 'A Content Credentials (C2PA) block is present but could not be read.',
+  'provenance.png.generator_chunks': (f) => `PNG generator text chunks: ${text(f, 'chunks')}.`,
+  'provenance.source_type': (f) => `Declared IPTC digital source type: ${text(f, 'sourceType')}.`,
+  'provenance.editor': (f) => `Edited with: ${text(f, 'editors')}.`,
+  'provenance.camera': (f) => `Camera data: ${cameraBody(f)}${text(f, 'lens') ? `, lens ${text(f, 'lens')}` : ''}.`,
+  'pdf.embedded_camera': (f) => `Embedded images carry camera data (${text(f, 'cameras')}), which can be copied or forged.`,
+  // provenance: the capture evidence it amounts to (fusion rule 3), or none
+  'provenance.capture.c2pa_signed': () =>
+    'The Content Credentials declare a camera capture, and the claim is intact: its signature and the image bytes verify.',
+  'provenance.capture.c2pa_unverified': () =>
+    'The Content Credentials declare a camera capture, but the claim could not be verified as intact, so it is weak evidence.',
+  'provenance.capture.camera_exif': () => 'Camera metadata can be copied or forged, so it supports but does not establish authenticity.',
+  'provenance.none': () =>
+    'No provenance metadata points either way; metadata is often stripped, so its absence is not evidence of authenticity.',
+
+  // pdf-structure
+  'pdf.tools': (f) => {
+    const tools = [text(f, 'creator') && `created with ${text(f, 'creator')}`, text(f, 'producer') && `produced by ${text(f, 'producer')}`].filter(Boolean);
+    return tools.length ? `The PDF was ${tools.join(', ').replace(/\.+$/, '')}.` : 'The PDF does not name the tools that made it.';
+  },
+  'pdf.changed': pdfChanged,
+  'pdf.active_content': (f) => `It contains ${ACTIVE_CONTENT.filter(([k]) => f[k]).map(([, w]) => w).join(', ')} (not executed by Veracity).`,
+
+  // capture consistency (src/analysis/capture/): how the file is built against the camera it claims. Its facts come
+  // from another module, so each sentence still reads when a fact is missing.
+  'capture.exif.absent': () => 'The photo carries no camera data to check against the way the file is built.',
+  'capture.consistent': (f) => `The way the file is built matches what ${an(camera(f))} writes.`,
+  'capture.qtable.standard_ijg': (f) =>
+    `The photo was compressed with the standard settings of common software${text(f, 'quality') ? ` (quality ${text(f, 'quality')})` : ''} rather than a camera's own, so a program saved it after any camera did.`,
+  'capture.qtable.maker_mismatch': (f) =>
+    `The photo says it comes from ${an(`${text(f, 'claimedMake') ?? ''} camera`.trim())}, but it is compressed the way ${text(f, 'tableMake') ?? 'another maker or a program'} compresses photos.`,
+  'capture.qtable.known_maker': (f) => `The photo is compressed the way ${text(f, 'make') ?? 'its camera maker'} compresses photos.`,
+  'capture.qtable.unknown': () => "The photo's compression settings match no camera we know of, which shows nothing either way.",
+  'capture.thumbnail.mismatch': () => "The photo's embedded thumbnail shows a different picture from the photo itself.",
+  'capture.thumbnail.aspect_mismatch': (f) =>
+    `The photo's embedded thumbnail has a different shape${text(f, 'thumbAspect') && text(f, 'imageAspect') ? ` (${text(f, 'thumbAspect')}) from the photo (${text(f, 'imageAspect')})` : ' from the photo'}, so the photo was cropped or replaced after it was taken.`,
+  'capture.thumbnail.match': () => "The photo's embedded thumbnail shows the same picture as the photo.",
+  'capture.thumbnail.absent': () => 'The photo has no embedded thumbnail to compare with it.',
+  'capture.size.exif_mismatch': (f) =>
+    `The camera data records a ${num(f, 'exifWidth')}x${num(f, 'exifHeight')} photo, but the photo is ${num(f, 'width')}x${num(f, 'height')}.`,
+  'capture.size.not_device': (f) =>
+    `The photo's size (${num(f, 'width')}x${num(f, 'height')}) is not one ${an(`${text(f, 'make') ?? 'the named'} camera`)} produces.`,
+  'capture.makernote.missing': (f) => `The camera data lacks the maker's own section that ${text(f, 'make') ?? 'the named maker\'s'} cameras write.`,
+  'capture.makernote.malformed': (f) =>
+    `The maker's own section of the camera data is damaged or not laid out the way ${text(f, 'make') ?? 'the named maker\'s'} cameras write it.`,
+  'capture.software.edited': (f) => `The camera data records that ${text(f, 'software') ?? 'editing software'} saved the photo.`,
+  'capture.dates.inconsistent': (f) =>
+    `The dates recorded in the photo disagree${text(f, 'field') ? `: ${text(f, 'field')} is off by ${duration(f.delta)}` : ''}.`,
+  'capture.jpeg.double_quantization': () => 'The photo shows signs of having been compressed twice, as happens when a photo is edited and saved again.',
+  'capture.xmp.edit_history': (f) => `The photo's editing history records changes${text(f, 'agent') ? ` made with ${text(f, 'agent')}` : ''}.`,
+  'capture.heic.structure_mismatch': (f) => `The HEIC file is not built the way phones build them${text(f, 'detail') ? ` (${text(f, 'detail')})` : ''}.`,
+  'capture.heic.phone_structure': (f) => `The HEIC file is built the way ${text(f, 'make') ? `${text(f, 'make')} phones` : 'phones'} build them.`,
+
+  // fusion's own notes
+  'verdict.metadata_decided': () => 'The pixels do not look generated; the metadata claim is what decided.',
+  'verdict.capture_vs_pixels': () => 'A signed camera-capture claim and a high AI pixel score disagree.',
+  'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",
+} satisfies Record<string, (facts: Facts) => string>;
+
+export type FindingCode = keyof typeof FINDING_COPY;
+
+export const hasCopy = (code: string): code is FindingCode => Object.hasOwn(FINDING_COPY, code);
+
+/** The sentence for one finding; null for a code without copy (never shown raw: copy.test.ts keeps the table full). */
+export function findingSentence(f: Finding): string | null {
+  return hasCopy(f.code) ? FINDING_COPY[f.code](f.facts) : null;
+}
+
+// ------------------------------------------------------------------------------------------------ verdicts
+
+const VERDICT_COPY = {
+  ai_generated: {
+    label: 'AI-generated',
+    title: (c: ConfidenceLevel) => `Likely AI-generated: the file's own metadata says so (${c} confidence)`,
+    // `ai_generated` comes from provenance only (fusion rule 2), so its caveat is about metadata.
+    caveat: 'Metadata can be added to any file, so this shows what the file declares, not who made it.',
+  },
+  authentic: {
+    label: 'No AI detected',
+    title: (c: ConfidenceLevel) => `Likely authentic: capture evidence and no sign of AI generation (${c} confidence)`,
+    caveat:
+      'The capture evidence points to a photograph and the pixels show no clear sign of AI generation; this does not prove the content is true or unedited by hand.',
+  },
+  inconclusive: {
+    label: 'Inconclusive',
+    title: () => 'Inconclusive: the detectors cannot decide',
+    caveat: 'The evidence is not strong enough either way; a specialist should review the file.',
+  },
+};
+
+/** The v1 verdict: fusion's decision with its display copy written from the evidence's codes. */
+export function writeVerdict(fused: FusedVerdict): Verdict {
+  const words = VERDICT_COPY[fused.assessment];
+  const sentences = fused.evidence.map(findingSentence).filter((s): s is string => Boolean(s));
+  return {
+    assessment: fused.assessment,
+    confidence: fused.confidence,
+    display: { label: words.label, title: words.title(fused.confidence), description: [...sentences, words.caveat].join(' ') },
+    dimensions: fused.dimensions,
+  };
+}
+
+// ------------------------------------------------------------------------------------------------ dimensions
+
+export const DIMENSION_LABELS = {
+  ai_detection: 'AI-generation detector (pixels)',
+  provenance: 'Provenance metadata',
+  pdf_structure: 'PDF structure',
+  capture: 'Capture consistency (camera file structure)',
+};
+export type DimensionKey = keyof typeof DIMENSION_LABELS;
+
+export function dimensionOf(key: DimensionKey, score: number, assessment: DimensionAssessment, confidence: ConfidenceLevel): Dimension {
+  return { key, label: DIMENSION_LABELS[key], score, assessment, confidence };
+}
+
+/** How tile scores became the file score, in words (FileAnalysis.aggregation, served with the region grids). */
+export function aggregationCopy(m: ModelManifest, kind: FileKind): string {
+  const base =
+    `${m.input.tileSize}px tiles at native resolution every ${m.tiling.stride}px (at most ${m.tiling.maxTiles}, evenly sampled), ` +
+    `image score = mean of the ${m.aggregation.k} highest tile probabilities` +
+    ((m.tiling.heatmapMaxTiles ?? 0) > m.tiling.maxTiles ? `; the heatmap shows up to ${m.tiling.heatmapMaxTiles} tiles, sampled the same way` : '');
+  return kind === 'pdf' ? `${base}; document score = the highest image or scanned-page score` : base;
+}

@@ -1,0 +1,74 @@
+// The pixel detector: the ONNX model's score of the image (for a PDF, of its worst raster image or scanned page) as
+// the ai_detection dimension and one `pixels.score.*` finding; flat graphics the model cannot read are noted.
+import type { Dimension, RegionGrid } from '../../api/schemas.js';
+import { scoreImage } from '../ai-detection.js';
+import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
+import type { FactValue, Finding } from '../finding.js';
+import { aiDimension } from '../fusion.js';
+import { distinctColours, LINE_ART_COLOURS, surveyImages } from '../pdf-document.js';
+
+export const aiDetectionDetector: Detector = {
+  key: 'ai-detection',
+  appliesTo: () => true,
+  run: (ctx) => (ctx.kind === 'pdf' ? scorePdf(ctx) : scorePicture(ctx)),
+};
+
+/** The pixel reading as a finding; `where` locates the worst image of a PDF. The detector never decides alone. */
+export function pixelFinding(d: Dimension, where: Record<string, FactValue> = {}): Finding {
+  const [code, weight] =
+    d.assessment === 'likely_ai'
+      ? d.confidence === 'high'
+        ? ['pixels.score.high_ai', 0.5]
+        : ['pixels.score.leans_ai', 0.25]
+      : d.assessment === 'likely_authentic'
+        ? ['pixels.score.leans_authentic', -0.25]
+        : ['pixels.score.uncertain', 0];
+  return { code, facts: { score: d.score, ...where }, weight };
+}
+
+async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
+  const image = ctx.image!;
+  const scored = await scoreImage(ctx.model, image, { kind: 'image' }, ctx.signal);
+  let dimension = aiDimension(scored.score, ctx.model.manifest.thresholds);
+  const notes: Finding[] = [];
+  const colours = distinctColours(image);
+  if (colours <= LINE_ART_COLOURS) {
+    // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
+    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
+    notes.push({ code: 'pixels.line_art', facts: { colours }, weight: 0 });
+  }
+  return { dimension, findings: [pixelFinding(dimension), ...notes], regions: [scored.grid] };
+}
+
+async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
+  const { model, signal } = ctx;
+  const regions: RegionGrid[] = [];
+  let worst: { score: number; where: Record<string, FactValue> } | null = null;
+  const survey = await surveyImages(ctx.pdf!, {
+    signal,
+    onRaster: async (r) => {
+      signal?.throwIfAborted();
+      const source: RegionGrid['source'] =
+        r.kind === 'pdf_page' ? { kind: 'pdf_page', page: r.page } : { kind: 'pdf_image', page: r.page, imageIndex: r.imageIndex };
+      const s = await scoreImage(model, r.image, source, signal);
+      regions.push(s.grid);
+      const where = {
+        page: r.page,
+        image: r.kind === 'pdf_page' ? null : (r.imageIndex ?? 0) + 1,
+        scannedPage: r.kind === 'pdf_page',
+        width: r.image.width,
+        height: r.image.height,
+      };
+      if (!worst || s.score > worst.score) worst = { score: s.score, where };
+    },
+  });
+  const found = worst as { score: number; where: Record<string, FactValue> } | null;
+  const dimension = found ? aiDimension(found.score, model.manifest.thresholds) : null;
+  const findings: Finding[] = [
+    dimension && found ? pixelFinding(dimension, { ...found.where, count: regions.length }) : { code: 'pixels.no_raster', facts: {}, weight: 0 },
+  ];
+  if (survey.skipped.length) {
+    findings.push({ code: 'pixels.skipped', facts: { items: survey.skipped.slice(0, 4).join('; '), count: survey.skipped.length }, weight: 0 });
+  }
+  return { dimension, findings, regions };
+}
