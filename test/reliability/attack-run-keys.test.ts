@@ -63,13 +63,20 @@ function stolenBytes(dataDir: string): Buffer {
   return Buffer.concat(out);
 }
 
-/** Key-looking strings: every run of bearer-token characters of 16 or more, and every JWT-shaped piece inside one. */
+/**
+ * Key-looking strings: every run of bearer-token characters of 16 or more, and every JWT-shaped piece inside one,
+ * also cut to an HS256 signature's 43 characters (in a SQLite record the next column's text follows the key at once).
+ */
 function candidates(bytes: Buffer): Set<string> {
   const text = bytes.toString('latin1');
   const found = new Set<string>();
   for (const run of text.match(/[A-Za-z0-9_.~+/=-]{16,}/g) ?? []) {
     found.add(run);
-    for (const jwt of run.match(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g) ?? []) found.add(jwt);
+    for (const jwt of run.match(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g) ?? []) {
+      found.add(jwt);
+      const [h, p, sig] = jwt.split('.');
+      if (sig.length > 43) found.add(`${h}.${p}.${sig.slice(0, 43)}`);
+    }
   }
   return found;
 }
@@ -136,6 +143,7 @@ describe('attack run: API keys from a copy of the database', () => {
       // Controls: every credential we hold works, and the extractor finds a key wherever one is written.
       for (const k of held) expect(await authenticates(srv, k.token, k.app)).toBe(true);
       expect(candidates(Buffer.from(`x\u0001${cli.images}\u0002y`)).has(cli.images)).toBe(true);
+      expect(candidates(Buffer.from(`\u0003${cli.images}2026-11-21T13:00:00.000Z`)).has(cli.images)).toBe(true); // as a schema-1 row held it
       const stored = keyRows(dataDir);
       const known = stored.find((r) => r.id === JSON.parse(Buffer.from(cli.images.split('.')[1], 'base64url').toString()).jti)!;
       expect(rebuiltHead(known)).toBe(cli.images.split('.').slice(0, 2).join('.')); // the rebuild is exact: only the signature is missing
