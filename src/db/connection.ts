@@ -40,10 +40,20 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     // For migrations that turn a secret into its digest (migration 2: API keys).
     db.function('sha256_hex', { deterministic: true }, (text: unknown) => crypto.createHash('sha256').update(String(text)).digest('hex'));
     const applied = migrate(db, migrations);
-    if (applied.some((m) => m.scrub)) db.exec('VACUUM');
-    // An old WAL frame can hold rows that no longer exist (the WAL is reused, not cleared): start each run with an
-    // empty one. Cheap: at start-up the WAL holds at most what the last run did not checkpoint.
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    // Best effort, both: on a full disk the core must still start (secure_delete already zeroed what a scrubbing
+    // migration freed, and the next start truncates the WAL again).
+    try {
+      if (applied.some((m) => m.scrub)) db.exec('VACUUM');
+    } catch {
+      // VACUUM needs room for a copy of the database; without it the file keeps its zeroed free pages.
+    }
+    try {
+      // An old WAL frame can hold rows that no longer exist (the WAL is reused, not cleared): start each run with
+      // an empty one. Cheap: at start-up the WAL holds at most what the last run did not checkpoint.
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // A checkpoint that cannot write leaves the WAL as it was; SQLite checkpoints it later.
+    }
     return db;
   } catch (err) {
     db.close();
