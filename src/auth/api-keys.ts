@@ -29,13 +29,23 @@ export function keyHint(token: string): string {
   return token.slice(-4);
 }
 
+/** A secret restored from a copy with a looser mode is made its user's only again (best effort: not ours, no change). */
+function narrowToOwner(file: string): void {
+  if (process.platform === 'win32') return;
+  try {
+    fs.chmodSync(file, 0o600);
+  } catch {
+    // Reading it worked; a mode we may not change is no reason to stop.
+  }
+}
+
 /** Reads the installation secret, creating it (0600, atomically) on first use. */
 export function loadOrCreateSecret(dataDir: string): Uint8Array {
   const file = path.join(dataDir, 'secret.key');
   try {
     const buf = fs.readFileSync(file);
     if (buf.length < 32) throw new Error(`Installation secret ${file} is too short; refusing to use it.`);
-    if (process.platform !== 'win32') fs.chmodSync(file, 0o600); // a copy restored with a looser mode
+    narrowToOwner(file);
     return new Uint8Array(buf);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

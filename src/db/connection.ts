@@ -21,8 +21,8 @@ function restrictFileModes(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
     try {
       fs.chmodSync(f, 0o600);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    } catch {
+      // Not there (yet), or not ours to change: opening it decides whether it can be used.
     }
   }
 }

@@ -197,6 +197,7 @@ describe('keys at rest', () => {
     const { MIGRATIONS } = await import('../../src/db/migrations/index.js');
     const { loadOrCreateSecret } = await import('../../src/auth/api-keys.js');
     const secret = loadOrCreateSecret(dataDir);
+    fs.chmodSync(path.join(dataDir, 'secret.key'), 0o644); // restored from a copy with a looser mode
     const appIds = { images: crypto.randomUUID(), pdfs: crypto.randomUUID() };
     const sign = (jti: string, sub: string, iat: number, exp?: number) => {
       let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuer('veracity').setAudience('veracity-api').setSubject(sub).setJti(jti).setIssuedAt(iat);
@@ -237,7 +238,7 @@ describe('keys at rest', () => {
       expect(core.db.prepare('SELECT max(id) AS v FROM schema_migrations').get()).toEqual({ v: 2 });
       const afterStart = dbBytes(dataDir);
       for (const k of keys) expect(afterStart.includes(signatureOf(k.token)), `key ${k.id} left in the file`).toBe(false);
-      expect(fs.statSync(path.join(dataDir, 'veracity.db')).mode & 0o777).toBe(0o600);
+      for (const f of ['veracity.db', 'veracity.db-wal', 'secret.key']) expect(fs.statSync(path.join(dataDir, f)).mode & 0o777).toBe(0o600);
 
       const base = await startListening(core);
       for (const k of keys) {
