@@ -30,14 +30,27 @@ export function formatLogLine(level: string, message: string, now: Date): string
   return `${now.toISOString()} ${level} ${escapeLogText(redactSecrets(message))}\n`;
 }
 
+/** Logs name files and cases: readable by their user only (0700 folder, 0600 files), whatever the umask. */
+function ownerOnly(target: string, mode: number): void {
+  if (process.platform === 'win32') return;
+  try {
+    fs.chmodSync(target, mode);
+  } catch {
+    // Missing (not written yet) or not ours: the next write creates it with the mode.
+  }
+}
+
 export function createFileLogger(dir: string, name = 'main.log', clock: () => Date = () => new Date()): Logger {
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ownerOnly(dir, 0o700);
   const file = path.join(dir, name);
+  ownerOnly(file, 0o600); // a log written by an older version, created 0644
+  ownerOnly(`${file}.1`, 0o600);
   const write = (level: string, message: string): void => {
     try {
       const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
       if (size > MAX_BYTES) fs.renameSync(file, `${file}.1`);
-      fs.appendFileSync(file, formatLogLine(level, message, clock()));
+      fs.appendFileSync(file, formatLogLine(level, message, clock()), { mode: 0o600 });
     } catch {
       // A log that cannot be written must never take the app down with it.
     }

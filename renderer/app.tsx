@@ -1,4 +1,4 @@
-// The window: finds its credentials, loads the applications and their keys, and hosts the three screens
+// The window: finds its UI token, loads the applications with its per-launch credential for each, and hosts the three screens
 // (Assess, History, Settings) around one working case.
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ApplicationInfo } from '../src/api/admin-schemas.js';
@@ -48,7 +48,7 @@ export function App(): React.JSX.Element {
   }, []);
 
   const client = boot.state === 'ready' ? boot.client : null;
-  const keys = useMemo(() => activeKeys(applications, new Date()), [applications]);
+  const keys = useMemo(() => activeKeys(applications), [applications]);
   const keysRef = useKeysRef(keys);
   const session = useMemo(() => (client ? new CaseSession({ client, keys: () => keysRef.current }) : null), [client, keysRef]);
 

@@ -1,23 +1,31 @@
 // The headless entry: `veracity serve` (API + built renderer on 127.0.0.1), `veracity keys ...`, `veracity assess FILE...`.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { IssuedKey } from './auth/api-keys.js';
 import { loadConfig } from './config/config.js';
 import { createCore, listen, openDataDir } from './core.js';
+import type { Application } from './db/applications-repository.js';
 import { rendererAvailable } from './server/routes/renderer-routes.js';
 
 const USAGE = `Usage:
   veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--ui-token TOKEN]
-  veracity keys create --kind images|pdfs [--name NAME] [--data-dir DIR]
+  veracity keys create --kind images|pdfs [--name NAME] [--expires-in-days N] [--data-dir DIR]
+  veracity keys create --application APPLICATION_ID [--name NAME] [--expires-in-days N] [--data-dir DIR]
   veracity keys list [--data-dir DIR]
   veracity keys revoke APPLICATION_OR_KEY_ID [--data-dir DIR]
   veracity assess FILE... [--json] [--models-dir DIR]
 
-The data dir defaults to the platform's app-data folder; VERACITY_DATA_DIR overrides it.`;
+\`keys create\` prints the new key once; Veracity keeps only its digest, so \`keys list\` shows ids, names, dates and
+the key's last four characters, never the key. The data dir defaults to the platform's app-data folder;
+VERACITY_DATA_DIR overrides it.`;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Whatever this process creates in the data dir (database, WAL, secret, uploads) is its user's only, even
+  // where a file is created without an explicit mode.
+  if ((command === 'serve' || command === 'keys') && process.platform !== 'win32') process.umask(0o077);
   try {
     switch (command) {
       case 'serve':
@@ -88,7 +96,13 @@ async function keys(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
-    options: { kind: { type: 'string' }, name: { type: 'string' }, 'data-dir': { type: 'string' }, 'expires-in-days': { type: 'string' } },
+    options: {
+      kind: { type: 'string' },
+      application: { type: 'string' },
+      name: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'expires-in-days': { type: 'string' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -96,10 +110,28 @@ async function keys(args: string[]): Promise<number> {
   const { db, apps, keys: keyService } = await openDataDir(config.dataDir);
   try {
     if (sub === 'create') {
-      if (values.kind !== 'images' && values.kind !== 'pdfs') throw new Error('--kind must be "images" or "pdfs".');
-      const name = values.name ?? (values.kind === 'images' ? 'Images' : 'PDFs');
-      const { app, key } = await keyService.createApplication(name, values.kind);
-      process.stdout.write(`${JSON.stringify({ applicationId: app.id, name: app.name, kind: app.kind, apiKey: key.token })}\n`);
+      const days = values['expires-in-days'];
+      const expiresInDays = days === undefined ? undefined : Number(days);
+      if (expiresInDays !== undefined && (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > 3650)) {
+        throw new Error('--expires-in-days must be a whole number of days from 1 to 3650.');
+      }
+      let application: Application;
+      let key: IssuedKey;
+      if (values.application !== undefined) {
+        if (values.kind !== undefined) throw new Error('Give --kind (a new application) or --application (an existing one), not both.');
+        const found = apps.getApplication(values.application);
+        if (!found) throw new Error(`No application with id ${values.application}.`);
+        application = found;
+        key = await keyService.issueKey(found.id, values.name ?? `${found.name} key`, expiresInDays);
+      } else {
+        if (values.kind !== 'images' && values.kind !== 'pdfs') throw new Error('--kind must be "images" or "pdfs" (or give --application ID).');
+        const name = values.name ?? (values.kind === 'images' ? 'Images' : 'PDFs');
+        ({ app: application, key } = await keyService.createApplication(name, values.kind, expiresInDays));
+      }
+      process.stdout.write(
+        `${JSON.stringify({ applicationId: application.id, name: application.name, kind: application.kind, keyId: key.id, expiresAt: key.expiresAt, apiKey: key.token })}\n`,
+      );
+      process.stderr.write('This is the only time this key is shown: Veracity keeps only its digest. Store it now.\n');
       return 0;
     }
     if (sub === 'list') {
@@ -108,7 +140,7 @@ async function keys(args: string[]): Promise<number> {
         name: a.name,
         kind: a.kind,
         createdAt: a.createdAt,
-        keys: apps.listKeys(a.id).map((k) => ({ keyId: k.id, name: k.name, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt, apiKey: k.token })),
+        keys: apps.listKeys(a.id).map((k) => ({ keyId: k.id, name: k.name, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt, hint: k.hint })),
       }));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return 0;
@@ -129,4 +161,3 @@ async function keys(args: string[]): Promise<number> {
     db.close();
   }
 }
-

@@ -39,7 +39,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
         <DropZone caseName={caseName.trim() || null} onFiles={onFiles} />
         {missing.length > 0 && (
           <p className="warning" role="status">
-            No active key for {missing.join(' and ')}: those files cannot be sent. Create a key in Settings.
+            No application for {missing.join(' and ')}: those files cannot be sent. Create one in Settings.
           </p>
         )}
       </div>

@@ -17,7 +17,7 @@ interface Props {
 
 export const PAGE_SIZE = 10;
 
-const keyOf = (application: ApplicationInfo): string | null => usableKey(application, new Date());
+const keyOf = (application: ApplicationInfo): string | null => usableKey(application);
 
 export function HistoryView({ client, applications, onOpen }: Props): React.JSX.Element {
   const usable = applications.filter((a) => keyOf(a) !== null);
@@ -112,7 +112,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
     }
   };
 
-  if (usable.length === 0) return <p className="warning">No application has an active key. Create one in Settings.</p>;
+  if (usable.length === 0) return <p className="warning">No application yet. Create one in Settings.</p>;
 
   const pagination = list?.pagination;
   return (

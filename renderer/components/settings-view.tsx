@@ -1,6 +1,7 @@
-// Settings: the applications and their API keys, for local tools that call the v1 API (show, copy, create, revoke).
+// Settings: the applications and their API keys, for local tools that call the v1 API: create (the key is shown
+// once, with a copy button), list by name and last characters, revoke.
 import { useState } from 'react';
-import type { ApiKeyInfo, ApplicationInfo } from '../../src/api/admin-schemas.js';
+import type { ApiKeyInfo, ApplicationInfo, CreatedApiKey } from '../../src/api/admin-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import { failureWords } from '../lib/words.js';
@@ -11,8 +12,15 @@ interface Props {
   onChanged: () => Promise<void>;
 }
 
-export function maskKey(key: string): string {
-  return key.length <= 16 ? '••••••••' : `${key.slice(0, 6)}…${key.slice(-6)}`;
+/** A key in a list: its last characters only (the key itself is shown once, when it is created). */
+export function keyEnding(key: ApiKeyInfo): string {
+  return `…${key.hint}`;
+}
+
+/** A key just created: shown here until dismissed or until Settings is left, then never again. */
+export interface RevealedKey {
+  applicationId: string;
+  key: CreatedApiKey;
 }
 
 export function SettingsView({ client, applications, onChanged }: Props): React.JSX.Element {
@@ -20,16 +28,19 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
   const [status, setStatus] = useState<string | null>(null);
   const [newName, setNewName] = useState('');
   const [newKind, setNewKind] = useState<PipelineKind>('images');
+  const [revealed, setRevealed] = useState<RevealedKey | null>(null);
 
-  const act = async (action: string, call: () => Promise<unknown>, done: string): Promise<void> => {
+  const act = async <T,>(action: string, call: () => Promise<T>, done: string): Promise<T | undefined> => {
     setError(null);
     setStatus(null);
     try {
-      await call();
+      const result = await call();
       await onChanged();
       setStatus(done);
+      return result;
     } catch (e) {
       setError(e instanceof ApiFailure ? failureWords(e, { action }) : String(e));
+      return undefined;
     }
   };
 
@@ -37,7 +48,7 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
     <section aria-labelledby="settings-title" className="settings">
       <h2 id="settings-title">Applications and API keys</h2>
       <p className="hint">
-        Local tools call the v1 API at <code>{window.location.origin}/v1</code> with <code>Authorization: Bearer &lt;key&gt;</code>. Each application analyses one kind of file. Keys are secrets: anyone with one can submit files and read results.
+        Local tools call the v1 API at <code>{window.location.origin}/v1</code> with <code>Authorization: Bearer &lt;key&gt;</code>. Each application analyses one kind of file. Keys are secrets: anyone with one can submit files and read results. Veracity keeps only a digest of each key, so a key is shown once, when it is created.
       </p>
       <div role="status" aria-live="polite" className="status-line">
         {status}
@@ -48,14 +59,27 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
         </p>
       )}
       {applications.map((application) => (
-        <ApplicationPanel key={application.id} client={client} application={application} act={act} />
+        <ApplicationPanel
+          key={application.id}
+          client={client}
+          application={application}
+          act={act}
+          revealed={revealed?.applicationId === application.id ? revealed.key : null}
+          onCreated={(key) => setRevealed({ applicationId: application.id, key })}
+          onDismiss={() => setRevealed(null)}
+        />
       ))}
       <form
         className="panel"
         onSubmit={(e) => {
           e.preventDefault();
-          if (!newName.trim()) return;
-          void act('Creating the application', () => client.createApplication(newName.trim(), newKind), `Application “${newName.trim()}” created.`).then(() => setNewName(''));
+          const name = newName.trim();
+          if (!name) return;
+          void act('Creating the application', () => client.createApplication(name, newKind), `Application “${name}” created with a key. Copy the key now: it will not be shown again.`).then((created) => {
+            if (!created) return;
+            setNewName('');
+            setRevealed({ applicationId: created.id, key: created.createdKey });
+          });
         }}
       >
         <h3>New application</h3>
@@ -77,9 +101,51 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
   );
 }
 
-type Act = (action: string, call: () => Promise<unknown>, done: string) => Promise<void>;
+/** The one showing of a new key, with a copy button; the text says it will not be shown again. */
+export function NewKeyNotice({ createdKey, onDismiss }: { createdKey: CreatedApiKey; onDismiss: () => void }): React.JSX.Element {
+  const [copied, setCopied] = useState(false);
+  const [copyFailed, setCopyFailed] = useState(false);
+  return (
+    <div className="new-key" role="region" aria-label={`New key ${createdKey.name}`} data-testid="new-key">
+      <p>
+        <strong>New key “{createdKey.name}”.</strong> Copy it now and keep it somewhere safe: this is the only time Veracity shows it. Lost it? Create another and revoke this one.
+      </p>
+      <code className="key-value" data-testid="new-key-value">
+        {createdKey.apiKey}
+      </code>
+      {copyFailed && <p className="hint">Copying was not allowed here: select the key above and copy it by hand.</p>}
+      <div className="row">
+        <button
+          type="button"
+          onClick={() =>
+            void navigator.clipboard.writeText(createdKey.apiKey).then(
+              () => setCopied(true),
+              () => setCopyFailed(true),
+            )
+          }
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" onClick={onDismiss}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
 
-function ApplicationPanel({ client, application, act }: { client: ApiClient; application: ApplicationInfo; act: Act }): React.JSX.Element {
+type Act = <T>(action: string, call: () => Promise<T>, done: string) => Promise<T | undefined>;
+
+interface PanelProps {
+  client: ApiClient;
+  application: ApplicationInfo;
+  act: Act;
+  revealed: CreatedApiKey | null;
+  onCreated: (key: CreatedApiKey) => void;
+  onDismiss: () => void;
+}
+
+function ApplicationPanel({ client, application, act, revealed, onCreated, onDismiss }: PanelProps): React.JSX.Element {
   const [keyName, setKeyName] = useState('');
   const [days, setDays] = useState('');
   return (
@@ -98,7 +164,7 @@ function ApplicationPanel({ client, application, act }: { client: ApiClient; app
             <th scope="col">Created</th>
             <th scope="col">Expires</th>
             <th scope="col">State</th>
-            <th scope="col">Value</th>
+            <th scope="col">Ends with</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
@@ -108,15 +174,19 @@ function ApplicationPanel({ client, application, act }: { client: ApiClient; app
           ))}
         </tbody>
       </table>
+      {application.keys.length === 0 && <p className="hint">No API keys yet. A local tool needs one: create it here and copy it when it is shown.</p>}
+      {revealed && <NewKeyNotice createdKey={revealed} onDismiss={onDismiss} />}
       <form
         className="row"
         onSubmit={(e) => {
           e.preventDefault();
           const expiresInDays = days.trim() ? Number(days) : undefined;
           const body = { ...(keyName.trim() ? { name: keyName.trim() } : {}), ...(expiresInDays ? { expiresInDays } : {}) };
-          void act(`Creating a key for ${application.name}`, () => client.createKey(application.id, body), `New key created for ${application.name}.`).then(() => {
+          void act(`Creating a key for ${application.name}`, () => client.createKey(application.id, body), `New key created for ${application.name}. Copy it now: it will not be shown again.`).then((created) => {
+            if (!created) return;
             setKeyName('');
             setDays('');
+            onCreated(created);
           });
         }}
       >
@@ -133,9 +203,7 @@ function ApplicationPanel({ client, application, act }: { client: ApiClient; app
 }
 
 function KeyRow({ client, apiKey, act }: { client: ApiClient; apiKey: ApiKeyInfo; act: Act }): React.JSX.Element {
-  const [shown, setShown] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [copied, setCopied] = useState(false);
   const revoked = apiKey.revokedAt !== null;
   const expired = apiKey.expiresAt !== null && new Date(apiKey.expiresAt) <= new Date();
   return (
@@ -145,41 +213,27 @@ function KeyRow({ client, apiKey, act }: { client: ApiClient; apiKey: ApiKeyInfo
       <td>{apiKey.expiresAt ? new Date(apiKey.expiresAt).toLocaleDateString() : 'never'}</td>
       <td>{revoked ? 'revoked' : expired ? 'expired' : 'active'}</td>
       <td>
-        <code className="key-value" data-testid="key-value">
-          {shown ? apiKey.apiKey : maskKey(apiKey.apiKey)}
+        <code className="key-value" data-testid="key-value" aria-label={`Key ending ${apiKey.hint}`}>
+          {keyEnding(apiKey)}
         </code>
       </td>
       <td>
         <div className="row">
-        <button type="button" onClick={() => setShown(!shown)} aria-pressed={shown}>
-          {shown ? 'Hide' : 'Show'}
-        </button>
-        <button
-          type="button"
-          onClick={() =>
-            void navigator.clipboard.writeText(apiKey.apiKey).then(
-              () => setCopied(true),
-              () => setShown(true),
-            )
-          }
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-        {!revoked &&
-          (confirming ? (
-            <>
-              <button type="button" className="danger" onClick={() => void act('Revoking the key', () => client.revokeKey(apiKey.id), `Key “${apiKey.name}” revoked.`)}>
-                Confirm revoke
+          {!revoked &&
+            (confirming ? (
+              <>
+                <button type="button" className="danger" onClick={() => void act('Revoking the key', () => client.revokeKey(apiKey.id), `Key “${apiKey.name}” revoked.`)}>
+                  Confirm revoke
+                </button>
+                <button type="button" onClick={() => setConfirming(false)}>
+                  Keep
+                </button>
+              </>
+            ) : (
+              <button type="button" onClick={() => setConfirming(true)}>
+                Revoke…
               </button>
-              <button type="button" onClick={() => setConfirming(false)}>
-                Keep
-              </button>
-            </>
-          ) : (
-            <button type="button" onClick={() => setConfirming(true)}>
-              Revoke…
-            </button>
-          ))}
+            ))}
         </div>
       </td>
     </tr>

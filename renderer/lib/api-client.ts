@@ -2,7 +2,7 @@
 // src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
 import { z } from 'zod';
 import { ApiError, FileRegions, JobList, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
-import { ApiKeyInfo, ApplicationInfo, ApplicationList, JobReport } from '../../src/api/admin-schemas.js';
+import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication, JobReport } from '../../src/api/admin-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 
 export type FailureKind = 'http' | 'network' | 'invalid-response';
@@ -50,12 +50,14 @@ export class ApiClient {
     return this.json(ApplicationList, '/app/applications', { headers: this.auth(this.uiToken) });
   }
 
-  createApplication(name: string, kind: PipelineKind): Promise<ApplicationInfo> {
-    return this.json(ApplicationInfo, '/app/applications', this.jsonBody('POST', this.uiToken, { name, kind }));
+  /** The new application with its first key: `createdKey.apiKey` is sent this once and never again. */
+  createApplication(name: string, kind: PipelineKind): Promise<CreatedApplication> {
+    return this.json(CreatedApplication, '/app/applications', this.jsonBody('POST', this.uiToken, { name, kind }));
   }
 
-  createKey(applicationId: string, body: { name?: string; expiresInDays?: number }): Promise<ApiKeyInfo> {
-    return this.json(ApiKeyInfo, `/app/applications/${encodeURIComponent(applicationId)}/keys`, this.jsonBody('POST', this.uiToken, body));
+  /** The new key: `apiKey` is sent this once and never again. */
+  createKey(applicationId: string, body: { name?: string; expiresInDays?: number }): Promise<CreatedApiKey> {
+    return this.json(CreatedApiKey, `/app/applications/${encodeURIComponent(applicationId)}/keys`, this.jsonBody('POST', this.uiToken, body));
   }
 
   revokeKey(keyId: string): Promise<ApiKeyInfo> {

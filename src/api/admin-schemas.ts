@@ -5,15 +5,21 @@ import { JobResult, PipelineKind } from './schemas.js';
 
 const DateTime = z.iso.datetime({ offset: true });
 
+/** A key as listed: its identity only. The key itself is stored as a digest and shown once, when it is created. */
 export const ApiKeyInfo = z.object({
   id: z.uuid(),
   name: z.string(),
   createdAt: DateTime,
   expiresAt: DateTime.nullable(),
   revokedAt: DateTime.nullable(),
-  apiKey: z.string(), // the JWT itself, so the Settings screen can show and copy it
+  /** The key's last four characters, to tell keys apart (not usable as a key). */
+  hint: z.string().max(8),
 });
 export type ApiKeyInfo = z.infer<typeof ApiKeyInfo>;
+
+/** The answer to creating a key: the only time the key is sent. */
+export const CreatedApiKey = ApiKeyInfo.extend({ apiKey: z.string() });
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
 export const ApplicationInfo = z.object({
   id: z.uuid(),
@@ -21,8 +27,17 @@ export const ApplicationInfo = z.object({
   kind: PipelineKind,
   createdAt: DateTime,
   keys: z.array(ApiKeyInfo),
+  /**
+   * The window's own credential for this application's /v1 calls during this launch of the core: never stored,
+   * refused once the core restarts, and not an API key (it is not listed, cannot be revoked, and serves no tool).
+   */
+  windowKey: z.string(),
 });
 export type ApplicationInfo = z.infer<typeof ApplicationInfo>;
+
+/** The answer to creating an application: it, plus its first key, shown this once. */
+export const CreatedApplication = ApplicationInfo.extend({ createdKey: CreatedApiKey });
+export type CreatedApplication = z.infer<typeof CreatedApplication>;
 
 export const ApplicationList = z.object({ applications: z.array(ApplicationInfo) });
 export type ApplicationList = z.infer<typeof ApplicationList>;

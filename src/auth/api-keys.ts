@@ -1,15 +1,43 @@
 // API keys are JWTs (HS256, one fixed algorithm) signed by a per-installation secret kept in the data dir,
 // checked for signature, algorithm, expiry and revocation (DECISIONS 25-26). Failures never say which check failed.
+// The database keeps a key's SHA-256 only, so a copy of veracity.db holds no usable key; a key is shown once, when
+// it is made. The window has credentials of its own, signed with a key that exists only in this process's memory.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, decodeJwt, jwtVerify } from 'jose';
 import type { PipelineKind } from '../api/schemas.js';
 import type { ApiKeyRecord, Application, ApplicationsRepository } from '../db/applications-repository.js';
 
 const ALG = 'HS256';
 const ISSUER = 'veracity';
 const AUDIENCE = 'veracity-api';
+/** The window's per-launch credentials: another audience, another signing key, never an API key. */
+const WINDOW_AUDIENCE = 'veracity-window';
+
+/**
+ * The digest stored for a key. Plain SHA-256 is right here, not a slow password hash (bcrypt, scrypt, argon2):
+ * a key is a signed JWT whose 256-bit HMAC signature is random to anyone without the installation secret, so
+ * nobody can guess keys against the digest, and every request can afford to compute it.
+ */
+export function keyDigest(token: string): string {
+  return crypto.createHash('sha256').update(token).digest('hex');
+}
+
+/** The last four characters, from the signature: they tell keys apart and reveal 24 of its 256 bits. */
+export function keyHint(token: string): string {
+  return token.slice(-4);
+}
+
+/** A secret restored from a copy with a looser mode is made its user's only again (best effort: not ours, no change). */
+function narrowToOwner(file: string): void {
+  if (process.platform === 'win32') return;
+  try {
+    fs.chmodSync(file, 0o600);
+  } catch {
+    // Reading it worked; a mode we may not change is no reason to stop.
+  }
+}
 
 /** Reads the installation secret, creating it (0600, atomically) on first use. */
 export function loadOrCreateSecret(dataDir: string): Uint8Array {
@@ -17,6 +45,7 @@ export function loadOrCreateSecret(dataDir: string): Uint8Array {
   try {
     const buf = fs.readFileSync(file);
     if (buf.length < 32) throw new Error(`Installation secret ${file} is too short; refusing to use it.`);
+    narrowToOwner(file);
     return new Uint8Array(buf);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -43,16 +72,26 @@ export function loadOrCreateSecret(dataDir: string): Uint8Array {
 
 export interface Principal {
   applicationId: string;
+  /** The API key's id, or `window:<applicationId>` for the window (the rate limit counts per keyId). */
   keyId: string;
   kind: PipelineKind;
+}
+
+/** A key as made: the only moment its text exists outside the client that receives it. */
+export interface IssuedKey extends ApiKeyRecord {
+  token: string;
 }
 
 export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsRepository; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
   // Imported once as a WebCrypto key: jose otherwise re-imports the secret on every call (profiled under load).
   const signingKey = crypto.webcrypto.subtle.importKey('raw', deps.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  // Made at start, not extractable, never written anywhere: the window's credentials die with this process, as the
+  // per-launch UI token that fetches them does.
+  const windowSigningKey = crypto.webcrypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign', 'verify']);
+  const windowKeys = new Map<string, Promise<string>>();
 
-  async function issueKey(applicationId: string, name: string, expiresInDays?: number): Promise<ApiKeyRecord> {
+  async function issueKey(applicationId: string, name: string, expiresInDays?: number): Promise<IssuedKey> {
     const id = crypto.randomUUID();
     const createdAt = now();
     const expiresAt = expiresInDays ? new Date(createdAt.getTime() + expiresInDays * 86_400_000) : null;
@@ -65,52 +104,111 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
       .setIssuedAt(Math.floor(createdAt.getTime() / 1000));
     if (expiresAt) jwt = jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
     const token = await jwt.sign(await signingKey);
-    const rec = { id, applicationId, name, token, createdAt: createdAt.toISOString(), expiresAt: expiresAt?.toISOString() ?? null };
+    const rec: Omit<ApiKeyRecord, 'revokedAt'> = {
+      id,
+      applicationId,
+      name,
+      tokenSha256: keyDigest(token),
+      hint: keyHint(token),
+      createdAt: createdAt.toISOString(),
+      expiresAt: expiresAt?.toISOString() ?? null,
+    };
     deps.apps.insertKey(rec);
-    return { ...rec, revokedAt: null };
+    return { ...rec, revokedAt: null, token };
   }
 
-  async function createApplication(name: string, kind: PipelineKind): Promise<{ app: Application; key: ApiKeyRecord }> {
+  /** A new application with its first key (the caller shows the key once). */
+  async function createApplication(name: string, kind: PipelineKind, expiresInDays?: number): Promise<{ app: Application; key: IssuedKey }> {
+    const app = addApplication(name, kind);
+    const key = await issueKey(app.id, `${name} key`, expiresInDays);
+    return { app, key };
+  }
+
+  function addApplication(name: string, kind: PipelineKind): Application {
     const app: Application = { id: crypto.randomUUID(), name, kind, createdAt: now().toISOString() };
     deps.apps.insertApplication(app);
-    const key = await issueKey(app.id, `${name} key`);
-    return { app, key };
+    return app;
+  }
+
+  /**
+   * The window's credential for one application during this launch: a JWT signed with the in-memory key, handed
+   * only to holders of the UI token (GET /app/applications). Not stored; useless once this process ends.
+   */
+  function windowKey(applicationId: string): Promise<string> {
+    let key = windowKeys.get(applicationId);
+    if (!key) {
+      key = (async () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: ALG, typ: 'JWT' })
+          .setIssuer(ISSUER)
+          .setAudience(WINDOW_AUDIENCE)
+          .setSubject(applicationId)
+          .setJti(crypto.randomUUID())
+          .setIssuedAt(Math.floor(now().getTime() / 1000))
+          .sign(await windowSigningKey))();
+      windowKeys.set(applicationId, key);
+    }
+    return key;
+  }
+
+  async function verifyApiKey(token: string): Promise<Principal | null> {
+    const { payload } = await jwtVerify(token, await signingKey, {
+      algorithms: [ALG],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      currentDate: now(),
+      clockTolerance: 30,
+      requiredClaims: ['sub', 'jti', 'iat'],
+    });
+    const key = deps.apps.getKey(String(payload.jti));
+    if (!key || key.revokedAt !== null || key.applicationId !== payload.sub) return null;
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now().getTime()) return null;
+    // Constant-time comparison with the stored digest: a key re-signed with the same secret but other claims is not
+    // the issued key, and the comparison's time says nothing about how much of the digest matched.
+    const stored = Buffer.from(key.tokenSha256, 'hex');
+    const given = Buffer.from(keyDigest(token), 'hex');
+    if (stored.length !== given.length || !crypto.timingSafeEqual(stored, given)) return null;
+    const app = deps.apps.getApplication(key.applicationId);
+    if (!app) return null;
+    return { applicationId: app.id, keyId: key.id, kind: app.kind };
+  }
+
+  async function verifyWindowKey(token: string): Promise<Principal | null> {
+    const { payload } = await jwtVerify(token, await windowSigningKey, {
+      algorithms: [ALG],
+      issuer: ISSUER,
+      audience: WINDOW_AUDIENCE,
+      requiredClaims: ['sub', 'jti', 'iat'],
+    });
+    const app = deps.apps.getApplication(String(payload.sub));
+    if (!app) return null;
+    return { applicationId: app.id, keyId: `window:${app.id}`, kind: app.kind };
   }
 
   /** Verifies a bearer token; returns null for any failure (the caller answers 401 without detail). */
   async function verify(token: string): Promise<Principal | null> {
     if (token.length > 4096) return null;
     try {
-      const { payload } = await jwtVerify(token, await signingKey, {
-        algorithms: [ALG],
-        issuer: ISSUER,
-        audience: AUDIENCE,
-        currentDate: now(),
-        clockTolerance: 30,
-        requiredClaims: ['sub', 'jti', 'iat'],
-      });
-      const key = deps.apps.getKey(String(payload.jti));
-      if (!key || key.revokedAt !== null || key.applicationId !== payload.sub) return null;
-      if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now().getTime()) return null;
-      // Constant-time comparison with the stored token: a key re-signed with the same secret but other claims is not the issued key.
-      const a = Buffer.from(key.token);
-      const b = Buffer.from(token);
-      if (a.length !== b.length || !crypto.timingSafeEqual(a, b)) return null;
-      const app = deps.apps.getApplication(key.applicationId);
-      if (!app) return null;
-      return { applicationId: app.id, keyId: key.id, kind: app.kind };
+      // The unverified audience only picks which key must have signed the token; each path verifies it in full.
+      return decodeJwt(token).aud === WINDOW_AUDIENCE ? await verifyWindowKey(token) : await verifyApiKey(token);
     } catch {
       return null;
     }
   }
 
-  /** A fresh data dir gets one application of each kind (DECISIONS 25). */
+  /**
+   * A fresh data dir gets one application of each kind (DECISIONS 25), without keys: the window uses its own
+   * credentials, and a key nobody was shown would be of no use. A local tool gets a key with `veracity keys create`
+   * or from Settings, shown once.
+   */
   async function ensureDefaultApplications(): Promise<void> {
     if (deps.apps.countApplications() > 0) return;
-    await createApplication('Images', 'images');
-    await createApplication('PDFs', 'pdfs');
+    deps.apps.transaction(() => {
+      addApplication('Images', 'images');
+      addApplication('PDFs', 'pdfs');
+    });
   }
 
-  return { issueKey, createApplication, verify, ensureDefaultApplications };
+  return { issueKey, createApplication, windowKey, verify, ensureDefaultApplications };
 }
 export type KeyService = ReturnType<typeof createKeyService>;

@@ -1,4 +1,4 @@
-// Applications (one pipeline kind each) and their API keys. No SQL outside repositories.
+// Applications (one pipeline kind each) and their API keys, kept as digests (never the key). No SQL outside repositories.
 import type { PipelineKind } from '../api/schemas.js';
 import type { Db } from './connection.js';
 
@@ -13,7 +13,10 @@ export interface ApiKeyRecord {
   id: string;
   applicationId: string;
   name: string;
-  token: string;
+  /** SHA-256 (hex) of the key: enough to recognise it, useless to present it. */
+  tokenSha256: string;
+  /** The key's last four characters, to tell keys apart in lists. */
+  hint: string;
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
@@ -29,7 +32,8 @@ interface KeyRow {
   id: string;
   application_id: string;
   name: string;
-  token: string;
+  token_sha256: string;
+  token_hint: string;
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
@@ -40,7 +44,8 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   id: r.id,
   applicationId: r.application_id,
   name: r.name,
-  token: r.token,
+  tokenSha256: r.token_sha256,
+  hint: r.token_hint,
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   revokedAt: r.revoked_at,
@@ -53,7 +58,7 @@ export function createApplicationsRepository(db: Db) {
     listApps: db.prepare('SELECT * FROM applications ORDER BY created_at, id'),
     countApps: db.prepare('SELECT count(*) AS n FROM applications'),
     insertKey: db.prepare(
-      'INSERT INTO api_keys (id, application_id, name, token, created_at, expires_at, revoked_at) VALUES (@id, @applicationId, @name, @token, @createdAt, @expiresAt, NULL)',
+      'INSERT INTO api_keys (id, application_id, name, token_sha256, token_hint, created_at, expires_at, revoked_at) VALUES (@id, @applicationId, @name, @tokenSha256, @hint, @createdAt, @expiresAt, NULL)',
     ),
     getKey: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
     listKeys: db.prepare('SELECT * FROM api_keys WHERE application_id = ? ORDER BY created_at, id'),

@@ -1,8 +1,11 @@
 // Authentication (JWT keys: missing, malformed, forged, alg none, expired, revoked, other application),
 // loopback Host/Origin refusal, per-key rate limiting with its headers (absolute-form targets and refused
-// credentials included), and refusals of the static file server.
+// credentials included), refusals of the static file server, and keys at rest: digests only (migrated from the
+// plain text of schema 1), in a data dir whose files are its user's only.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { JobList, JobResult } from '../../src/api/schemas.js';
@@ -233,6 +236,129 @@ describe('the built renderer (static files)', () => {
       const res = await fetchRaw(target);
       expect({ target, status: res.status, secret: res.body.includes('SECRET') }).toEqual({ target, status: expect.toBeOneOf([403, 404]), secret: false });
       expectError({ statusCode: res.status, body: res.body }, res.status, res.status === 403 ? 'forbidden' : 'not_found');
+    }
+  });
+});
+
+/** Every regular file and folder under `dir`, with its permission bits. */
+function modesUnder(dir: string): { path: string; dir: boolean; mode: number }[] {
+  const out: { path: string; dir: boolean; mode: number }[] = [{ path: '.', dir: true, mode: fs.statSync(dir).mode & 0o777 }];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    out.push({ path: path.relative(dir, full), dir: entry.isDirectory(), mode: fs.statSync(full).mode & 0o777 });
+  }
+  return out;
+}
+
+/** The bytes of the database and its WAL as they are on disk now. */
+function dbBytes(dataDir: string): Buffer {
+  return Buffer.concat(['veracity.db', 'veracity.db-wal'].map((f) => path.join(dataDir, f)).filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
+}
+
+/** The secret part of a key: its signature (header and payload can be rebuilt from the key's id and dates). */
+const signatureOf = (key: string) => key.split('.')[2];
+
+describe('keys at rest', () => {
+  it('keeps no usable key in the database file: only a digest of each key', async () => {
+    const core = await startCore();
+    const ui = { authorization: `Bearer ${core.uiToken}` };
+    const made = await core.app.inject({ method: 'POST', url: `/app/applications/${core.imagesAppId}/keys`, headers: ui, payload: { name: 'tool' } });
+    const viaApp = (JSON.parse(made.body) as { apiKey: string }).apiKey;
+    const keys = [core.imagesKey, core.pdfsKey, viaApp];
+    for (const key of keys) expect((await get(core, `/v1/jobs?applicationId=${JSON.parse(Buffer.from(key.split('.')[1], 'base64url').toString()).sub}`, key)).statusCode).toBe(200);
+    for (const key of keys) expect(dbBytes(core.dataDir).includes(signatureOf(key))).toBe(false); // running: the WAL holds the new rows
+    await core.close();
+    for (const key of keys) expect(dbBytes(core.dataDir).includes(signatureOf(key))).toBe(false);
+  });
+
+  it('migrates keys stored in plain text by the previous version: they still authenticate over HTTP, and no copy of them is left in the file', async () => {
+    const previousUmask = process.umask(0o022); // as the previous version ran: files 0644
+    const dataDir = path.join(tempDir(), 'data');
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    const staging = tempDir('veracity-v1-');
+    const { migrate } = await import('../../src/db/connection.js');
+    const { MIGRATIONS } = await import('../../src/db/migrations/index.js');
+    const { loadOrCreateSecret } = await import('../../src/auth/api-keys.js');
+    const secret = loadOrCreateSecret(dataDir);
+    fs.chmodSync(path.join(dataDir, 'secret.key'), 0o644); // restored from a copy with a looser mode
+    const appIds = { images: crypto.randomUUID(), pdfs: crypto.randomUUID() };
+    const sign = (jti: string, sub: string, iat: number, exp?: number) => {
+      let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuer('veracity').setAudience('veracity-api').setSubject(sub).setJti(jti).setIssuedAt(iat);
+      if (exp !== undefined) jwt = jwt.setExpirationTime(exp);
+      return jwt.sign(secret);
+    };
+    // The previous version's database, schema version 1, written the way it wrote it (WAL, plain-text token column),
+    // copied while open (as if the process was killed): keys both in the main file and in WAL frames.
+    const old = new Database(path.join(staging, 'veracity.db'));
+    old.pragma('journal_mode = WAL');
+    migrate(old, MIGRATIONS.filter((m) => m.id === 1));
+    const nowS = Math.floor(Date.now() / 1000);
+    const insertApp = old.prepare('INSERT INTO applications (id, name, kind, created_at) VALUES (?, ?, ?, ?)');
+    insertApp.run(appIds.images, 'Images', 'images', new Date().toISOString());
+    insertApp.run(appIds.pdfs, 'PDFs', 'pdfs', new Date().toISOString());
+    const insertKey = old.prepare('INSERT INTO api_keys (id, application_id, name, token, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)');
+    const keys: { id: string; app: string; token: string; state: 'active' | 'revoked' | 'expired' }[] = [];
+    for (let i = 0; i < 60; i++) {
+      const id = crypto.randomUUID();
+      const app = i % 2 ? appIds.pdfs : appIds.images;
+      const state = i % 10 === 3 ? 'revoked' : i % 10 === 7 ? 'expired' : 'active';
+      const exp = state === 'expired' ? nowS - 3600 : undefined;
+      const token = await sign(id, app, nowS - 86_400, exp);
+      insertKey.run(id, app, `key ${i}`, token, new Date((nowS - 86_400) * 1000).toISOString(), exp ? new Date(exp * 1000).toISOString() : null);
+      keys.push({ id, app, token, state });
+      if (i === 29) old.pragma('wal_checkpoint(PASSIVE)'); // the first half reaches the main file too
+    }
+    for (const k of keys) if (k.state === 'revoked') old.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), k.id);
+    fs.copyFileSync(path.join(staging, 'veracity.db'), path.join(dataDir, 'veracity.db'));
+    fs.copyFileSync(path.join(staging, 'veracity.db-wal'), path.join(dataDir, 'veracity.db-wal'));
+    old.close();
+    const before = dbBytes(dataDir);
+    expect(keys.every((k) => before.includes(signatureOf(k.token)))).toBe(true); // the fixture really holds them
+    expect(fs.statSync(path.join(dataDir, 'veracity.db')).mode & 0o777).toBe(0o644);
+
+    try {
+      const core = await startCore({}, { dataDir });
+      expect(core.db.prepare('SELECT max(id) AS v FROM schema_migrations').get()).toEqual({ v: 2 });
+      const afterStart = dbBytes(dataDir);
+      for (const k of keys) expect(afterStart.includes(signatureOf(k.token)), `key ${k.id} left in the file`).toBe(false);
+      for (const f of ['veracity.db', 'veracity.db-wal', 'secret.key']) expect(fs.statSync(path.join(dataDir, f)).mode & 0o777).toBe(0o600);
+
+      const base = await startListening(core);
+      for (const k of keys) {
+        const res = await fetch(`${base}/v1/jobs?applicationId=${k.app}&pageSize=1`, { headers: { authorization: `Bearer ${k.token}` } });
+        expect({ key: k.id, state: k.state, status: res.status }).toEqual({ key: k.id, state: k.state, status: k.state === 'active' ? 200 : 401 });
+      }
+      // Listed by identity: the migrated hint is the key's last four characters.
+      expect(core.apps.listKeys(appIds.images).filter((r) => r.name !== 'test key').map((r) => r.hint).sort()).toEqual(keys.filter((k) => k.app === appIds.images).map((k) => k.token.slice(-4)).sort());
+      await core.close();
+      const atRest = dbBytes(dataDir);
+      for (const k of keys) expect(atRest.includes(signatureOf(k.token))).toBe(false);
+      for (const f of ['veracity.db', 'veracity.db-wal', 'veracity.db-shm']) {
+        if (fs.existsSync(path.join(dataDir, f))) expect(fs.statSync(path.join(dataDir, f)).mode & 0o777).toBe(0o600);
+      }
+    } finally {
+      process.umask(previousUmask);
+    }
+  });
+
+  it('creates every file of the data dir 0600 and every folder 0700 under umask 022', async () => {
+    const previousUmask = process.umask(0o022);
+    try {
+      const dataDir = path.join(tempDir(), 'data');
+      const core = await startCore({}, { dataDir });
+      // A stored upload, the logs the shell writes into the data dir, and the database with its WAL and shm.
+      const job = body(await assess(core, [filePart(await makeJpeg(64, 64))], { wait: 'true' }), JobResult);
+      expect(job.status).not.toBe('processing');
+      const { createFileLogger } = await import('../../main/logger.js');
+      const { logDir } = await import('../../main/paths.js');
+      createFileLogger(logDir(dataDir), 'core.log').info('a line');
+      createFileLogger(logDir(dataDir)).info('another');
+      const entries = modesUnder(dataDir);
+      expect(entries.map((e) => e.path)).toEqual(expect.arrayContaining(['veracity.db', 'veracity.db-wal', 'veracity.db-shm', 'secret.key', 'files', 'tmp', path.join('logs', 'core.log'), path.join('logs', 'main.log')]));
+      expect(entries.filter((e) => e.path.startsWith('files' + path.sep))).toHaveLength(1);
+      expect(entries.filter((e) => e.mode !== (e.dir ? 0o700 : 0o600))).toEqual([]);
+    } finally {
+      process.umask(previousUmask);
     }
   });
 });

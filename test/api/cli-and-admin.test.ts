@@ -1,37 +1,58 @@
 // The headless entry points: `veracity keys ...` and `veracity serve`, and the app-only /app routes the
-// Settings screen uses (per-launch UI token, never an API key).
+// Settings screen uses (per-launch UI token, never an API key): keys shown once, and the window's own credential.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ApiKeyInfo, ApplicationInfo, ApplicationList } from '../../src/api/admin-schemas.js';
+import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/admin-schemas.js';
 import { JobList } from '../../src/api/schemas.js';
-import { REPO, body, expectError, get, startCore, tempDir } from './helpers.js';
+import { makeJpeg } from '../unit/analysis/fixtures.js';
+import { REPO, body, expectError, get, startCore, startListening, tempDir, type TestCore } from './helpers.js';
 
 const run = promisify(execFile);
 const BIN = path.join(REPO, 'src', 'bin', 'veracity.mjs');
 const veracity = (...args: string[]) => run(process.execPath, [BIN, ...args], { env: { ...process.env, VERACITY_DATA_DIR: '' } });
 
+/** Every JWT-shaped string in a text: what a reader of the output could try as a key. */
+const jwtsIn = (text: string) => text.match(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g) ?? [];
+
 describe('veracity keys', () => {
-  it('creates, lists and revokes keys in a data dir that only its user can read', async () => {
+  it('prints a new key once; keys list shows ids, names, dates and last four characters, never a usable key', async () => {
     const dataDir = path.join(tempDir(), 'data');
-    const created = JSON.parse((await veracity('keys', 'create', '--kind', 'pdfs', '--name', 'Claims tool', '--data-dir', dataDir)).stdout);
-    expect(Object.keys(created).sort()).toEqual(['apiKey', 'applicationId', 'kind', 'name']);
-    expect(created).toMatchObject({ kind: 'pdfs', name: 'Claims tool' });
+    const made = await veracity('keys', 'create', '--kind', 'pdfs', '--name', 'Claims tool', '--data-dir', dataDir);
+    const created = JSON.parse(made.stdout);
+    expect(Object.keys(created).sort()).toEqual(['apiKey', 'applicationId', 'expiresAt', 'keyId', 'kind', 'name']);
+    expect(created).toMatchObject({ kind: 'pdfs', name: 'Claims tool', expiresAt: null });
+    expect(made.stderr).toContain('only time this key is shown');
     expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
 
-    const list = JSON.parse((await veracity('keys', 'list', '--data-dir', dataDir)).stdout) as { applicationId: string; kind: string }[];
-    expect(list.map((a) => a.kind).sort()).toEqual(['images', 'pdfs', 'pdfs']); // a fresh data dir has one of each kind
+    // A key for an existing application (the default Images one), expiring.
+    const listed = await veracity('keys', 'list', '--data-dir', dataDir);
+    const before = JSON.parse(listed.stdout) as { applicationId: string; kind: string; keys: unknown[] }[];
+    expect(before.map((a) => a.kind).sort()).toEqual(['images', 'pdfs', 'pdfs']); // a fresh data dir has one of each kind
+    const imagesApp = before.find((a) => a.kind === 'images')!;
+    expect(imagesApp.keys).toEqual([]); // no key nobody was shown
+    const second = JSON.parse((await veracity('keys', 'create', '--application', imagesApp.applicationId, '--expires-in-days', '30', '--data-dir', dataDir)).stdout);
+    expect(second).toMatchObject({ applicationId: imagesApp.applicationId, kind: 'images', expiresAt: expect.any(String) });
+
+    const list = await veracity('keys', 'list', '--data-dir', dataDir);
+    expect(jwtsIn(list.stdout)).toEqual([]);
+    for (const key of [created.apiKey, second.apiKey]) expect(list.stdout).not.toContain(key.split('.')[2]);
+    const apps = JSON.parse(list.stdout) as { applicationId: string; keys: { keyId: string; name: string; hint: string; createdAt: string; expiresAt: string | null; revokedAt: string | null }[] }[];
+    const claims = apps.find((a) => a.applicationId === created.applicationId)!;
+    expect(claims.keys).toEqual([{ keyId: created.keyId, name: 'Claims tool key', createdAt: expect.any(String), expiresAt: null, revokedAt: null, hint: created.apiKey.slice(-4) }]);
 
     const core = await startCore({}, { dataDir });
     expect((await get(core, `/v1/jobs?applicationId=${created.applicationId}`, created.apiKey)).statusCode).toBe(200);
+    expect((await get(core, `/v1/jobs?applicationId=${imagesApp.applicationId}`, second.apiKey)).statusCode).toBe(200);
     await core.close();
     expect(JSON.parse((await veracity('keys', 'revoke', created.applicationId, '--data-dir', dataDir)).stdout)).toEqual({ revoked: 1 });
     const again = await startCore({}, { dataDir });
     expectError(await get(again, `/v1/jobs?applicationId=${created.applicationId}`, created.apiKey), 401, 'unauthorized');
     await expect(veracity('keys', 'create', '--kind', 'videos', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1 });
+    await expect(veracity('keys', 'create', '--application', imagesApp.applicationId, '--expires-in-days', '0', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1 });
   });
 });
 
@@ -61,28 +82,82 @@ describe('veracity serve', () => {
 });
 
 describe('/app routes (UI token)', () => {
-  it('lists applications with their keys, creates applications and keys, and revokes keys', async () => {
+  it('lists applications with their keys by identity only, sends a new key once, and revokes keys', async () => {
     const core = await startCore();
     const ui = { authorization: `Bearer ${core.uiToken}` };
     expectError(await core.app.inject({ method: 'GET', url: '/app/applications' }), 401, 'unauthorized');
     expectError(await core.app.inject({ method: 'GET', url: '/app/applications', headers: { authorization: `Bearer ${core.imagesKey}` } }), 401, 'unauthorized');
-    const list = body(await core.app.inject({ method: 'GET', url: '/app/applications', headers: ui }), ApplicationList);
+    const listing = await core.app.inject({ method: 'GET', url: '/app/applications', headers: ui });
+    const list = body(listing, ApplicationList);
     expect(list.applications.map((a) => a.kind).sort()).toEqual(['images', 'pdfs']);
+    expect(listing.body).not.toContain(core.imagesKey.split('.')[2]);
+    expect(list.applications.find((a) => a.id === core.imagesAppId)!.keys.map((k) => k.hint)).toEqual([core.imagesKey.slice(-4)]);
 
     const badCreate = await core.app.inject({ method: 'POST', url: '/app/applications', headers: ui, payload: { name: '', kind: 'images' } });
     expectError(badCreate, 400, 'invalid_request', 'name');
     const created = await core.app.inject({ method: 'POST', url: '/app/applications', headers: ui, payload: { name: 'Batch tool', kind: 'images' } });
     expect(created.statusCode).toBe(201);
-    const app = body(created, ApplicationInfo);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const app = body(created, CreatedApplication);
     expect(app.keys).toHaveLength(1);
+    expect(body(await get(core, `/v1/jobs?applicationId=${app.id}`, app.createdKey.apiKey), JobList).jobs).toEqual([]);
 
     const keyRes = await core.app.inject({ method: 'POST', url: `/app/applications/${app.id}/keys`, headers: ui, payload: { name: 'second', expiresInDays: 30 } });
-    const key = body(keyRes, ApiKeyInfo);
+    const key = body(keyRes, CreatedApiKey);
     expect(key.expiresAt).not.toBeNull();
+    expect(key.hint).toBe(key.apiKey.slice(-4));
     expect(body(await get(core, `/v1/jobs?applicationId=${app.id}`, key.apiKey), JobList).jobs).toEqual([]);
+    // Listed afterwards: both keys by identity, neither usable.
+    const after = await core.app.inject({ method: 'GET', url: '/app/applications', headers: ui });
+    expect(body(after, ApplicationList).applications.find((a) => a.id === app.id)!.keys.map((k) => k.name)).toEqual(['Batch tool key', 'second']);
+    for (const k of [app.createdKey.apiKey, key.apiKey]) expect(after.body).not.toContain(k.split('.')[2]);
 
     const revoked = body(await core.app.inject({ method: 'POST', url: `/app/keys/${key.id}/revoke`, headers: ui }), ApiKeyInfo);
     expect(revoked.revokedAt).not.toBeNull();
     expectError(await get(core, `/v1/jobs?applicationId=${app.id}`, key.apiKey), 401, 'unauthorized');
+  });
+});
+
+describe("the window's credential", () => {
+  it('authorises the window for each application during this launch only, is no API key, and is never stored', async () => {
+    const core = await startCore();
+    const base = await startListening(core);
+    const list = async (c: TestCore) => body(await c.app.inject({ method: 'GET', url: '/app/applications', headers: { authorization: `Bearer ${c.uiToken}` } }), ApplicationList).applications;
+    const listed = await fetch(`${base}/app/applications`, { headers: { authorization: `Bearer ${core.uiToken}` } });
+    const apps = body({ body: await listed.text() }, ApplicationList).applications;
+    const images = apps.find((a) => a.kind === 'images')!;
+    const pdfs = apps.find((a) => a.kind === 'pdfs')!;
+
+    // Over real HTTP, as the window calls: its application's jobs, a submission, and nothing of the other application.
+    const call = (url: string, token: string, init: RequestInit = {}) => fetch(`${base}${url}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+    expect((await call(`/v1/jobs?applicationId=${images.id}`, images.windowKey)).status).toBe(200);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await makeJpeg(64, 64))]), 'window.jpg');
+    expect([200, 202]).toContain((await call('/v1/assess?wait=false', images.windowKey, { method: 'POST', body: form })).status);
+    expect((await call(`/v1/jobs?applicationId=${images.id}`, pdfs.windowKey)).status).toBe(403);
+    expect((await call(`/v1/jobs?applicationId=${pdfs.id}`, pdfs.windowKey)).status).toBe(200);
+    // Neither the UI token on /v1 nor the window credential on /app.
+    expect((await call(`/v1/jobs?applicationId=${images.id}`, core.uiToken!)).status).toBe(401);
+    expect((await call('/app/applications', images.windowKey)).status).toBe(401);
+
+    // Not an API key: revoking every key of the application leaves the window working, and it is not listed.
+    core.apps.revokeApplicationKeys(images.id, new Date().toISOString());
+    expect((await call(`/v1/jobs?applicationId=${images.id}`, images.windowKey)).status).toBe(200);
+    expect(images.keys.map((k) => k.name)).toEqual(['test key']); // the one API key startCore made, not the window's
+
+    // Never stored: not in the database or its WAL.
+    core.db.pragma('wal_checkpoint(PASSIVE)');
+    for (const f of ['veracity.db', 'veracity.db-wal']) {
+      const file = path.join(core.dataDir, f);
+      if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(images.windowKey.split('.')[2])).toBe(false);
+    }
+
+    // A new launch on the same data dir: new credentials, and the old ones are refused.
+    await core.close();
+    const next = await startCore({}, { dataDir: core.dataDir });
+    expectError(await get(next, `/v1/jobs?applicationId=${images.id}`, images.windowKey), 401, 'unauthorized');
+    const fresh = (await list(next)).find((a) => a.id === images.id)!;
+    expect(fresh.windowKey).not.toBe(images.windowKey);
+    expect((await get(next, `/v1/jobs?applicationId=${images.id}`, fresh.windowKey)).statusCode).toBe(200);
   });
 });

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
-import { REPO, SLOW_WORKER, assess, body, filePart, get, multipart, startCore, tempDir } from './helpers.js';
+import { REPO, SLOW_WORKER, assess, body, cliKey, filePart, get, multipart, startCore, tempDir } from './helpers.js';
 
 const BIN = path.join(REPO, 'src', 'bin', 'veracity.mjs');
 
@@ -32,9 +32,7 @@ describe('durability', () => {
     const dataDir = tempDir();
     const modelsDir = tempDir('veracity-nomodel-');
     const first = await serve(dataDir, modelsDir);
-    const db = new Database(path.join(dataDir, 'veracity.db'), { readonly: true });
-    const key = (db.prepare("SELECT k.token FROM api_keys k JOIN applications a ON a.id = k.application_id WHERE a.kind = 'images'").get() as { token: string }).token;
-    db.close();
+    const key = cliKey(dataDir, 'images').apiKey;
     const jpeg = await makeJpeg(800, 600);
     const { body: payload, contentType } = await multipart(Array.from({ length: 20 }, (_, i) => filePart(jpeg, `f${i}.jpg`)));
     const res = await fetch(`${first.base}/v1/assess?wait=false`, { method: 'POST', body: new Uint8Array(payload), headers: { 'content-type': contentType, authorization: `Bearer ${key}` } });

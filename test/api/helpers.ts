@@ -1,5 +1,6 @@
 // Shared harness of the API tests: a real core (real SQLite file in a temp dir, real worker processes) driven by
 // inject() or real HTTP, multipart builders, and the "nothing left behind" oracle every refusal test uses.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,13 +46,27 @@ export async function startCore(
   const apps = core.apps.listApplications();
   const images = apps.find((a) => a.kind === 'images')!;
   const pdfs = apps.find((a) => a.kind === 'pdfs')!;
+  // The database keeps digests only: a test gets its keys the way a tool does, at creation.
   return Object.assign(core, {
-    imagesKey: core.apps.listKeys(images.id)[0].token,
-    pdfsKey: core.apps.listKeys(pdfs.id)[0].token,
+    imagesKey: (await core.keys.issueKey(images.id, 'test key')).token,
+    pdfsKey: (await core.keys.issueKey(pdfs.id, 'test key')).token,
     imagesAppId: images.id,
     pdfsAppId: pdfs.id,
     dataDir,
   });
+}
+
+/**
+ * A key for the first application of `kind` in a data dir that a core in another process may be serving, made by
+ * the real CLI (`veracity keys create --application`): the database holds no key to read back.
+ */
+export function cliKey(dataDir: string, kind: 'images' | 'pdfs'): { applicationId: string; apiKey: string } {
+  const bin = path.join(REPO, 'src', 'bin', 'veracity.mjs');
+  const run = (...args: string[]) => execFileSync(process.execPath, [bin, ...args, '--data-dir', dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const apps = JSON.parse(run('keys', 'list')) as { applicationId: string; kind: string }[];
+  const app = apps.find((a) => a.kind === kind);
+  if (!app) throw new Error(`No ${kind} application in ${dataDir}.`);
+  return JSON.parse(run('keys', 'create', '--application', app.applicationId, '--name', 'test key')) as { applicationId: string; apiKey: string };
 }
 
 export async function startListening(core: Core): Promise<string> {

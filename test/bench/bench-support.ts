@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import Database from 'better-sqlite3';
 import sharp from 'sharp';
 import { photoRgb, pdfWithJpeg } from '../unit/analysis/fixtures.js';
 
@@ -55,12 +54,15 @@ export async function startServer(o: { dataDir?: string; modelsDir?: string; env
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });
   const listeningAt = performance.now();
-  const db = new Database(path.join(dataDir, 'veracity.db'), { readonly: true });
-  const row = (kind: string) =>
-    db.prepare('SELECT a.id AS id, k.token AS token FROM api_keys k JOIN applications a ON a.id = k.application_id WHERE a.kind = ? LIMIT 1').get(kind) as { id: string; token: string };
+  // The database keeps key digests only: make a key per kind with the CLI, as a tool would.
+  const cli = (...args: string[]) => execFileSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const apps = JSON.parse(cli('keys', 'list')) as { applicationId: string; kind: string }[];
+  const row = (kind: string) => {
+    const id = apps.find((a) => a.kind === kind)!.applicationId;
+    return { id, token: (JSON.parse(cli('keys', 'create', '--application', id, '--name', 'bench key')) as { apiKey: string }).apiKey };
+  };
   const images = row('images');
   const pdfs = row('pdfs');
-  db.close();
   return {
     child,
     base,

@@ -30,15 +30,15 @@ test('a killed core is reported as a crash and a restart brings the same data ba
     const first = supervisor.running!;
     expect(first.uiToken).toBeTruthy();
 
-    // Submit one file through the app's keys so there is something to find after the restart.
+    // Submit one file with the window's per-launch credential so there is something to find after the restart.
     const apps = (await (await fetch(`${first.baseUrl}/app/applications`, { headers: { Authorization: `Bearer ${first.uiToken}` } })).json()) as {
-      applications: { id: string; kind: string; keys: { apiKey: string }[] }[];
+      applications: { id: string; kind: string; windowKey: string }[];
     };
     const images = apps.applications.find((a) => a.kind === 'images')!;
     const form = new FormData();
     form.append('metadata', JSON.stringify({ case: 'Before the crash' }));
     form.append('file', new Blob([new Uint8Array(await makeImage(7, 'jpeg', 96, 96))]), 'before.jpg');
-    const accepted = await fetch(`${first.baseUrl}/v1/assess?wait=false`, { method: 'POST', headers: { Authorization: `Bearer ${images.keys[0].apiKey}` }, body: form });
+    const accepted = await fetch(`${first.baseUrl}/v1/assess?wait=false`, { method: 'POST', headers: { Authorization: `Bearer ${images.windowKey}` }, body: form });
     expect([200, 202]).toContain(accepted.status);
 
     process.kill(pids[0], 'SIGKILL');

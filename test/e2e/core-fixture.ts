@@ -1,11 +1,11 @@
 // Spawns the real core (`veracity serve`) on a temporary data dir for the e2e suite, with a known UI token, and
-// hands the tests its address, the token and the API keys of the two default applications.
+// hands the tests its address, the token and an API key (made through /app, shown once) for each default application.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { ApplicationList } from '../../src/api/admin-schemas.js';
+import { ApplicationList, CreatedApiKey } from '../../src/api/admin-schemas.js';
 import { coreChildOf, startCore, stopCore, type CoreChild } from '../../main/core-process.js';
 
 export interface CoreHandle {
@@ -39,16 +39,26 @@ export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
         },
         onLine: (stream, line) => log.write(`${stream} ${line}\n`),
       });
-      const response = await fetch(`${started.baseUrl}/app/applications`, { headers: { Authorization: `Bearer ${UI_TOKEN}` } });
+      const ui = { Authorization: `Bearer ${UI_TOKEN}` };
+      const response = await fetch(`${started.baseUrl}/app/applications`, { headers: ui });
       const { applications } = ApplicationList.parse(await response.json());
       const images = applications.find((a) => a.kind === 'images');
       const pdfs = applications.find((a) => a.kind === 'pdfs');
       if (!images || !pdfs) throw new Error('The fresh data dir should hold one application of each kind.');
+      // A key is shown once, when it is made (as Settings does): the tests' "local tool" keys.
+      const makeKey = async (applicationId: string): Promise<string> => {
+        const made = await fetch(`${started.baseUrl}/app/applications/${applicationId}/keys`, {
+          method: 'POST',
+          headers: { ...ui, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'Test tool' }),
+        });
+        return CreatedApiKey.parse(await made.json()).apiKey;
+      };
       await use({
         baseUrl: started.baseUrl,
         uiToken: UI_TOKEN,
         dataDir,
-        keys: { images: images.keys[0].apiKey, pdfs: pdfs.keys[0].apiKey },
+        keys: { images: await makeKey(images.id), pdfs: await makeKey(pdfs.id) },
         applicationIds: { images: images.id, pdfs: pdfs.id },
         modelPresent: fs.existsSync('models/veracity-detector/manifest.json'),
         logFile,

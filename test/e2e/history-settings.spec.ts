@@ -1,5 +1,6 @@
 // History, Settings, themes, zoom and keyboard against the real core: paging through a case's jobs and reopening one,
-// showing/creating/revoking API keys (a revoked key is refused by the API), dark theme and 200 % zoom screenshots.
+// creating API keys (shown once, then only by name and last characters) and revoking them (a revoked key is refused by
+// the API), dark theme and 200 % zoom screenshots.
 import path from 'node:path';
 import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
 import { makeImage, makePdf } from './generate-files.js';
@@ -51,41 +52,60 @@ test('history pages through the jobs of a case and reopens one', async ({ appPag
   await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('12 of 12 files finished', { timeout: 120_000 });
 });
 
-test('settings show, create and revoke API keys; a revoked key is refused by the API', async ({ appPage: page, core, context }) => {
+test('settings show a new API key once, with a copy button, then only its identity; a revoked key is refused', async ({ appPage: page, core, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: core.baseUrl });
   await page.getByRole('button', { name: 'Settings' }).click();
   const images = page.getByTestId('application-panel').filter({ hasText: 'images' }).first();
+  // The key the fixture made (shown to it once) is listed by name and last four characters, never in full.
   await expect(images.getByTestId('key-row')).toHaveCount(1);
-  await expect(images.getByTestId('key-value')).not.toContainText(core.keys.images);
-  await images.getByRole('button', { name: 'Show' }).click();
-  await expect(images.getByTestId('key-value')).toHaveText(core.keys.images);
-  await images.getByRole('button', { name: 'Copy' }).click();
-  await expect(images.getByRole('button', { name: 'Copied' })).toBeVisible();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(core.keys.images);
+  await expect(images.getByTestId('key-value')).toHaveText(`…${core.keys.images.slice(-4)}`);
+  await expect(images.getByRole('button', { name: 'Show' })).toHaveCount(0);
+  expect(await page.content()).not.toContain(core.keys.images);
 
   await images.getByLabel('New key name').fill('Script key');
   await images.getByLabel('Expires after (days)').fill('30');
   await images.getByRole('button', { name: 'Create key' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'New key created' })).toBeVisible();
+  const notice = images.getByTestId('new-key');
+  await expect(notice).toContainText('only time');
+  const newKey = (await notice.getByTestId('new-key-value').textContent())!.trim();
+  expect(newKey).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+  await notice.getByRole('button', { name: 'Copy' }).click();
+  await expect(notice.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(newKey);
   const newRow = images.getByTestId('key-row').filter({ hasText: 'Script key' });
   await expect(newRow).toContainText('active');
-  await newRow.getByRole('button', { name: 'Show' }).click();
-  const newKey = (await newRow.getByTestId('key-value').textContent())!.trim();
+  await expect(newRow.getByTestId('key-value')).toHaveText(`…${newKey.slice(-4)}`);
   const listUrl = `${core.baseUrl}/v1/jobs?applicationId=${core.applicationIds.images}&pageSize=1`;
   expect((await fetch(listUrl, { headers: { Authorization: `Bearer ${newKey}` } })).status).toBe(200);
   await page.screenshot({ path: path.join(ARTIFACTS, '07-settings.png'), fullPage: true });
+
+  // Dismissed, or Settings left and opened again: the key is not on the page any more, only its identity.
+  await notice.getByRole('button', { name: 'Done' }).click();
+  await expect(images.getByTestId('new-key')).toHaveCount(0);
+  expect(await page.content()).not.toContain(newKey);
+  await page.getByRole('button', { name: 'Assess' }).click();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(newRow.getByTestId('key-value')).toHaveText(`…${newKey.slice(-4)}`);
+  expect(await page.content()).not.toContain(newKey);
 
   await newRow.getByRole('button', { name: 'Revoke…' }).click();
   await newRow.getByRole('button', { name: 'Confirm revoke' }).click();
   await expect(images.getByTestId('key-row').filter({ hasText: 'Script key' })).toContainText('revoked');
   expect((await fetch(listUrl, { headers: { Authorization: `Bearer ${newKey}` } })).status).toBe(401);
 
-  // A new application for another local tool.
+  // A new application for another local tool comes with its first key, shown the same way, once.
   await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Scanner PDFs');
   await page.getByLabel('Kind').selectOption('pdfs');
   await page.getByRole('button', { name: 'Create application' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Application “Scanner PDFs” created.' })).toBeVisible();
-  await expect(page.getByTestId('application-panel').filter({ hasText: 'Scanner PDFs' })).toContainText('(PDFs)');
+  await expect(page.getByRole('status').filter({ hasText: 'Application “Scanner PDFs” created' })).toBeVisible();
+  const scanner = page.getByTestId('application-panel').filter({ hasText: 'Scanner PDFs' });
+  await expect(scanner).toContainText('(PDFs)');
+  const scannerKey = (await scanner.getByTestId('new-key-value').textContent())!.trim();
+  const scannerId = (JSON.parse(Buffer.from(scannerKey.split('.')[1], 'base64url').toString()) as { sub: string }).sub;
+  expect((await fetch(`${core.baseUrl}/v1/jobs?applicationId=${scannerId}`, { headers: { Authorization: `Bearer ${scannerKey}` } })).status).toBe(200);
+  await scanner.getByRole('button', { name: 'Done' }).click();
+  expect(await page.content()).not.toContain(scannerKey);
 });
 
 test('dark theme and 200 % zoom stay readable without horizontal scrolling', async ({ appPage: page }) => {

@@ -1,7 +1,7 @@
 // Shared harness of the reliability suite: the core as a real child process (kill -9 able), raw-socket HTTP for
 // bodies that are cut, stalled or malformed, a seeded PRNG so every random run can be replayed, the on-disk
 // "nothing left behind" oracle, and the report every suite adds its counts to (test/artifacts/, gitignored).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -119,21 +119,28 @@ export function serve(o: ServeOptions): Promise<Served> {
   });
 }
 
-/** The default keys the core made on first start (read straight from its database). */
+const madeKeys = new Map<string, { images: string; pdfs: string; imagesAppId: string; pdfsAppId: string }>();
+
+/**
+ * Keys for the two default applications, made once per data dir by the real CLI (`veracity keys create
+ * --application`; the database holds digests only, so there is no key to read back). They outlive restarts.
+ */
 export function keysOf(dataDir: string): { images: string; pdfs: string; imagesAppId: string; pdfsAppId: string } {
-  const db = new Database(path.join(dataDir, 'veracity.db'), { readonly: true });
-  try {
-    const row = (kind: string) =>
-      db.prepare('SELECT a.id AS appId, k.token AS token FROM api_keys k JOIN applications a ON a.id = k.application_id WHERE a.kind = ? AND k.revoked_at IS NULL LIMIT 1').get(kind) as {
-        appId: string;
-        token: string;
-      };
-    const i = row('images');
-    const p = row('pdfs');
-    return { images: i.token, pdfs: p.token, imagesAppId: i.appId, pdfsAppId: p.appId };
-  } finally {
-    db.close();
-  }
+  const known = madeKeys.get(dataDir);
+  if (known) return known;
+  const bin = path.join(REPO, 'src', 'bin', 'veracity.mjs');
+  const run = (...args: string[]) => execFileSync(process.execPath, [bin, ...args, '--data-dir', dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const apps = JSON.parse(run('keys', 'list')) as { applicationId: string; kind: string }[];
+  const make = (kind: string) => {
+    const app = apps.find((a) => a.kind === kind);
+    if (!app) throw new Error(`No ${kind} application in ${dataDir}.`);
+    return (JSON.parse(run('keys', 'create', '--application', app.applicationId, '--name', 'reliability key')) as { apiKey: string }).apiKey;
+  };
+  const imagesAppId = apps.find((a) => a.kind === 'images')!.applicationId;
+  const pdfsAppId = apps.find((a) => a.kind === 'pdfs')!.applicationId;
+  const keys = { images: make('images'), pdfs: make('pdfs'), imagesAppId, pdfsAppId };
+  madeKeys.set(dataDir, keys);
+  return keys;
 }
 
 // ---------------------------------------------------------------- on-disk oracle

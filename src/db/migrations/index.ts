@@ -5,6 +5,11 @@ export interface Migration {
   id: number;
   name: string;
   sql: string;
+  /**
+   * The migration removes data that must not survive anywhere in the file (a secret): the runner applies it with
+   * secure_delete on, then VACUUMs and truncates the WAL, so no freed page or old WAL frame keeps the old bytes.
+   */
+  scrub?: boolean;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -78,6 +83,30 @@ CREATE TABLE idempotency_keys (
   PRIMARY KEY (application_id, key)
 ) STRICT;
 CREATE INDEX idempotency_created ON idempotency_keys(created_at_ms);
+`,
+  },
+  {
+    id: 2,
+    name: 'api keys stored as hashes',
+    scrub: true,
+    // Keys were kept in plain text. Keep only the SHA-256 of each key (sha256_hex is registered by connection.ts)
+    // and its last four characters, which identify it in lists without being usable.
+    sql: `
+CREATE TABLE api_keys_hashed (
+  id TEXT PRIMARY KEY,
+  application_id TEXT NOT NULL REFERENCES applications(id),
+  name TEXT NOT NULL,
+  token_sha256 TEXT NOT NULL CHECK (length(token_sha256) = 64),
+  token_hint TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  revoked_at TEXT
+) STRICT;
+INSERT INTO api_keys_hashed (id, application_id, name, token_sha256, token_hint, created_at, expires_at, revoked_at)
+  SELECT id, application_id, name, sha256_hex(token), substr(token, -4), created_at, expires_at, revoked_at FROM api_keys;
+DROP TABLE api_keys;
+ALTER TABLE api_keys_hashed RENAME TO api_keys;
+CREATE INDEX api_keys_application ON api_keys(application_id);
 `,
   },
 ];

@@ -1,6 +1,15 @@
-// App-only routes (per-launch UI token): the Settings screen's applications and API keys.
+// App-only routes (per-launch UI token): the Settings screen's applications and API keys, and the window's own
+// per-launch credentials. A key's text is sent once, in the answer that creates it; listings carry its identity only.
 import type { FastifyInstance } from 'fastify';
-import { CreateApplicationRequest, CreateKeyRequest, type ApiKeyInfo, type ApplicationInfo } from '../../api/admin-schemas.js';
+import {
+  CreateApplicationRequest,
+  CreateKeyRequest,
+  type ApiKeyInfo,
+  type ApplicationInfo,
+  type CreatedApiKey,
+  type CreatedApplication,
+} from '../../api/admin-schemas.js';
+import type { IssuedKey } from '../../auth/api-keys.js';
 import type { ApiKeyRecord, Application } from '../../db/applications-repository.js';
 import { ApiHttpError } from '../api-error.js';
 import type { AppDeps } from '../app.js';
@@ -12,8 +21,10 @@ const keyInfo = (k: ApiKeyRecord): ApiKeyInfo => ({
   createdAt: k.createdAt,
   expiresAt: k.expiresAt,
   revokedAt: k.revokedAt,
-  apiKey: k.token,
+  hint: k.hint,
 });
+
+const createdKey = (k: IssuedKey): CreatedApiKey => ({ ...keyInfo(k), apiKey: k.token });
 
 function badBody(issues: { path: PropertyKey[]; message: string }[]): ApiHttpError {
   return new ApiHttpError('invalid_request', 'Invalid request body.', {
@@ -22,15 +33,23 @@ function badBody(issues: { path: PropertyKey[]; message: string }[]): ApiHttpErr
 }
 
 export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const appInfo = (a: Application): ApplicationInfo => ({ ...a, keys: deps.apps.listKeys(a.id).map(keyInfo) });
+  const appInfo = async (a: Application): Promise<ApplicationInfo> => ({
+    ...a,
+    keys: deps.apps.listKeys(a.id).map(keyInfo),
+    windowKey: await deps.keys.windowKey(a.id),
+  });
 
-  app.get('/app/applications', async () => ({ applications: deps.apps.listApplications().map(appInfo) }));
+  app.get('/app/applications', async (_req, reply) => {
+    const applications = await Promise.all(deps.apps.listApplications().map(appInfo));
+    return reply.header('cache-control', 'no-store').send({ applications });
+  });
 
   app.post('/app/applications', async (req, reply) => {
     const parsed = CreateApplicationRequest.safeParse(req.body);
     if (!parsed.success) throw badBody(parsed.error.issues);
-    const { app: created } = await deps.keys.createApplication(parsed.data.name, parsed.data.kind);
-    return reply.status(201).send(appInfo(created));
+    const { app: created, key } = await deps.keys.createApplication(parsed.data.name, parsed.data.kind);
+    const body: CreatedApplication = { ...(await appInfo(created)), createdKey: createdKey(key) };
+    return reply.status(201).header('cache-control', 'no-store').send(body);
   });
 
   app.post('/app/applications/:applicationId/keys', async (req, reply) => {
@@ -40,7 +59,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
     const parsed = CreateKeyRequest.safeParse(req.body ?? {});
     if (!parsed.success) throw badBody(parsed.error.issues);
     const key = await deps.keys.issueKey(id, parsed.data.name ?? `${application.name} key`, parsed.data.expiresInDays);
-    return reply.status(201).send(keyInfo(key));
+    return reply.status(201).header('cache-control', 'no-store').send(createdKey(key));
   });
 
   app.post('/app/keys/:keyId/revoke', async (req) => {

@@ -238,19 +238,6 @@ describe('CaseSession', () => {
   });
 });
 
-describe('activeKeys', () => {
-  it('uses the first key that is neither revoked nor expired, per kind', async () => {
-    const { activeKeys } = await import('../../../renderer/lib/active-keys.js');
-    const key = (id: string, apiKey: string, revokedAt: string | null, expiresAt: string | null) => ({ id, name: id, createdAt: NOW, revokedAt, expiresAt, apiKey });
-    const apps = [
-      { id: 'a1', name: 'Images', kind: 'images' as const, createdAt: NOW, keys: [key('k1', 'REVOKED', NOW, null), key('k2', 'EXPIRED', null, '2020-01-01T00:00:00.000Z'), key('k3', 'GOOD', null, null)] },
-      { id: 'a2', name: 'More images', kind: 'images' as const, createdAt: NOW, keys: [key('k4', 'SECOND', null, null)] },
-      { id: 'a3', name: 'PDFs', kind: 'pdfs' as const, createdAt: NOW, keys: [key('k5', 'ALL-REVOKED', NOW, null)] },
-    ];
-    expect(activeKeys(apps, new Date(NOW))).toEqual({ images: { applicationId: 'a1', apiKey: 'GOOD' } });
-  });
-});
-
 describe('CaseSession retries and re-assessment', () => {
   const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 
