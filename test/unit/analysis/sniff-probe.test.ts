@@ -16,7 +16,7 @@ import {
   makeJpeg,
   makePng,
   pngBomb,
-  pngChunk,
+  pngWithCorruptIdat,
   tempDir,
   textPdf,
 } from './fixtures.js';
@@ -152,13 +152,7 @@ describe('probeFile: images', () => {
   // DECISIONS 21: "cannot be decoded" is decided at submission, by decoding, not only from the headers (issue #10).
   it('refuses images whose headers are whole but whose image data does not decode (PNG, JPEG, HEIC)', async () => {
     // PNG: IHDR and every checksum valid, the zlib stream inside IDAT garbage.
-    const png = await makePng(200, 150);
-    const idat = png.indexOf('IDAT');
-    const len = png.readUInt32BE(idat - 4);
-    const data = Buffer.from(png.subarray(idat + 4, idat + 4 + len));
-    for (let i = 10; i < 40; i++) data[i] ^= 0x5a;
-    const badPng = Buffer.concat([png.subarray(0, idat - 4), pngChunk('IDAT', data), png.subarray(idat + 8 + len)]);
-    const p = await probeBytes('idat.png', badPng);
+    const p = await probeBytes('idat.png', pngWithCorruptIdat(await makePng(200, 150)));
     expect(p.probe).toMatchObject({ ok: false, code: 'unprocessable' });
     if (p.probe && !p.probe.ok) expect(p.probe.message).toMatch(/cannot be decoded/);
     // JPEG: markers, frame size, scan and EOI all present; a component names a quantisation table never defined.
