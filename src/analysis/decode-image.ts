@@ -11,6 +11,12 @@ export const MAX_PIXELS = 100_000_000;
 export const MIN_SIDE = 32;
 /** libvips stops a decode that takes longer than this (progressive-scan CPU bombs). */
 const DECODE_TIMEOUT_S = 30;
+/** The submission-time decode gives up sooner: it must answer within the probe's own wall-clock bound (15 s). */
+const PROBE_DECODE_TIMEOUT_S = 10;
+/** Long side of the picture the submission-time decode keeps (every pixel is still decoded, none is stored). */
+const PROBE_SIDE = 64;
+/** One set of decoder options for the probe and the analysis, so that both refuse exactly the same files. */
+const SHARP_INPUT = { limitInputPixels: MAX_PIXELS, failOn: 'truncated', sequentialRead: true } as const;
 
 export interface RgbImage {
   width: number;
@@ -73,7 +79,7 @@ export async function decodeImageBuffer(buf: Buffer, mediaType: MediaType, signa
 }
 
 async function decodeWithSharp(buf: Buffer, signal?: AbortSignal): Promise<RgbImage> {
-  const pipeline = sharp(buf, { limitInputPixels: MAX_PIXELS, failOn: 'truncated', sequentialRead: true })
+  const pipeline = sharp(buf, SHARP_INPUT)
     .timeout({ seconds: DECODE_TIMEOUT_S })
     .rotate() // EXIF orientation
     .toColourspace('srgb') // CMYK, grey, wide-gamut ICC -> sRGB; 16-bit reduced by .raw depth below
@@ -84,6 +90,36 @@ async function decodeWithSharp(buf: Buffer, signal?: AbortSignal): Promise<RgbIm
   return { width: info.width, height: info.height, data };
 }
 
+/**
+ * The submission-time decode (DECISIONS 21: a file that cannot be decoded is refused before it becomes a job). Call
+ * it only after checkHeader() passed: it decodes every pixel with the analysis' own decoder and options, so a file
+ * it accepts is one the analysis can decode, but keeps only a PROBE_SIDE picture: a JPEG is decoded at 1/8 scale
+ * (its entropy-coded data is still read in full) and other images are shrunk row by row as they are decoded, so
+ * memory stays near one strip of rows. HEIF has no reduced decode: it is decoded whole, as the analysis does.
+ * Throws DecodeError for a file that cannot be decoded.
+ */
+export async function checkDecodes(buf: Buffer, mediaType: MediaType, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  if (mediaType === 'image/heic' || mediaType === 'image/heif') {
+    await decodeHeifRgba(buf, signal);
+    return;
+  }
+  const pipeline = sharp(buf, SHARP_INPUT)
+    .timeout({ seconds: PROBE_DECODE_TIMEOUT_S })
+    .rotate()
+    .toColourspace('srgb')
+    .removeAlpha()
+    .resize(PROBE_SIDE, PROBE_SIDE, { fit: 'inside', withoutEnlargement: true })
+    .raw({ depth: 'uchar' });
+  try {
+    await abortable(pipeline.toBuffer(), signal);
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    // libvips repeats its message once per line of the failing call chain: the first line says it.
+    throw new DecodeError(`the image cannot be decoded: ${String((err as Error).message).split('\n')[0]}`);
+  }
+}
+
 interface HeicImage {
   width: number;
   height: number;
@@ -91,7 +127,7 @@ interface HeicImage {
 }
 type HeicDecode = (opts: { buffer: Uint8Array }) => Promise<HeicImage>;
 
-async function decodeHeif(buf: Buffer, signal?: AbortSignal): Promise<RgbImage> {
+async function decodeHeifRgba(buf: Buffer, signal?: AbortSignal): Promise<HeicImage> {
   // heic-decode is libheif compiled to WebAssembly (HEVC-capable, unlike sharp's prebuilt libvips); it applies
   // the irot/imir transforms and yields RGBA.
   const mod = (await import('heic-decode')) as { default: HeicDecode };
@@ -102,8 +138,13 @@ async function decodeHeif(buf: Buffer, signal?: AbortSignal): Promise<RgbImage> 
     if (signal?.aborted) throw err;
     throw new DecodeError(`the HEIF image cannot be decoded: ${(err as Error).message}`);
   }
+  if (!(img.width * img.height > 0) || img.data.length < img.width * img.height * 4) throw new DecodeError('the HEIF decoder returned no pixels');
+  return img;
+}
+
+async function decodeHeif(buf: Buffer, signal?: AbortSignal): Promise<RgbImage> {
+  const img = await decodeHeifRgba(buf, signal);
   const n = img.width * img.height;
-  if (!(n > 0) || img.data.length < n * 4) throw new DecodeError('the HEIF decoder returned no pixels');
   const rgb = Buffer.allocUnsafe(n * 3);
   const src = img.data;
   for (let i = 0, j = 0; i < n; i++, j += 4) {

@@ -1,11 +1,12 @@
-// The submission-time check (DECISIONS 21): can this accepted-kind file really be analysed? Headers and structure
-// only, never a full decode, so it stays in the tens of milliseconds on the submission path.
+// The submission-time check (DECISIONS 21): can this accepted-kind file really be analysed? Sizes are read from the
+// headers first (a bomb is refused before any pixel is decoded); then the file is decoded as the analysis will decode
+// it, at a reduced size where the format allows, so that a file the probe accepts never ends a job in a decode error.
 import { open } from 'node:fs/promises';
 import type { ProbeResult, Sniffed } from './contract.js';
 import { SIZE_LIMITS } from './contract.js';
-import { checkHeader, readImageHeader } from './decode-image.js';
+import { checkDecodes, checkHeader, DecodeError, readImageHeader } from './decode-image.js';
 import { HeaderError } from './image-headers.js';
-import { isEncrypted, openPdf, PdfRefusal } from './pdf-document.js';
+import { isEncrypted, MAX_PAGES, openPdf, PdfRefusal } from './pdf-document.js';
 
 const unprocessable = (message: string): ProbeResult => ({ ok: false, code: 'unprocessable', message });
 
@@ -40,6 +41,12 @@ export async function probeFile(path: string, sniffed: Sniffed, opts: { signal?:
   // Size before integrity: a bomb is refused as a bomb even when it is also cut short.
   const refusal = checkHeader(header);
   if (refusal) return unprocessable(refusal);
+  try {
+    await checkDecodes(buf, sniffed.mediaType, signal);
+  } catch (err) {
+    if (err instanceof DecodeError) return unprocessable(err.message);
+    throw err;
+  }
   return { ok: true, mediaType: sniffed.mediaType, width: header.width, height: header.height };
 }
 
@@ -61,6 +68,18 @@ async function probePdf(buf: Buffer, signal?: AbortSignal): Promise<ProbeResult>
     // included) are encrypted: DECISIONS 21 refuses every encrypted PDF.
     if ((await isEncrypted(doc)) || declaresEncryption(buf)) return unprocessable('the PDF is encrypted');
     if (!(doc.numPages >= 1)) return unprocessable('the PDF has no pages');
+    // Every page the analysis will read must load: a page tree pointing at missing or broken objects is a document
+    // that cannot be analysed. (Damaged content streams and images are the analysis' to report, per page.)
+    for (let p = 1; p <= Math.min(doc.numPages, MAX_PAGES); p++) {
+      signal?.throwIfAborted();
+      try {
+        const page = await doc.getPage(p);
+        page.cleanup();
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        return unprocessable(`page ${p} of the PDF cannot be read (${(err as Error).message})`);
+      }
+    }
     return { ok: true, mediaType: 'application/pdf', pages: doc.numPages };
   } finally {
     await doc.destroy();

@@ -8,6 +8,8 @@ export interface JobRecord {
   id: string;
   applicationId: string;
   metadata: Record<string, unknown> | null;
+  /** The caller's compact metadata text as stored, echoed verbatim (src/jobs/job-result.ts). */
+  metadataJson: string | null;
   caseName: string | null;
   status: JobStatus;
   errorCode: string | null;
@@ -85,6 +87,7 @@ const toJob = (r: JobRow): JobRecord => ({
   id: r.id,
   applicationId: r.application_id,
   metadata: parse<Record<string, unknown>>(r.metadata),
+  metadataJson: r.metadata,
   caseName: r.case_name,
   status: r.status as JobStatus,
   errorCode: r.error_code,

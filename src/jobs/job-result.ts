@@ -1,6 +1,39 @@
 // Maps stored jobs and files to the v1 wire shapes (DECISIONS 1-8), the single place that shapes a job result.
 import type { FileResult, JobListEntry, JobResult } from '../api/schemas.js';
+import crypto from 'node:crypto';
 import type { FileRecord, JobRecord } from '../db/jobs-repository.js';
+
+/**
+ * The caller's metadata is echoed as the exact compact text they sent (integers beyond 2^53, duplicate keys, escapes
+ * and key order included), which no JavaScript object can hold. The parsed object carries that text under this
+ * symbol, and serializeReply() writes the text in its place.
+ */
+const SOURCE_TEXT = Symbol('veracity.sourceText');
+
+/** A job record as the repository gives it, with the stored metadata text when it provides that too. */
+type JobWithText = JobRecord & { metadataJson?: string | null };
+
+function withSourceText(value: Record<string, unknown>, text: string | null | undefined): Record<string, unknown> {
+  if (typeof text !== 'string') return value;
+  const out = { ...value };
+  Object.defineProperty(out, SOURCE_TEXT, { value: text, enumerable: false });
+  return out;
+}
+
+/** JSON of a reply body in which every object carrying its source text is written as that text, verbatim. */
+export function serializeReply(payload: unknown): string {
+  const texts: string[] = [];
+  const nonce = crypto.randomBytes(12).toString('hex'); // a placeholder no caller-supplied string can forge
+  const json = JSON.stringify(payload, (_key, value: unknown) => {
+    if (value !== null && typeof value === 'object' && SOURCE_TEXT in value) {
+      texts.push((value as { [SOURCE_TEXT]: string })[SOURCE_TEXT]);
+      return `${nonce}:${texts.length - 1}`;
+    }
+    return value;
+  });
+  if (texts.length === 0) return json;
+  return json.replace(new RegExp(`"${nonce}:(\\d+)"`, 'g'), (_m, i: string) => texts[Number(i)]);
+}
 
 export function toFileResult(f: FileRecord): FileResult {
   const out: FileResult = {
@@ -18,7 +51,7 @@ export function toFileResult(f: FileRecord): FileResult {
   return out;
 }
 
-export function toJobResult(job: JobRecord, files: FileRecord[]): JobResult {
+export function toJobResult(job: JobWithText, files: FileRecord[]): JobResult {
   const out: JobResult = {
     jobId: job.id,
     status: job.status,
@@ -28,11 +61,12 @@ export function toJobResult(job: JobRecord, files: FileRecord[]): JobResult {
   if ((job.status === 'error' || job.status === 'rejected') && job.errorCode) {
     out.error = { code: job.errorCode as 'internal_error', message: job.errorMessage ?? '' };
   }
-  if (job.metadata !== null) out.metadata = job.metadata;
+  if (job.metadata !== null) out.metadata = withSourceText(job.metadata, job.metadataJson);
   if (job.status !== 'processing' && job.completedAt) out.completedAt = job.completedAt;
   return out;
 }
 
-export function toJobListEntry(job: JobRecord): JobListEntry {
-  return { id: job.id, applicationId: job.applicationId, metadata: job.metadata ?? {}, createdAt: job.createdAt, updatedAt: job.updatedAt };
+export function toJobListEntry(job: JobWithText): JobListEntry {
+  const metadata = job.metadata === null ? {} : withSourceText(job.metadata, job.metadataJson);
+  return { id: job.id, applicationId: job.applicationId, metadata, createdAt: job.createdAt, updatedAt: job.updatedAt };
 }

@@ -21,6 +21,7 @@ import { registerJobRoutes } from './routes/job-routes.js';
 import { registerOpenApiRoute } from './routes/openapi-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
+import { serializeReply } from '../jobs/job-result.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -165,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (req.authRefusal) throw req.authRefusal;
   });
 
+  // Metadata is echoed as the caller's exact compact text (integers beyond 2^53, duplicate keys): see job-result.ts.
+  app.setReplySerializer((payload) => serializeReply(payload));
   await app.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
 
   app.setErrorHandler(sendError);

@@ -12,7 +12,7 @@ import type { ReceivedFile } from '../jobs/job-service.js';
 import type { FileStore } from '../jobs/file-store.js';
 import { WorkerTaskError, type WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid } from './api-error.js';
-import { MAX_FILES, METADATA_MAX_BYTES } from './upload-limits.js';
+import { FILE_NAME_MAX, MAX_FILES, METADATA_MAX_BYTES, METADATA_MAX_DEPTH, METADATA_RAW_MAX_BYTES } from './upload-limits.js';
 
 export interface ParsedUpload {
   files: ReceivedFile[];
@@ -39,22 +39,87 @@ function noProto(key: string, value: unknown): unknown {
   return value;
 }
 
-export function parseMetadata(value: unknown): { json: string; value: Record<string, unknown> } {
-  let parsed: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value, noProto);
-    } catch {
-      throw invalid('metadata', 'metadata must be a JSON object (valid JSON, no __proto__ keys).');
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The caller's JSON text without the whitespace between tokens (DECISIONS 23's "compact serialisation"): every
+ * number, string escape, key order and duplicate key exactly as sent, so that the echo is what the caller sent.
+ * Also measures nesting, so that a document too deep for JSON.parse's recursion is refused before it is parsed.
+ */
+function compactJson(text: string): { compact: string; depth: number } {
+  let out = '';
+  let depth = 0;
+  let maxDepth = 0;
+  let from = 0; // start of the run of non-whitespace being copied
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // a string: copied whole, escapes included
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) {
+      maxDepth = Math.max(maxDepth, ++depth);
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    } else if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
+      out += text.slice(from, i);
+      from = i + 1;
     }
   }
+  return { compact: out + text.slice(from), depth: maxDepth };
+}
+
+/** Validates the bytes of a metadata part and returns the caller's compact JSON text and its parsed value. */
+export function parseMetadata(raw: Buffer): { json: string; value: Record<string, unknown> } {
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw invalid('metadata', 'metadata must be UTF-8 text: its bytes are not valid UTF-8.');
+  }
+  const { compact, depth } = compactJson(text);
+  if (depth > METADATA_MAX_DEPTH) {
+    throw invalid('metadata', `metadata is nested ${depth} levels deep; at most ${METADATA_MAX_DEPTH} levels of objects and arrays are accepted.`);
+  }
+  let parsed: unknown;
+  try {
+    // The text as sent is what must be valid JSON (removing whitespace could join two tokens into one).
+    parsed = JSON.parse(text, noProto);
+  } catch {
+    throw invalid('metadata', 'metadata must be a JSON object (valid JSON, no __proto__ keys).');
+  }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid('metadata', 'metadata must be a JSON object.');
-  const json = JSON.stringify(parsed);
-  if (Buffer.byteLength(json, 'utf8') > METADATA_MAX_BYTES) {
+  if (Buffer.byteLength(compact, 'utf8') > METADATA_MAX_BYTES) {
     throw invalid('metadata', `metadata is larger than ${METADATA_MAX_BYTES} bytes as compact JSON.`);
   }
-  return { json, value: parsed as Record<string, unknown> };
+  return { json: compact, value: parsed as Record<string, unknown> };
 }
+
+/** Reads a metadata part's raw bytes (never decoded by busboy, which would replace invalid UTF-8 silently). */
+async function readMetadata(stream: AsyncIterable<Buffer> & { resume(): void }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > METADATA_RAW_MAX_BYTES) {
+      stream.resume();
+      throw invalid('metadata', `metadata is larger than ${METADATA_MAX_BYTES} bytes as compact JSON.`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A file name as display text, cut to FILE_NAME_MAX code units without splitting a surrogate pair. */
+export function displayName(name: string, fallback: string): string {
+  let end = Math.min(name.length, FILE_NAME_MAX);
+  const last = name.charCodeAt(end - 1);
+  if (end < name.length && last >= 0xd800 && last <= 0xdbff) end--;
+  return name.slice(0, end) || fallback;
+}
+
+/** busboy hands every part named "metadata" over as a stream of bytes, like a file, instead of decoding it. */
+const isPartAFile = (name: string | undefined, contentType: string, filename: string | undefined): boolean =>
+  name === 'metadata' || contentType === 'application/octet-stream' || filename !== undefined;
 
 export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise<ParsedUpload> {
   const owned: string[] = []; // temp files created by this upload: deleted unless handed over
@@ -63,12 +128,16 @@ export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise
   let metadata: { json: string; value: Record<string, unknown> } | null = null;
   let fileIndex = 0;
   try {
-    for await (const part of req.parts()) {
+    for await (const part of req.parts({ isPartAFile } as Parameters<FastifyRequest['parts']>[0])) {
       if (part.type === 'field') {
-        if (part.fieldname !== 'metadata') throw invalid(part.fieldname, `Unexpected part "${part.fieldname}": only "file" and "metadata" parts are accepted.`);
-        if (metadata) throw invalid('metadata', 'Only one metadata part is allowed.');
-        if (part.valueTruncated) throw invalid('metadata', `metadata is larger than ${METADATA_MAX_BYTES} bytes as compact JSON.`);
-        metadata = parseMetadata(part.value);
+        throw invalid(part.fieldname, `Unexpected part "${part.fieldname}": only "file" and "metadata" parts are accepted.`);
+      }
+      if (part.fieldname === 'metadata' && part.filename === undefined) {
+        if (metadata) {
+          part.file.resume();
+          throw invalid('metadata', 'Only one metadata part is allowed.');
+        }
+        metadata = parseMetadata(await readMetadata(part.file));
         fp.update(`field\0metadata\0${metadata.json}\0`);
         continue;
       }
@@ -82,7 +151,7 @@ export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise
         part.file.resume();
         throw invalid('file', `Too many files: at most ${MAX_FILES} per request.`);
       }
-      const name = (part.filename ?? '').slice(0, 1024) || `file-${index + 1}`;
+      const name = displayName(part.filename ?? '', `file-${index + 1}`);
       const tmpPath = d.store.tempPath();
       owned.push(tmpPath);
       const received = await streamFile(part.file, tmpPath, d.kind, name, path);

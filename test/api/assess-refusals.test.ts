@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { SIZE_LIMITS } from '../../src/analysis/contract.js';
-import { makeJpeg, makePng, pngBomb, textPdf } from '../unit/analysis/fixtures.js';
+import { makeJpeg, makePng, pngBomb, pngWithCorruptIdat, textPdf } from '../unit/analysis/fixtures.js';
 import { assess, body, expectError, expectNothingLeft, filePart, footprint, multipart, rawHttp, startCore, startListening, type Part } from './helpers.js';
 
 /** Pads a valid JPEG to exactly `size` bytes with bytes after its end marker (a common, harmless trailer). */
@@ -138,6 +138,8 @@ describe('POST /v1/assess refusals', () => {
     ['a truncated JPEG', async () => (await makeJpeg(256, 256)).subarray(0, 1500)],
     ['an image smaller than 32 px', async () => makePng(31, 200)],
     ['a PNG declaring 200 megapixels', async () => pngBomb(20000, 10000)],
+    // issue #10: headers and checksums whole, image data that does not decode (DECISIONS 21: 422, never a job)
+    ['a PNG whose IHDR is valid but whose IDAT is corrupt', async () => pngWithCorruptIdat(await makePng(200, 150))],
   ])('refuses %s as unprocessable', async (_label, make) => {
     const core = await startCore();
     const before = footprint(core);

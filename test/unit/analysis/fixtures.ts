@@ -331,3 +331,12 @@ export function textPdf(extraCatalog = '', extraObjects: string[] = []): Buffer 
     ...extraObjects,
   ]);
 }
+
+/** The PNG with its IDAT's zlib stream garbled and every checksum recomputed: headers whole, pixels undecodable. */
+export function pngWithCorruptIdat(png: Buffer): Buffer {
+  const idat = png.indexOf('IDAT');
+  const len = png.readUInt32BE(idat - 4);
+  const data = Buffer.from(png.subarray(idat + 4, idat + 4 + len));
+  for (let i = 10; i < Math.min(40, data.length); i++) data[i] ^= 0x5a;
+  return Buffer.concat([png.subarray(0, idat - 4), pngChunk('IDAT', data), png.subarray(idat + 8 + len)]);
+}

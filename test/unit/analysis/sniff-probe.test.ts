@@ -1,7 +1,9 @@
-// Acceptance at submission: kind by magic bytes only, and the fast probe's refusals (bombs from the header,
-// truncation, tiny images, encrypted/page-less/unreadable PDFs, polyglots), on generated files and the real corpus.
+// Acceptance at submission: kind by magic bytes only, and the probe's refusals (bombs from the header, truncation,
+// image data that does not decode, tiny images, encrypted/page-less/unreadable PDFs, polyglots), on generated files
+// and the real corpus.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { probeFile, sniff } from '../../../src/analysis/index.js';
 import type { Sniffed } from '../../../src/analysis/contract.js';
@@ -14,6 +16,7 @@ import {
   makeJpeg,
   makePng,
   pngBomb,
+  pngWithCorruptIdat,
   tempDir,
   textPdf,
 } from './fixtures.js';
@@ -97,8 +100,15 @@ describe('probeFile: images', () => {
     heic.writeUInt32BE(65535, ispe + 12);
     expect((await probeBytes('bomb.heic', heic)).probe).toMatchObject({ ok: false, code: 'unprocessable' });
     // exactly at the limit is fine (10000 x 10000 = 100 MP), one row more is not
-    expect((await probeBytes('edge.png', pngBomb(10000, 10000))).probe).toMatchObject({ ok: true });
-    expect((await probeBytes('edge2.png', pngBomb(10000, 10001))).probe).toMatchObject({ ok: false });
+    const edge = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#4080c0' } }).png({ compressionLevel: 9 }).toBuffer();
+    expect((await probeBytes('edge.png', edge)).probe).toMatchObject({ ok: true, width: 10_000, height: 10_000 });
+    const over = await probeBytes('edge2.png', pngBomb(10000, 10001));
+    expect(over.probe).toMatchObject({ ok: false });
+    if (over.probe && !over.probe.ok) expect(over.probe.message).toMatch(/100-megapixel/);
+    // The bomb's header passes at 100 MP, but its 64 KiB of image data cannot fill 10000 rows: refused by the decode.
+    const hollow = await probeBytes('hollow.png', pngBomb(10000, 10000));
+    expect(hollow.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (hollow.probe && !hollow.probe.ok) expect(hollow.probe.message).toMatch(/cannot be decoded/);
   });
 
   it('refuses images under 32 px on a side', async () => {
@@ -139,6 +149,29 @@ describe('probeFile: images', () => {
     expect((await probeBytes('badtext.png', withBadText)).probe).toMatchObject({ ok: true });
   });
 
+  // DECISIONS 21: "cannot be decoded" is decided at submission, by decoding, not only from the headers (issue #10).
+  it('refuses images whose headers are whole but whose image data does not decode (PNG, JPEG, HEIC)', async () => {
+    // PNG: IHDR and every checksum valid, the zlib stream inside IDAT garbage.
+    const p = await probeBytes('idat.png', pngWithCorruptIdat(await makePng(200, 150)));
+    expect(p.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (p.probe && !p.probe.ok) expect(p.probe.message).toMatch(/cannot be decoded/);
+    // JPEG: markers, frame size, scan and EOI all present; a component names a quantisation table never defined.
+    const jpeg = await makeJpeg(200, 150);
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    const badJpeg = Buffer.from(jpeg);
+    badJpeg[sof + 12] = 3;
+    const j = await probeBytes('quant.jpg', badJpeg);
+    expect(j.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (j.probe && !j.probe.ok) expect(j.probe.message).toMatch(/cannot be decoded.*Quantization table/);
+    // HEIC: every box whole, the HEVC data in mdat zeroed.
+    const heic = Buffer.from(readFileSync(HEIC));
+    const mdat = heic.indexOf('mdat');
+    heic.fill(0, mdat + 4, mdat - 4 + heic.readUInt32BE(mdat - 4));
+    const h = await probeBytes('zeroed.heic', heic);
+    expect(h.probe).toMatchObject({ ok: false, code: 'unprocessable' });
+    if (h.probe && !h.probe.ok) expect(h.probe.message).toMatch(/HEIF image cannot be decoded/);
+  });
+
   it('refuses garbage after valid magic bytes without throwing', async () => {
     for (const [name, data] of [
       ['magic-only.jpg', Buffer.from([0xff, 0xd8, 0xff])],
@@ -152,7 +185,7 @@ describe('probeFile: images', () => {
   });
 
   // Speed is measured by test/bench (never asserted here); this logs what the probe took.
-  it('probes a 12-megapixel JPEG from its markers', async () => {
+  it('probes a 12-megapixel JPEG (markers, then a decode at 1/8 scale)', async () => {
     const path = tmp.write('12mp.jpg', await makeJpeg(4000, 3000));
     const s: Sniffed = { mediaType: 'image/jpeg', kind: 'images' };
     await probeFile(path, s);
@@ -167,6 +200,15 @@ describe('probeFile: images', () => {
 describe('probeFile: PDFs', () => {
   it('accepts a readable PDF and counts its pages', async () => {
     expect((await probeBytes('doc.pdf', textPdf())).probe).toEqual({ ok: true, mediaType: 'application/pdf', pages: 1 });
+  });
+
+  it('refuses a PDF whose page tree points at an object that is not a page', async () => {
+    for (const kids of ['[9 0 R]', '[3 0 R]', '5']) {
+      const pdf = buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids ${kids} /Count 1 >>`, '(not a page)']);
+      const r = await probeBytes('kids.pdf', pdf);
+      expect(r.probe, kids).toMatchObject({ ok: false, code: 'unprocessable' });
+      if (r.probe && !r.probe.ok) expect(r.probe.message).toMatch(/page 1 of the PDF cannot be read/);
+    }
   });
 
   it('refuses page-less, unreadable and password-encrypted PDFs', async () => {
