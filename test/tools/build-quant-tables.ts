@@ -50,6 +50,11 @@ export async function* walkCorpora(mirrors: string): AsyncGenerator<CorpusFile> 
   }
 }
 
+/** The bytes of one corpus file from its mirror. */
+export function readBlob(mirrors: string, repo: string, blob: string): Buffer {
+  return execFileSync('git', ['-C', join(mirrors, repo.replace('/', '+'), 'repo'), 'cat-file', 'blob', blob], { maxBuffer: 1 << 28 });
+}
+
 /** Which half a file falls in: per maker, files sorted by blob id, even positions build, odd positions are held out. */
 export function splitHalves(files: CorpusFile[]): Map<string, 'build' | 'holdout'> {
   const byMake = new Map<string, CorpusFile[]>();

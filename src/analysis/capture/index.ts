@@ -91,6 +91,17 @@ const always = (t: MakerTraits | undefined, count: (t: MakerTraits) => number, o
 /** A reader bound to a catalogue; readCapture uses the shipped one, the evaluation a held-out half. */
 export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput) => Promise<CaptureReport> {
   const byHash = new Map(catalogue.tables.map((t) => [t.hash, t]));
+  // Per maker: the libjpeg qualities its originals used, and whether it shares any table with another maker (OEM
+  // cameras do: HP, Sony and others bought in designs), in which case another maker's table proves nothing.
+  const ijgQualities = new Map<string, Set<number>>();
+  const sharesTables = new Set<string>();
+  for (const t of catalogue.tables) {
+    for (const m of t.makes) {
+      if (t.ijgQuality !== null) ijgQualities.set(m, (ijgQualities.get(m) ?? new Set()).add(t.ijgQuality));
+      if (t.makes.length > 1) sharesTables.add(m);
+    }
+  }
+  const known: Known = { byHash, ijgQualities, sharesTables };
   return async (input) => {
     const { buf, mediaType, width, height, signal } = input;
     signal?.throwIfAborted();
@@ -120,9 +131,9 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       // No camera or phone writes a photo as PNG with camera EXIF: it was converted or assembled.
       if (maker) add('capture.format.not_capture', { format: 'PNG', make: md.make }, W.notCaptureFormat);
     } else if (mediaType === 'image/jpeg' && md.jpeg) {
-      positive = checkTables(md, traits, byHash, add) || positive;
+      positive = checkTables(md, traits, known, add) || positive;
       signal?.throwIfAborted();
-      positive = (await checkThumbnail(buf, width, height, md, traits, add)) || positive;
+      positive = (await checkThumbnail(buf, width, height, md, traits, known, add)) || positive;
     } else if (md.heic) {
       positive = checkHeic(md, add) || positive;
     }
@@ -139,8 +150,14 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
 }
 
 type Add = (code: string, facts: Finding['facts'], weight: number) => void;
+interface Known {
+  byHash: Map<string, Catalogue['tables'][number]>;
+  ijgQualities: Map<string, Set<number>>;
+  sharesTables: Set<string>;
+}
 
-function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, byHash: Map<string, Catalogue['tables'][number]>, add: Add): boolean {
+function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): boolean {
+  const { byHash } = known;
   const tables = usedTables(md.jpeg!);
   if (tables.length === 0) return false;
   const entry = byHash.get(tablesHash(tables));
@@ -158,14 +175,15 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, byHas
     return true;
   }
   if (entry && maker && traits && traits.jpegFiles >= MIN_FILES) {
-    add('capture.qtable.maker_mismatch', { claimedMake: md.make, tableMake: entry.makes.join(', ') }, W.makerMismatch);
+    const exclusive = !known.sharesTables.has(maker) && !entry.makes.some((m) => known.sharesTables.has(m));
+    add('capture.qtable.maker_mismatch', { claimedMake: md.make, tableMake: entry.makes.join(', ') }, exclusive ? W.makerMismatch : 0);
     return false;
   }
   add('capture.qtable.unknown', {}, 0);
   return false;
 }
 
-async function checkThumbnail(buf: Buffer, width: number, height: number, md: CaptureMetadata, traits: MakerTraits | undefined, add: Add): Promise<boolean> {
+async function checkThumbnail(buf: Buffer, width: number, height: number, md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): Promise<boolean> {
   const cmp = md.thumbnailDeclared ? await compareThumbnail(buf, width, height) : null;
   if (!cmp) {
     const expected = always(traits, (t) => t.thumbnailFiles, (t) => t.jpegFiles);
@@ -183,8 +201,13 @@ async function checkThumbnail(buf: Buffer, width: number, height: number, md: Ca
   }
   if (cmp.similarity >= THUMB_MATCH) {
     add('capture.thumbnail.match', { similarity }, W.thumbMatch);
-    // A matching thumbnail proves little when the tables are libjpeg's: anyone can make both. It needs a maker's table.
-    return md.jpeg ? standardIjg(usedTables(md.jpeg)) === null : false;
+    // With libjpeg's tables a matching thumbnail counts only for a maker whose originals used libjpeg at exactly
+    // that quality (Nikon, Olympus, Sony, Epson... do): anyone can make both, so it must at least fit the maker.
+    // Otherwise the maker must be one the catalogue knows well: for an unknown maker an unknown table backed by a
+    // thumbnail anyone can regenerate is not enough.
+    const ijg = md.jpeg ? standardIjg(usedTables(md.jpeg)) : null;
+    if (ijg) return Boolean(md.maker && known.ijgQualities.get(md.maker)?.has(ijg.quality));
+    return Boolean(traits && traits.jpegFiles >= MIN_FILES);
   }
   return false;
 }
@@ -251,9 +274,14 @@ function checkDates(d: CaptureDates, add: Add): void {
     return;
   }
   const modify = secondsOf(d.ModifyDate);
-  if (modify !== null && (modify - original > MODIFY_TOLERANCE_S || original - modify > DATE_TOLERANCE_S)) {
+  if (modify !== null && original - modify > DATE_TOLERANCE_S) {
     add('capture.dates.inconsistent', { field: 'ModifyDate', delta: modify - original }, W.dates);
     return;
+  }
+  // A later ModifyDate means the file was rewritten after capture; in the corpus that is mostly metadata work
+  // (geotagging, a time-zone fix) on untouched pixels, so it is reported without weight.
+  if (modify !== null && modify - original > MODIFY_TOLERANCE_S) {
+    add('capture.dates.inconsistent', { field: 'ModifyDate', delta: modify - original }, 0);
   }
   if (d.SubSecTimeOriginal && d.SubSecTimeDigitized && d.SubSecTimeOriginal !== d.SubSecTimeDigitized) {
     add('capture.dates.inconsistent', { field: 'SubSecTimeDigitized', delta: 0 }, W.dates);

@@ -76,7 +76,8 @@ export async function compareThumbnail(buf: Buffer, width: number, height: numbe
     trimmed = null;
   }
   const trimmedAspect = trimmed ? trimmed.width / trimmed.height : rawAspect;
-  const useTrim = trimmed !== null && relDiff(trimmedAspect, imageAspect) < relDiff(rawAspect, imageAspect);
+  // Trimming is used only when it fully explains the shape: dark picture edges must not turn a wrong shape right.
+  const useTrim = trimmed !== null && relDiff(trimmedAspect, imageAspect) <= ASPECT_TOLERANCE && relDiff(rawAspect, imageAspect) > ASPECT_TOLERANCE;
   const thumbAspect = useTrim ? trimmedAspect : rawAspect;
   const aspectMatches = relDiff(thumbAspect, imageAspect) <= ASPECT_TOLERANCE;
   try {
