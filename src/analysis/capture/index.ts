@@ -91,17 +91,11 @@ const always = (t: MakerTraits | undefined, count: (t: MakerTraits) => number, o
 /** A reader bound to a catalogue; readCapture uses the shipped one, the evaluation a held-out half. */
 export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput) => Promise<CaptureReport> {
   const byHash = new Map(catalogue.tables.map((t) => [t.hash, t]));
-  // Per maker: the libjpeg qualities its originals used, and whether it shares any table with another maker (OEM
-  // cameras do: HP, Sony and others bought in designs), in which case another maker's table proves nothing.
-  const ijgQualities = new Map<string, Set<number>>();
+  // Per maker: whether it shares any table with another maker (OEM cameras do: HP, Sony and others bought in
+  // designs), in which case another maker's table proves nothing.
   const sharesTables = new Set<string>();
-  for (const t of catalogue.tables) {
-    for (const m of t.makes) {
-      if (t.ijgQuality !== null) ijgQualities.set(m, (ijgQualities.get(m) ?? new Set()).add(t.ijgQuality));
-      if (t.makes.length > 1) sharesTables.add(m);
-    }
-  }
-  const known: Known = { byHash, ijgQualities, sharesTables };
+  for (const t of catalogue.tables) for (const m of t.makes) if (t.makes.length > 1) sharesTables.add(m);
+  const known: Known = { byHash, sharesTables };
   return async (input) => {
     const { buf, mediaType, width, height, signal } = input;
     signal?.throwIfAborted();
@@ -152,7 +146,6 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
 type Add = (code: string, facts: Finding['facts'], weight: number) => void;
 interface Known {
   byHash: Map<string, Catalogue['tables'][number]>;
-  ijgQualities: Map<string, Set<number>>;
   sharesTables: Set<string>;
 }
 
@@ -201,12 +194,11 @@ async function checkThumbnail(buf: Buffer, width: number, height: number, md: Ca
   }
   if (cmp.similarity >= THUMB_MATCH) {
     add('capture.thumbnail.match', { similarity }, W.thumbMatch);
-    // With libjpeg's tables a matching thumbnail counts only for a maker whose originals used libjpeg at exactly
-    // that quality (Nikon, Olympus, Sony, Epson... do): anyone can make both, so it must at least fit the maker.
+    // With libjpeg's tables a matching thumbnail never counts: a re-save keeps the thumbnail (measured: counting it
+    // for makers that used libjpeg at that quality made 21-25 % of resized and re-saved originals consistent).
     // Otherwise the maker must be one the catalogue knows well: for an unknown maker an unknown table backed by a
     // thumbnail anyone can regenerate is not enough.
-    const ijg = md.jpeg ? standardIjg(usedTables(md.jpeg)) : null;
-    if (ijg) return Boolean(md.maker && known.ijgQualities.get(md.maker)?.has(ijg.quality));
+    if (md.jpeg && standardIjg(usedTables(md.jpeg))) return false;
     return Boolean(traits && traits.jpegFiles >= MIN_FILES);
   }
   return false;

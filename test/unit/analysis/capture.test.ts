@@ -109,6 +109,13 @@ describe('a real photo edited with its EXIF kept', () => {
     expect(codes(r)).toContain('capture.thumbnail.match');
   });
 
+  it('re-saved at a libjpeg quality some Canon originals also used (95): the kept thumbnail still does not make it consistent', async () => {
+    const r = await capture(await sharp(donor).keepMetadata().jpeg({ quality: 95 }).toBuffer());
+    expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 95 });
+    expect(codes(r)).toContain('capture.thumbnail.match');
+    expect(r.status).toBe('insufficient');
+  });
+
   it('re-saved as a progressive JPEG: read all the same, and not consistent', async () => {
     const buf = await sharp(donor).keepMetadata().jpeg({ quality: 80, progressive: true }).toBuffer();
     const r = await capture(buf);
