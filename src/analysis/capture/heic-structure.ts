@@ -1,0 +1,134 @@
+// The ISO-BMFF structure of a HEIF file as a phone writes it: brands, item types, item references and the
+// primary item's properties. heic-decode (libheif) decodes pixels but exposes none of this, so a small box walker.
+
+export interface HeicStructure {
+  majorBrand: string;
+  brands: string[];
+  /** Item type of the primary item ('grid' for tiled phone images, 'hvc1' for a single coded image). */
+  primaryType: string | null;
+  /** Number of items of each type, e.g. { hvc1: 49, grid: 1, Exif: 1, mime: 1 }. */
+  itemTypes: Record<string, number>;
+  /** Item reference types present (thmb, dimg, cdsc, auxl). */
+  refTypes: string[];
+  /** Property box types associated with the primary item, in order. */
+  primaryProperties: string[];
+  /** A thumbnail item references the primary item. */
+  hasThumbnail: boolean;
+  hasExif: boolean;
+}
+
+interface Box {
+  type: string;
+  start: number;
+  end: number;
+}
+
+function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
+  let off = from;
+  while (off + 8 <= to) {
+    let size = buf.readUInt32BE(off);
+    const type = buf.toString('latin1', off + 4, off + 8);
+    let header = 8;
+    if (size === 1) {
+      if (off + 16 > to) return;
+      size = Number(buf.readBigUInt64BE(off + 8));
+      header = 16;
+    } else if (size === 0) size = to - off;
+    if (size < header || off + size > to) return;
+    yield { type, start: off + header, end: off + size };
+    off += size;
+  }
+}
+
+export function readHeicStructure(buf: Buffer): HeicStructure | null {
+  try {
+    let ftyp: Box | null = null;
+    let meta: Box | null = null;
+    for (const b of boxes(buf, 0, buf.length)) {
+      if (b.type === 'ftyp' && !ftyp) ftyp = b;
+      if (b.type === 'meta' && !meta) meta = b;
+    }
+    if (!ftyp || !meta) return null;
+    const majorBrand = buf.toString('latin1', ftyp.start, ftyp.start + 4);
+    const brands: string[] = [];
+    for (let p = ftyp.start + 8; p + 4 <= ftyp.end; p += 4) brands.push(buf.toString('latin1', p, p + 4));
+    let primary = -1;
+    const types = new Map<number, string>();
+    const refTypes = new Set<string>();
+    let thumbOfPrimary = false;
+    const thumbFrom: number[][] = [];
+    let ipco: Box | null = null;
+    let ipma: Box | null = null;
+    for (const b of boxes(buf, meta.start + 4, meta.end)) {
+      if (b.type === 'pitm') primary = buf[b.start] === 0 ? buf.readUInt16BE(b.start + 4) : buf.readUInt32BE(b.start + 4);
+      else if (b.type === 'iinf') {
+        const v = buf[b.start];
+        for (const infe of boxes(buf, b.start + 4 + (v === 0 ? 2 : 4), b.end)) {
+          if (infe.type !== 'infe') continue;
+          const iv = buf[infe.start];
+          if (iv < 2) continue;
+          const id = iv === 2 ? buf.readUInt16BE(infe.start + 4) : buf.readUInt32BE(infe.start + 4);
+          const at = infe.start + 4 + (iv === 2 ? 2 : 4) + 2;
+          types.set(id, buf.toString('latin1', at, at + 4));
+        }
+      } else if (b.type === 'iref') {
+        const v = buf[b.start];
+        for (const ref of boxes(buf, b.start + 4, b.end)) {
+          refTypes.add(ref.type);
+          const w = v === 0 ? 2 : 4;
+          let p = ref.start;
+          const from = w === 2 ? buf.readUInt16BE(p) : buf.readUInt32BE(p);
+          p += w;
+          const n = buf.readUInt16BE(p);
+          p += 2;
+          const to: number[] = [];
+          for (let i = 0; i < n && p + w <= ref.end; i++, p += w) to.push(w === 2 ? buf.readUInt16BE(p) : buf.readUInt32BE(p));
+          if (ref.type === 'thmb') thumbFrom.push([from, ...to]);
+        }
+      } else if (b.type === 'iprp') {
+        for (const sub of boxes(buf, b.start, b.end)) {
+          if (sub.type === 'ipco') ipco = sub;
+          if (sub.type === 'ipma') ipma = sub;
+        }
+      }
+    }
+    for (const [, ...to] of thumbFrom) if (to.includes(primary)) thumbOfPrimary = true;
+    const props: string[] = ipco ? [...boxes(buf, ipco.start, ipco.end)].map((b) => b.type) : [];
+    const primaryProperties = ipma && primary >= 0 ? (associations(buf, ipma, primary) ?? []).map((i) => props[i - 1] ?? '?') : [];
+    const itemTypes: Record<string, number> = {};
+    for (const t of types.values()) itemTypes[t] = (itemTypes[t] ?? 0) + 1;
+    return {
+      majorBrand,
+      brands,
+      primaryType: types.get(primary) ?? null,
+      itemTypes,
+      refTypes: [...refTypes].sort(),
+      primaryProperties,
+      hasThumbnail: thumbOfPrimary,
+      hasExif: (itemTypes['Exif'] ?? 0) > 0,
+    };
+  } catch {
+    return null;
+  }
+}
+
+function associations(buf: Buffer, ipma: Box, itemId: number): number[] | null {
+  const version = buf[ipma.start];
+  const flags = buf.readUIntBE(ipma.start + 1, 3);
+  let off = ipma.start + 4;
+  const count = buf.readUInt32BE(off);
+  off += 4;
+  for (let i = 0; i < count && off < ipma.end; i++) {
+    const id = version < 1 ? buf.readUInt16BE(off) : buf.readUInt32BE(off);
+    off += version < 1 ? 2 : 4;
+    const n = buf[off];
+    off += 1;
+    const list: number[] = [];
+    for (let j = 0; j < n; j++) {
+      list.push(flags & 1 ? buf.readUInt16BE(off) & 0x7fff : buf[off] & 0x7f);
+      off += flags & 1 ? 2 : 1;
+    }
+    if (id === itemId) return list;
+  }
+  return null;
+}

@@ -1,0 +1,298 @@
+// Capture consistency: does the file look like what its capture metadata says it is, an unedited picture from
+// that camera or phone? Copied EXIF (exiftool -TagsFromFile) brings the words but not the maker's quantization
+// tables, a matching thumbnail, the device's picture sizes or a phone's HEIF layout; those are what is checked.
+import type { Finding } from '../finding.js';
+import catalogueJson from './quant-tables.json' with { type: 'json' };
+import { readCaptureMetadata, type CaptureDates, type CaptureMediaType, type CaptureMetadata } from './metadata.js';
+import { PHONE_MAKERS } from './makes.js';
+import { standardIjg, tablesHash, usedTables } from './quant-tables.js';
+import { editorIn } from './software.js';
+import { compareThumbnail } from './thumbnail.js';
+
+export type CaptureStatus = 'absent' | 'consistent' | 'contradicted' | 'insufficient';
+
+export interface CaptureReport {
+  /** What the metadata claims; null when the file carries no capture metadata at all (no EXIF Make, Model or Software). */
+  claimed: { make: string | null; model: string | null; software: string | null } | null;
+  findings: Finding[];
+  status: CaptureStatus;
+}
+
+export interface CaptureInput {
+  buf: Buffer;
+  mediaType: CaptureMediaType;
+  /**
+   * Decoded pixel dimensions as stored in the file, BEFORE the EXIF orientation is applied (a portrait iPhone JPEG
+   * is 4032x3024 here). For HEIF, the primary item's ispe size, also before irot.
+   */
+  width: number;
+  height: number;
+  signal?: AbortSignal;
+}
+
+export interface MakerTraits {
+  files: number;
+  jpegFiles: number;
+  heicFiles: number;
+  ijgFiles: number;
+  thumbnailFiles: number;
+  makerNoteFiles: number;
+  makerNoteWellFormed: number;
+  minPixels: number;
+}
+
+export interface Catalogue {
+  makers: Record<string, MakerTraits>;
+  tables: { hash: string; makes: string[]; ijgQuality: number | null }[];
+}
+
+// ---------------------------------------------------------------- rules and thresholds (see README for why)
+
+/** A maker trait counts as "always" when at least this share of at least MIN_FILES catalogued originals show it. */
+const ALWAYS = 0.95;
+const MIN_FILES = 5;
+/** Below this many pixels nothing is a camera capture (VGA, 640x480, less a margin for 576x436 sensors). */
+const CAPTURE_FLOOR_PIXELS = 240_000;
+/** Thumbnail vs image, Pearson correlation of 16x16 greyscale: at or above, the same picture; below MISMATCH, another. */
+const THUMB_MATCH = 0.9;
+const THUMB_MISMATCH = 0.6;
+/** Seconds two capture timestamps may differ by (cameras write them from one clock reading). */
+const DATE_TOLERANCE_S = 2;
+/** An edit rewrites ModifyDate; cameras write it equal to DateTimeOriginal. */
+const MODIFY_TOLERANCE_S = 60;
+/** GPS time is UTC from the fix: with an offset it must agree within an hour, without one within the widest zone. */
+const GPS_TOLERANCE_S = 3600;
+const GPS_NO_OFFSET_TOLERANCE_S = 15 * 3600;
+
+const W = {
+  ijgForNonIjgMaker: 0.7,
+  makerMismatch: 0.7,
+  knownMaker: -0.5,
+  thumbMismatch: 0.8,
+  thumbAspect: 0.6,
+  thumbMatch: -0.3,
+  thumbAbsentForAlwaysMaker: 0.2,
+  exifSize: 0.6,
+  notDevice: 0.6,
+  makerNoteMissing: 0.4,
+  makerNoteMalformed: 0.5,
+  software: 0.5,
+  dates: 0.3,
+  xmpHistory: 0.5,
+  heicMismatch: 0.6,
+  heicPhone: -0.5,
+  notCaptureFormat: 0.5,
+  consistent: -0.6,
+};
+
+const always = (t: MakerTraits | undefined, count: (t: MakerTraits) => number, of: (t: MakerTraits) => number) =>
+  Boolean(t && of(t) >= MIN_FILES && count(t) / of(t) >= ALWAYS);
+
+/** A reader bound to a catalogue; readCapture uses the shipped one, the evaluation a held-out half. */
+export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput) => Promise<CaptureReport> {
+  const byHash = new Map(catalogue.tables.map((t) => [t.hash, t]));
+  // Per maker: whether it shares any table with another maker (OEM cameras do: HP, Sony and others bought in
+  // designs), in which case another maker's table proves nothing.
+  const sharesTables = new Set<string>();
+  for (const t of catalogue.tables) for (const m of t.makes) if (t.makes.length > 1) sharesTables.add(m);
+  const known: Known = { byHash, sharesTables };
+  return async (input) => {
+    const { buf, mediaType, width, height, signal } = input;
+    signal?.throwIfAborted();
+    const md = await readCaptureMetadata(buf, mediaType);
+    signal?.throwIfAborted();
+    if (!md.make && !md.model && !md.software) {
+      return { claimed: null, findings: [{ code: 'capture.exif.absent', facts: {}, weight: 0 }], status: 'absent' };
+    }
+    const claimed = { make: md.make, model: md.model, software: md.software };
+    const maker = md.maker;
+    const traits = maker ? catalogue.makers[maker] : undefined;
+    const findings: Finding[] = [];
+    const add = (code: string, facts: Finding['facts'], weight: number) => findings.push({ code, facts, weight });
+    let positive = false;
+
+    // Software and XMP history: a named editor means the file passed through it.
+    const sw = editorIn([md.software ?? '']);
+    if (sw) add('capture.software.edited', { software: md.software }, W.software);
+    const agent = editorIn(md.xmpAgents);
+    if (agent) add('capture.xmp.edit_history', { agent: md.xmpAgents.find((a) => editorIn([a])) ?? agent }, W.xmpHistory);
+
+    checkDates(md.dates, add);
+    checkMakerNote(md, traits, add);
+    checkSize(md, width, height, traits, add);
+
+    if (mediaType === 'image/png') {
+      // No camera or phone writes a photo as PNG with camera EXIF: it was converted or assembled.
+      if (maker) add('capture.format.not_capture', { format: 'PNG', make: md.make }, W.notCaptureFormat);
+    } else if (mediaType === 'image/jpeg' && md.jpeg) {
+      positive = checkTables(md, traits, known, add) || positive;
+      signal?.throwIfAborted();
+      positive = (await checkThumbnail(buf, width, height, md, traits, known, add)) || positive;
+    } else if (md.heic) {
+      positive = checkHeic(md, add) || positive;
+    }
+
+    const contradicted = findings.some((f) => f.weight > 0);
+    const sizeRan = width > 0 && height > 0;
+    if (contradicted) return { claimed, findings, status: 'contradicted' };
+    if (positive && maker && sizeRan) {
+      add('capture.consistent', { make: md.make, model: md.model }, W.consistent);
+      return { claimed, findings, status: 'consistent' };
+    }
+    return { claimed, findings, status: 'insufficient' };
+  };
+}
+
+type Add = (code: string, facts: Finding['facts'], weight: number) => void;
+interface Known {
+  byHash: Map<string, Catalogue['tables'][number]>;
+  sharesTables: Set<string>;
+}
+
+function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): boolean {
+  const { byHash } = known;
+  const tables = usedTables(md.jpeg!);
+  if (tables.length === 0) return false;
+  const entry = byHash.get(tablesHash(tables));
+  const ijg = standardIjg(tables);
+  const maker = md.maker;
+  if (ijg) {
+    // Makers that never used libjpeg's tables in the corpus: a standard table is a software re-save. Makers that
+    // did (many Nikon, Olympus, Sony, Epson...) get no weight either way: libjpeg at that quality is anyone's.
+    const neverIjg = Boolean(traits && traits.jpegFiles >= MIN_FILES && traits.ijgFiles === 0);
+    add('capture.qtable.standard_ijg', { quality: ijg.quality }, neverIjg ? W.ijgForNonIjgMaker : 0);
+    return false;
+  }
+  if (entry && maker && entry.makes.includes(maker)) {
+    add('capture.qtable.known_maker', { make: md.make }, W.knownMaker);
+    return true;
+  }
+  if (entry && maker && traits && traits.jpegFiles >= MIN_FILES) {
+    const exclusive = !known.sharesTables.has(maker) && !entry.makes.some((m) => known.sharesTables.has(m));
+    add('capture.qtable.maker_mismatch', { claimedMake: md.make, tableMake: entry.makes.join(', ') }, exclusive ? W.makerMismatch : 0);
+    return false;
+  }
+  add('capture.qtable.unknown', {}, 0);
+  return false;
+}
+
+async function checkThumbnail(buf: Buffer, width: number, height: number, md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): Promise<boolean> {
+  const cmp = md.thumbnailDeclared ? await compareThumbnail(buf, width, height) : null;
+  if (!cmp) {
+    const expected = always(traits, (t) => t.thumbnailFiles, (t) => t.jpegFiles);
+    add('capture.thumbnail.absent', {}, expected ? W.thumbAbsentForAlwaysMaker : 0);
+    return false;
+  }
+  const similarity = Math.round(cmp.similarity * 100) / 100;
+  if (!cmp.aspectMatches) {
+    add('capture.thumbnail.aspect_mismatch', { thumbAspect: round2(cmp.thumbAspect), imageAspect: round2(cmp.imageAspect) }, W.thumbAspect);
+    return false;
+  }
+  if (cmp.similarity < THUMB_MISMATCH) {
+    add('capture.thumbnail.mismatch', { similarity }, W.thumbMismatch);
+    return false;
+  }
+  if (cmp.similarity >= THUMB_MATCH) {
+    add('capture.thumbnail.match', { similarity }, W.thumbMatch);
+    // With libjpeg's tables a matching thumbnail never counts: a re-save keeps the thumbnail (measured: counting it
+    // for makers that used libjpeg at that quality made 21-25 % of resized and re-saved originals consistent).
+    // Otherwise the maker must be one the catalogue knows well: for an unknown maker an unknown table backed by a
+    // thumbnail anyone can regenerate is not enough.
+    if (md.jpeg && standardIjg(usedTables(md.jpeg))) return false;
+    return Boolean(traits && traits.jpegFiles >= MIN_FILES);
+  }
+  return false;
+}
+
+function checkSize(md: CaptureMetadata, width: number, height: number, traits: MakerTraits | undefined, add: Add): void {
+  if (!(width > 0 && height > 0)) return;
+  const ew = md.exifWidth;
+  const eh = md.exifHeight;
+  if (ew && eh && !((ew === width && eh === height) || (ew === height && eh === width))) {
+    add('capture.size.exif_mismatch', { exifWidth: ew, exifHeight: eh, width, height }, W.exifSize);
+  }
+  // The smallest picture this maker's originals came in (with a 10 % margin), never below VGA-ish.
+  const makerFloor = traits && traits.files >= 10 ? Math.floor(traits.minPixels * 0.9) : 0;
+  if (width * height < Math.max(CAPTURE_FLOOR_PIXELS, makerFloor)) {
+    add('capture.size.not_device', { width, height, make: md.make }, W.notDevice);
+  }
+}
+
+function checkMakerNote(md: CaptureMetadata, traits: MakerTraits | undefined, add: Add): void {
+  if (!md.exif || !md.maker) return;
+  if (!md.makerNote) {
+    if (always(traits, (t) => t.makerNoteFiles, (t) => t.files)) add('capture.makernote.missing', { make: md.make }, W.makerNoteMissing);
+    return;
+  }
+  if (!md.makerNote.wellFormed && always(traits, (t) => t.makerNoteWellFormed, (t) => t.makerNoteFiles)) {
+    add('capture.makernote.malformed', { make: md.make }, W.makerNoteMalformed);
+  }
+}
+
+function checkHeic(md: CaptureMetadata, add: Add): boolean {
+  const h = md.heic!;
+  if (!md.maker || !PHONE_MAKERS.has(md.maker)) return false;
+  // Every phone HEIC of the corpus: major brand heic, a grid primary item of HEVC tiles, an Exif item.
+  const problems: string[] = [];
+  if (h.majorBrand !== 'heic') problems.push(`major brand ${h.majorBrand}`);
+  if (h.primaryType !== 'grid') problems.push(`primary item ${h.primaryType ?? 'missing'} instead of a tile grid`);
+  else if ((h.itemTypes['hvc1'] ?? 0) < 4) problems.push('a grid of fewer than 4 tiles');
+  if (!h.hasExif) problems.push('no Exif item');
+  if (problems.length) {
+    add('capture.heic.structure_mismatch', { detail: problems.join('; ') }, W.heicMismatch);
+    return false;
+  }
+  add('capture.heic.phone_structure', { make: md.make }, W.heicPhone);
+  return true;
+}
+
+const secondsOf = (s: string | null): number | null => {
+  const m = s ? /^(\d{4}):(\d\d):(\d\d)[ T](\d\d):(\d\d):(\d\d)/.exec(s) : null;
+  if (!m || m[1] === '0000') return null;
+  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) / 1000;
+};
+const offsetOf = (s: string | null): number | null => {
+  const m = s ? /^([+-])(\d\d):(\d\d)$/.exec(s) : null;
+  return m ? (m[1] === '-' ? -1 : 1) * (+m[2] * 3600 + +m[3] * 60) : null;
+};
+const round2 = (v: number) => Math.round(v * 100) / 100;
+
+function checkDates(d: CaptureDates, add: Add): void {
+  const original = secondsOf(d.DateTimeOriginal);
+  if (original === null) return;
+  const create = secondsOf(d.CreateDate);
+  if (create !== null && Math.abs(create - original) > DATE_TOLERANCE_S) {
+    add('capture.dates.inconsistent', { field: 'CreateDate', delta: create - original }, W.dates);
+    return;
+  }
+  const modify = secondsOf(d.ModifyDate);
+  if (modify !== null && original - modify > DATE_TOLERANCE_S) {
+    add('capture.dates.inconsistent', { field: 'ModifyDate', delta: modify - original }, W.dates);
+    return;
+  }
+  // A later ModifyDate means the file was rewritten after capture; in the corpus that is mostly metadata work
+  // (geotagging, a time-zone fix) on untouched pixels, so it is reported without weight.
+  if (modify !== null && modify - original > MODIFY_TOLERANCE_S) {
+    add('capture.dates.inconsistent', { field: 'ModifyDate', delta: modify - original }, 0);
+  }
+  if (d.SubSecTimeOriginal && d.SubSecTimeDigitized && d.SubSecTimeOriginal !== d.SubSecTimeDigitized) {
+    add('capture.dates.inconsistent', { field: 'SubSecTimeDigitized', delta: 0 }, W.dates);
+    return;
+  }
+  const gpsDay = secondsOf(d.GPSDateStamp ? `${d.GPSDateStamp} 00:00:00` : null);
+  if (gpsDay !== null && d.GPSTimeStamp) {
+    const [h, m, s] = d.GPSTimeStamp;
+    const gps = gpsDay + h * 3600 + m * 60 + Math.floor(s);
+    const offset = offsetOf(d.OffsetTimeOriginal);
+    const delta = offset !== null ? original - offset - gps : original - gps;
+    if (Math.abs(delta) > (offset !== null ? GPS_TOLERANCE_S : GPS_NO_OFFSET_TOLERANCE_S)) {
+      add('capture.dates.inconsistent', { field: 'GPSDateTime', delta }, W.dates);
+    }
+  }
+}
+
+/**
+ * The capture-consistency report of one image, from its bytes only (no file or network access). `width` and
+ * `height` are the decoded pixel dimensions as stored, before EXIF orientation (see CaptureInput).
+ */
+export const readCapture: (input: CaptureInput) => Promise<CaptureReport> = createCaptureReader(catalogueJson as unknown as Catalogue);

@@ -1,0 +1,98 @@
+// The JPEG marker segments that capture checks need (quantization tables, frame, APPn), read from the header only.
+// Hand-written on purpose: no maintained npm library exposes DQT tables (jpeg-js and exifr parse them internally or
+// not at all), and a marker walk up to the first SOS is small.
+
+export interface JpegFrame {
+  width: number;
+  height: number;
+  progressive: boolean;
+  /** Component id -> quantization table id, and sampling factors (h*16+v), in frame order. */
+  components: { id: number; sampling: number; table: number }[];
+}
+
+export interface JpegStructure {
+  /** Quantization tables by id (0..3), 64 values in natural (row-major) order. */
+  tables: Map<number, number[]>;
+  frame: JpegFrame | null;
+  /** APPn markers seen before the first scan, in order, e.g. ['APP0:JFIF', 'APP1:Exif', 'APP2:ICC_PROFILE']. */
+  segments: string[];
+  /** The first XMP packet in APP1, if any (latin1). */
+  xmp: string | null;
+  /** Offset of the first scan's entropy-coded data, or -1. */
+  scanStart: number;
+}
+
+// DQT stores values in zig-zag order (ITU T.81 figure A.6); we keep natural order so tables read as 8x8 matrices.
+export const ZIGZAG = [
+  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57,
+  50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+];
+
+const XMP_NS = 'http://ns.adobe.com/xap/1.0/\0';
+
+export function readJpegStructure(buf: Buffer): JpegStructure {
+  const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1 };
+  if (buf.length < 4 || buf[0] !== 0xff || buf[1] !== 0xd8) return out;
+  let off = 2;
+  while (off + 4 <= buf.length) {
+    if (buf[off] !== 0xff) break;
+    const marker = buf[off + 1];
+    if (marker === 0xff) {
+      off += 1; // fill byte
+      continue;
+    }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      off += 2;
+      continue;
+    }
+    const len = buf.readUInt16BE(off + 2);
+    const start = off + 4;
+    const end = Math.min(buf.length, off + 2 + len);
+    if (len < 2) break;
+    if (marker === 0xda) {
+      out.scanStart = end;
+      break;
+    }
+    if (marker === 0xdb) readDqt(buf, start, end, out.tables);
+    else if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !out.frame) {
+      out.frame = readSof(buf, start, end, marker);
+    } else if (marker >= 0xe0 && marker <= 0xef) {
+      const idEnd = buf.indexOf(0, start);
+      const id = idEnd > start && idEnd < Math.min(end, start + 40) ? buf.toString('latin1', start, idEnd) : buf.toString('latin1', start, Math.min(end, start + 4));
+      out.segments.push(`APP${marker - 0xe0}:${id.replace(/[^\x20-\x7e]/g, '')}`);
+      if (marker === 0xe1 && !out.xmp && buf.toString('latin1', start, start + XMP_NS.length) === XMP_NS) {
+        out.xmp = buf.toString('utf8', start + XMP_NS.length, end);
+      }
+    } else if (marker === 0xfe) out.segments.push('COM');
+    off = off + 2 + len;
+  }
+  return out;
+}
+
+function readDqt(buf: Buffer, start: number, end: number, tables: Map<number, number[]>): void {
+  let p = start;
+  while (p < end) {
+    const pq = buf[p] >> 4;
+    const tq = buf[p] & 15;
+    p += 1;
+    const size = pq ? 128 : 64;
+    if (p + size > end || tq > 3) return;
+    const t = new Array<number>(64);
+    for (let i = 0; i < 64; i++) t[ZIGZAG[i]] = pq ? buf.readUInt16BE(p + 2 * i) : buf[p + i];
+    tables.set(tq, t);
+    p += size;
+  }
+}
+
+function readSof(buf: Buffer, start: number, end: number, marker: number): JpegFrame | null {
+  if (start + 6 > end) return null;
+  const height = buf.readUInt16BE(start + 1);
+  const width = buf.readUInt16BE(start + 3);
+  const n = buf[start + 5];
+  const components: JpegFrame['components'] = [];
+  for (let i = 0; i < n && start + 6 + 3 * i + 3 <= end; i++) {
+    const q = start + 6 + 3 * i;
+    components.push({ id: buf[q], sampling: buf[q + 1], table: buf[q + 2] });
+  }
+  return { width, height, progressive: marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce, components };
+}

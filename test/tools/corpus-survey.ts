@@ -1,0 +1,68 @@
+// What the catalogue builder and the forgery evaluation record of one corpus file: the capture metadata the
+// runtime reads (src/analysis/capture/metadata.ts) plus its tables and size.
+import { readCaptureMetadata } from '../../src/analysis/capture/metadata.js';
+import { standardIjg, tablesHash, usedTables } from '../../src/analysis/capture/quant-tables.js';
+import type { MakerNoteInfo } from '../../src/analysis/capture/maker-note.js';
+import type { HeicStructure } from '../../src/analysis/capture/heic-structure.js';
+import { editorIn } from '../../src/analysis/capture/software.js';
+
+export interface FileSurvey {
+  kind: 'jpeg' | 'heic';
+  make: string | null;
+  model: string | null;
+  software: string | null;
+  editedBy: string | null;
+  width: number | null;
+  height: number | null;
+  /** The file ends before its image data does (a header-only sample). */
+  truncated: boolean;
+  progressive: boolean;
+  tablesHash: string | null;
+  ijgQuality: number | null;
+  thumbnail: boolean;
+  makerNote: MakerNoteInfo | null;
+  exifSize: boolean;
+  exifSizeMatches: boolean;
+  heic: HeicStructure | null;
+}
+
+export async function surveyFile(buf: Buffer, path: string): Promise<FileSurvey | null> {
+  const heif = /\.(heic|heif|hif)$/i.test(path);
+  const md = await readCaptureMetadata(buf, heif ? 'image/heic' : 'image/jpeg');
+  if (!heif && !md.jpeg?.frame) return null;
+  let width = md.jpeg?.frame?.width ?? null;
+  let height = md.jpeg?.frame?.height ?? null;
+  if (heif) {
+    const { readHeifHeader } = await import('../../src/analysis/image-headers.js');
+    try {
+      const h = readHeifHeader(buf);
+      width = h.width;
+      height = h.height;
+    } catch {
+      return null;
+    }
+  }
+  const tables = md.jpeg ? usedTables(md.jpeg) : [];
+  const ijg = tables.length ? standardIjg(tables) : null;
+  const exifSize = md.exifWidth !== null && md.exifHeight !== null && md.exifWidth > 0;
+  const truncated = heif ? false : buf.lastIndexOf(Buffer.from([0xff, 0xd9])) < buf.length - 4096 || buf.indexOf(Buffer.from([0xff, 0xd9]), md.jpeg?.scanStart ?? 0) < 0;
+  return {
+    kind: heif ? 'heic' : 'jpeg',
+    make: md.maker,
+    model: md.model,
+    software: md.software,
+    editedBy: editorIn([md.software ?? '', ...md.xmpAgents]),
+    width,
+    height,
+    truncated,
+    progressive: md.jpeg?.frame?.progressive ?? false,
+    tablesHash: tables.length ? tablesHash(tables) : null,
+    ijgQuality: ijg?.quality ?? null,
+    thumbnail: md.thumbnailDeclared,
+    makerNote: md.makerNote,
+    exifSize,
+    exifSizeMatches:
+      exifSize && width !== null && height !== null && ((md.exifWidth === width && md.exifHeight === height) || (md.exifWidth === height && md.exifHeight === width)),
+    heic: md.heic,
+  };
+}
