@@ -15,7 +15,13 @@ const text = (f: Facts, k: string): string | null => {
 const num = (f: Facts, k: string): number => Number(f[k] ?? 0);
 /** "a Canon camera", "an Apple camera". */
 const an = (phrase: string) => `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
-const camera = (f: Facts) => [text(f, 'make'), text(f, 'model')].filter(Boolean).join(' ').concat(' camera').trim();
+/** "Canon PowerShot S50 camera": the make is left out when the model already starts with it, as most makers write it. */
+const camera = (f: Facts) => {
+  const make = text(f, 'make');
+  const model = text(f, 'model');
+  const both = make && model && model.toLowerCase().startsWith(make.toLowerCase()) ? [model] : [make, model];
+  return both.filter(Boolean).join(' ').concat(' camera').trim();
+};
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** An ISO date as people read it: "2024-03-05 09:30 UTC". */
 const human = (iso: string) => iso.replace('T', ' ').replace(/:\d\d\.\d{3}Z$/, ' UTC');
@@ -178,11 +184,15 @@ export const FINDING_COPY = {
   'capture.jpeg.double_quantization': () => 'The photo shows signs of having been compressed twice, as happens when a photo is edited and saved again.',
   'capture.xmp.edit_history': (f) => `The photo's editing history records changes${text(f, 'agent') ? ` made with ${text(f, 'agent')}` : ''}.`,
   'capture.heic.structure_mismatch': (f) => `The HEIC file is not built the way phones build them${text(f, 'detail') ? ` (${text(f, 'detail')})` : ''}.`,
+  'capture.format.not_capture': (f) =>
+    `This ${text(f, 'format') ?? 'file'} carries camera data${text(f, 'make') ? ` (${text(f, 'make')})` : ''}, but cameras and phones do not save photos in this format: the picture was converted or assembled after capture.`,
   'capture.heic.phone_structure': (f) => `The HEIC file is built the way ${text(f, 'make') ? `${text(f, 'make')} phones` : 'phones'} build them.`,
 
   // fusion's own notes
   'verdict.metadata_decided': () => 'The pixels do not look generated; the metadata claim is what decided.',
   'verdict.capture_vs_pixels': () => 'A signed camera-capture claim and a high AI pixel score disagree.',
+  'verdict.capture_unconfirmed': () =>
+    "The camera data could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
   'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",
 } satisfies Record<string, (facts: Facts) => string>;
 

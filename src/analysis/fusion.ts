@@ -48,6 +48,7 @@ export const FUSION_CODES = {
   metadataDecided: 'verdict.metadata_decided',
   captureVsPixels: 'verdict.capture_vs_pixels',
   captureContradicted: 'verdict.capture_contradicted',
+  captureUnconfirmed: 'verdict.capture_unconfirmed',
   noPixelScore: 'pixels.none',
 } as const;
 
@@ -64,6 +65,8 @@ const CAPTURE_EVIDENCE: Record<string, ConfidenceLevel> = {
   'provenance.capture.c2pa_unverified': 'low',
   'provenance.capture.camera_exif': 'low',
 };
+/** The capture detector's finding that the file is built as the camera its metadata names builds its files. */
+const CAPTURE_CONSISTENT = 'capture.consistent';
 /** Signs that the file was changed after capture: `authentic` is capped at medium when one is present. */
 const ALTERED = new Set(['provenance.editor', 'pdf.changed']);
 
@@ -87,7 +90,9 @@ const MORE_NOTES = 3;
  *    with high confidence. Capped one level down (high -> medium) when editing software is recorded or the PDF
  *    changed after it was made. A signed capture claim against a high AI pixel reading is `inconclusive`. Capture
  *    evidence counts only when no capture-consistency finding contradicts it (`capture.*` with weight > 0): then
- *    the file is `inconclusive`, and every contradiction is in the evidence, whatever the verdict.
+ *    the file is `inconclusive`, and every contradiction is in the evidence, whatever the verdict. Camera EXIF counts
+ *    only with `capture.consistent` (the maker's own quantization tables, a matching thumbnail or a phone's HEIF
+ *    layout, and nothing against): EXIF alone is one exiftool command away from any file.
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
  */
 export function fuse(input: FusionInput): FusedVerdict {
@@ -96,8 +101,12 @@ export function fuse(input: FusionInput): FusedVerdict {
   const provenance = findings.filter((f) => f.code.startsWith('provenance.'));
   const strongAi = provenance.some((f) => f.weight >= 1);
   const contradictions = findings.filter(isCaptureContradiction).sort((a, b) => b.weight - a.weight);
-  const claimed = findings.map((f) => CAPTURE_EVIDENCE[f.code]).find(Boolean);
-  const capture = contradictions.length ? undefined : claimed;
+  const claim = findings.find((f) => CAPTURE_EVIDENCE[f.code]);
+  const claimed = claim && CAPTURE_EVIDENCE[claim.code];
+  // Camera EXIF is only the words of a capture (exiftool copies them in one command): it counts when the capture
+  // detector found the file built the way that camera builds its files. A signed, intact C2PA claim stands alone.
+  const confirmed = claim?.code !== 'provenance.capture.camera_exif' || findings.some((f) => f.code === CAPTURE_CONSISTENT);
+  const capture = contradictions.length || !confirmed ? undefined : claimed;
   const altered = findings.some((f) => ALTERED.has(f.code));
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
 
@@ -117,15 +126,18 @@ export function fuse(input: FusionInput): FusedVerdict {
     confidence = 'low';
     if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
     if (claimed && contradictions.length) notes.push(note(FUSION_CODES.captureContradicted));
+    else if (claimed && !confirmed) notes.push(note(FUSION_CODES.captureUnconfirmed));
   }
 
   const reading = findings.find(isPixelReading) ?? note(FUSION_CODES.noPixelScore);
   const pixelNotes = findings.filter((f) => f.code.startsWith('pixels.') && !isPixelReading(f));
   const lead = provenance.slice(0, LEAD_PROVENANCE);
   const more = findings.filter((f) => !/^(provenance|pixels|capture|verdict)\./.test(f.code)).slice(0, MORE_NOTES);
+  // An authentic verdict from camera EXIF says what confirmed it.
+  const support = assessment === 'authentic' ? findings.filter((f) => f.code === CAPTURE_CONSISTENT) : [];
   const evidence =
     assessment === 'inconclusive'
       ? [reading, ...pixelNotes, ...lead, ...notes, ...contradictions, ...more]
-      : [...lead, reading, ...notes, ...pixelNotes, ...contradictions, ...more];
+      : [...lead, ...support, reading, ...notes, ...pixelNotes, ...contradictions, ...more];
   return { assessment, confidence, evidence, dimensions: input.dimensions };
 }

@@ -16,6 +16,9 @@ const finding = (code: string, weight = 0, facts: Finding['facts'] = {}): Findin
 
 const NOTHING = [finding('provenance.none')];
 const CAMERA = [finding('provenance.camera', 0, { make: 'Canon', model: 'Canon EOS R5', lens: null }), finding('provenance.capture.camera_exif', -0.2)];
+/** Camera EXIF that the capture detector found consistent with the camera it names (the only EXIF that counts). */
+const CONSISTENT = finding('capture.consistent', -0.6, { make: 'Canon', model: 'Canon EOS R5' });
+const CAMERA_OK = [...CAMERA, CONSISTENT];
 const SIGNED_CAPTURE = [finding('provenance.source_type', 0, { sourceType: 'digitalCapture' }), finding('provenance.capture.c2pa_signed', -0.5)];
 const SD_CHUNK = finding('provenance.ai.png_chunk', 1, {
   generator: 'Stable Diffusion WebUI (A1111/Forge)',
@@ -85,14 +88,18 @@ describe('fuse', () => {
     expect(fused(0.3, [finding('provenance.camera', 0.9)])).toMatchObject({ assessment: 'inconclusive' });
   });
 
-  it('rule 3: authentic needs capture evidence: camera EXIF -> low, intact signed claim -> medium/high, edits cap it', () => {
-    expect(fused(0.3, CAMERA)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+  it('rule 3: authentic needs capture evidence: camera EXIF confirmed by the file -> low, intact signed claim -> medium/high, edits cap it', () => {
+    expect(fused(0.3, CAMERA_OK)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
     expect(fused(0.3, SIGNED_CAPTURE)).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
     expect(fused(0.05, SIGNED_CAPTURE)).toMatchObject({ assessment: 'authentic', confidence: 'high' });
     expect(fused(0.05, [PHOTOSHOP, ...SIGNED_CAPTURE])).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
     expect(fused(0.05, [...SIGNED_CAPTURE, finding('pdf.changed', 0.3, { revisions: 2 })])).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
     // camera EXIF does not rescue a pixel score that leans AI
-    expect(fused(0.7, CAMERA)).toMatchObject({ assessment: 'inconclusive' });
+    expect(fused(0.7, CAMERA_OK)).toMatchObject({ assessment: 'inconclusive' });
+    // camera EXIF the capture detector could not confirm (copied tags: no maker's tables, no matching thumbnail)
+    const unconfirmed = writeVerdict(fused(0.05, CAMERA));
+    expect(unconfirmed).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(unconfirmed.display.description).toMatch(/could not be confirmed by the way the file is built/);
     // no capture evidence, however clean the pixels
     expect(fused(0.05, [finding('provenance.camera', 0, { make: 'Canon' })])).toMatchObject({ assessment: 'inconclusive' });
     // a signed capture claim against a high AI pixel score: the two disagree
@@ -116,12 +123,12 @@ describe('fuse', () => {
 
 describe('capture consistency (the capture detector plugs in here)', () => {
   it('(a) camera EXIF makes a file authentic only when no capture.* finding contradicts it (weight > 0)', () => {
-    expect(fused(0.3, CAMERA)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+    expect(fused(0.3, CAMERA_OK)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
     const contradicted = fused(0.3, [...CAMERA, QTABLE_MISMATCH]);
     expect(contradicted).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
     expect(writeVerdict(contradicted).display.description).toMatch(/The capture evidence is contradicted by the way the file itself is built, so it does not count/);
     // findings that support the capture, or say nothing either way, do not take it away
-    const supported = [...CAMERA, finding('capture.qtable.known_maker', -0.3, { make: 'Canon' }), finding('capture.qtable.unknown', 0), finding('capture.thumbnail.match', -0.3)];
+    const supported = [...CAMERA_OK, finding('capture.qtable.known_maker', -0.3, { make: 'Canon' }), finding('capture.qtable.unknown', 0), finding('capture.thumbnail.match', -0.3)];
     expect(fused(0.3, supported)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
   });
 

@@ -1,0 +1,43 @@
+// The capture-consistency detector (images): whether the file is built the way the camera its metadata names builds
+// its files (src/analysis/capture/). Its contradictions take away camera evidence in fusion, and camera EXIF counts
+// towards `authentic` only when this detector found the capture consistent.
+import type { MediaType } from '../../api/schemas.js';
+import { readCapture, type CaptureReport } from '../capture/index.js';
+import { dimensionOf } from '../copy.js';
+import type { Detector, DetectorOutput } from '../detector.js';
+
+export const captureDetector: Detector = {
+  key: 'capture',
+  appliesTo: (kind) => kind === 'image',
+  run: async (ctx) => {
+    if (!ctx.image) return { dimension: null, findings: [] };
+    const report = await readCapture({
+      buf: ctx.bytes,
+      mediaType: ctx.mediaType as Exclude<MediaType, 'application/pdf'>,
+      // Oriented size: the capture checks accept either orientation.
+      width: ctx.image.width,
+      height: ctx.image.height,
+      signal: ctx.signal,
+    });
+    return captureOutput(report);
+  },
+};
+
+/**
+ * The `capture` dimension: nothing to show without capture metadata; a contradiction scores towards manipulation by
+ * its strongest finding (its assessment stays inconclusive: a crop or a re-save is not AI generation); a consistent
+ * capture is likely authentic at medium confidence (a forger who also copies a maker's tables and rebuilds the
+ * thumbnail is not ruled out).
+ */
+export function captureOutput(report: CaptureReport): DetectorOutput {
+  const { findings, status } = report;
+  if (status === 'absent') return { dimension: null, findings };
+  if (status === 'contradicted') {
+    const worst = Math.max(...findings.map((f) => f.weight));
+    return { dimension: dimensionOf('capture', round(0.5 + worst / 2), 'inconclusive', worst >= 0.6 ? 'high' : 'medium'), findings };
+  }
+  if (status === 'consistent') return { dimension: dimensionOf('capture', 0.2, 'likely_authentic', 'medium'), findings };
+  return { dimension: dimensionOf('capture', 0.5, 'inconclusive', 'low'), findings };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,0 +1,75 @@
+// Issue 11 end to end: the real analysis (model, provenance, capture consistency, fusion, copy) on files forged the
+// way fraudsters forge them, with exiftool copying a real camera photo's whole tag set onto another picture, and on
+// crops and re-saves of that photo. None may come out `authentic`; the untouched original does.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import { analyseFile } from '../../../src/analysis/index.js';
+import { REPO } from './fixtures.js';
+
+const DONOR = path.join(REPO, 'test', 'fixtures', 'capture', 'canon-powershot-s50-640x480.jpg');
+const MODELS = path.join(REPO, 'models');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'veracity-capture-verdict-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function exiftool(...args: string[]): void {
+  execFileSync('exiftool', ['-q', '-q', '-m', '-overwrite_original', ...args], { stdio: 'ignore' });
+}
+
+/** A picture that is not the donor's (smooth synthetic texture, as a generator's output would be) at w x h. */
+async function otherPicture(w: number, h: number): Promise<Buffer> {
+  const px = Buffer.alloc(w * h * 3);
+  for (let i = 0; i < px.length; i++) px[i] = (Math.sin(i / 97) * 60 + 128 + ((i * 7919) % 23)) | 0;
+  return sharp(px, { raw: { width: w, height: h, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+}
+
+async function write(name: string, bytes: Buffer): Promise<string> {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, bytes);
+  return p;
+}
+
+async function verdictOf(p: string) {
+  const r = await analyseFile(p, 'image/jpeg', { modelsDir: MODELS });
+  return { ...r.verdict, capture: r.verdict.dimensions.find((d) => d.key === 'capture') };
+}
+
+describe('forged camera metadata never makes a file authentic (real pipeline)', () => {
+  it('the untouched camera original is authentic, and says the file is built as that camera builds files', { timeout: 60_000 }, async () => {
+    const v = await verdictOf(DONOR);
+    expect(v.capture).toMatchObject({ assessment: 'likely_authentic' });
+    expect(v.assessment).toBe('authentic');
+    expect(v.display.description).toContain('The way the file is built matches what a Canon PowerShot S50 camera writes.');
+  });
+
+  it.each([
+    ['at its own size, thumbnail copied', 800, 600, true],
+    ['at its own size, thumbnail removed', 800, 600, false],
+    ["at the donor's size, thumbnail copied", 640, 480, true],
+    ["at the donor's size, thumbnail removed", 640, 480, false],
+  ])('another picture with the whole tag set of a real Canon photo (%s) is not authentic', { timeout: 60_000 }, async (_label, w, h, keepThumb) => {
+    const p = await write(`forged-${w}-${keepThumb}.jpg`, await otherPicture(w, h));
+    exiftool('-TagsFromFile', DONOR, '-all:all', p);
+    if (!keepThumb) exiftool('-ThumbnailImage=', p);
+    const v = await verdictOf(p);
+    expect(v.assessment).not.toBe('authentic');
+    expect(v.capture?.assessment).not.toBe('likely_authentic');
+    // the card says why the camera data does not count
+    expect(v.display.description).toMatch(/contradicted by the way the file itself is built|could not be confirmed by the way the file is built/);
+  });
+
+  it.each([
+    ['cropped to 320 x 320', (s: sharp.Sharp) => s.extract({ left: 100, top: 80, width: 320, height: 320 })],
+    ['resized to half', (s: sharp.Sharp) => s.resize(320, 240)],
+    ['re-saved at quality 80', (s: sharp.Sharp) => s],
+  ])('the real photo %s with its EXIF kept is not authentic', { timeout: 60_000 }, async (label, edit) => {
+    const bytes = await edit(sharp(DONOR)).keepExif().jpeg({ quality: 80 }).toBuffer();
+    const p = await write(`edited-${label.replace(/\W+/g, '-')}.jpg`, bytes);
+    const v = await verdictOf(p);
+    expect(v.assessment).not.toBe('authentic');
+    expect(v.capture?.assessment).not.toBe('likely_authentic');
+  });
+});
