@@ -1,6 +1,7 @@
 // The headless entry: `veracity serve` (API + built renderer on 127.0.0.1), `veracity keys ...`, `veracity assess FILE...`.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { KEY_EXPIRES_IN_DAYS_MAX } from './api/limits.js';
 import type { IssuedKey } from './auth/api-keys.js';
 import { loadConfig } from './config/config.js';
 import { createCore, listen, openDataDir } from './core.js';
@@ -112,8 +113,8 @@ async function keys(args: string[]): Promise<number> {
     if (sub === 'create') {
       const days = values['expires-in-days'];
       const expiresInDays = days === undefined ? undefined : Number(days);
-      if (expiresInDays !== undefined && (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > 3650)) {
-        throw new Error('--expires-in-days must be a whole number of days from 1 to 3650.');
+      if (expiresInDays !== undefined && (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > KEY_EXPIRES_IN_DAYS_MAX)) {
+        throw new Error(`--expires-in-days must be a whole number of days from 1 to ${KEY_EXPIRES_IN_DAYS_MAX}.`);
       }
       let application: Application;
       let key: IssuedKey;

@@ -5,14 +5,15 @@
 import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
-import { SIZE_LIMITS, SNIFF_BYTES, type ProbeResult, type Sniffed } from '../analysis/contract.js';
-import { sniff } from '../analysis/index.js';
+import type { ProbeResult } from '../analysis/index.js';
+import { FILE_NAME_MAX, formatLimit, MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, METADATA_MAX_BYTES, METADATA_MAX_DEPTH } from '../api/limits.js';
+import { KIND_DESCRIPTIONS, SNIFF_BYTES, sniff, type Sniffed } from '../api/media-kinds.js';
 import type { PipelineKind } from '../api/schemas.js';
 import type { ReceivedFile } from '../jobs/job-service.js';
 import type { FileStore } from '../jobs/file-store.js';
 import { WorkerTaskError, type WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid } from './api-error.js';
-import { FILE_NAME_MAX, MAX_FILES, METADATA_MAX_BYTES, METADATA_MAX_DEPTH, METADATA_RAW_MAX_BYTES } from './upload-limits.js';
+import { METADATA_RAW_MAX_BYTES } from './upload-limits.js';
 
 export interface ParsedUpload {
   files: ReceivedFile[];
@@ -29,8 +30,6 @@ export interface UploadDeps {
   /** false when an idempotency record exists: a replay is only compared, never probed. */
   probe: boolean;
 }
-
-const KIND_NAMES: Record<PipelineKind, string> = { images: 'JPEG, PNG or HEIC/HEIF images', pdfs: 'PDF documents' };
 
 function noProto(key: string, value: unknown): unknown {
   if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && 'prototype' in value)) {
@@ -147,9 +146,9 @@ export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise
         part.file.resume();
         throw invalid(part.fieldname, `Unexpected file part "${part.fieldname}": files must be sent as parts named "file".`);
       }
-      if (index >= MAX_FILES) {
+      if (index >= MAX_FILES_PER_REQUEST) {
         part.file.resume();
-        throw invalid('file', `Too many files: at most ${MAX_FILES} per request.`);
+        throw invalid('file', `Too many files: at most ${MAX_FILES_PER_REQUEST} per request.`);
       }
       const name = displayName(part.filename ?? '', `file-${index + 1}`);
       const tmpPath = d.store.tempPath();
@@ -182,12 +181,12 @@ async function streamFile(
   let size = 0;
   let head = Buffer.alloc(0);
   let sniffed: Sniffed | null = null;
-  const limit = SIZE_LIMITS[kind];
+  const limit = MAX_FILE_BYTES[kind];
   const check = (final: boolean) => {
     if (sniffed || (!final && head.length < SNIFF_BYTES)) return;
     sniffed = sniff(head);
     if (!sniffed || sniffed.kind !== kind) {
-      throw new ApiHttpError('unsupported_format', `File "${name}" is not one of the ${KIND_NAMES[kind]} this application accepts.`, {
+      throw new ApiHttpError('unsupported_format', `File "${name}" is not one of the ${KIND_DESCRIPTIONS[kind]} this application accepts.`, {
         issues: [{ path, message: 'Unsupported file type.' }],
       });
     }
@@ -198,7 +197,7 @@ async function streamFile(
       if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
       check(false);
       if (size > limit) {
-        throw new ApiHttpError('file_too_large', `File "${name}" is larger than the ${limit / 2 ** 20} MiB allowed for this kind of file.`, {
+        throw new ApiHttpError('file_too_large', `File "${name}" is larger than the ${formatLimit(limit)} allowed for this kind of file.`, {
           issues: [{ path, message: 'File too large.' }],
         });
       }

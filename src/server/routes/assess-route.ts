@@ -6,7 +6,7 @@ import type { AppDeps } from '../app.js';
 import { receiveUpload } from '../multipart-upload.js';
 import { parseWait, waitWhileConnected } from '../query.js';
 import { serviceUnavailable } from '../../jobs/job-service.js';
-import { IDEMPOTENCY_KEY_MAX } from '../upload-limits.js';
+import { IDEMPOTENCY_KEY_MAX } from '../../api/limits.js';
 
 /** Header lines named `name` as sent: Node joins repeated unknown headers into one value ("a, b"), so count them raw. */
 function headerLines(rawHeaders: string[], name: string): number {
