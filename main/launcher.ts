@@ -3,7 +3,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { coreArgs, onLines, parseCoreLine } from './core-process.js';
 import { createFileLogger } from './logger.js';
@@ -144,7 +143,7 @@ export async function main(root: string, argv: string[]): Promise<number> {
     return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 0)));
   }
 
-  const dataDir = defaultDataDir({ platform: process.platform, env: process.env, home: os.homedir() });
+  const dataDir = defaultDataDir();
   const port = chooseServePort(argv, process.env);
   console.log(`Starting Veracity (${launch.reason}).`);
   const child = spawn(process.execPath, [path.join(root, 'src', 'bin', 'veracity.mjs'), ...coreArgs({ dataDir, port })], {

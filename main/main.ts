@@ -1,6 +1,5 @@
 // The Electron entry: one instance, the core in its own process on 127.0.0.1 (a utility process when packaged), one hardened window that
 // loads the renderer from the core, a crash screen with restart, clean shutdown, logs in the data dir.
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
@@ -13,7 +12,7 @@ import { defaultDataDir, logDir } from './paths.js';
 import { applyContentsSecurity, applySessionSecurity, isTrustedSender, type SecurityHooks } from './security.js';
 import { mainWindowOptions } from './window-options.js';
 
-const dataDir = defaultDataDir({ platform: process.platform, env: process.env, home: os.homedir() });
+const dataDir = defaultDataDir();
 const log = createFileLogger(logDir(dataDir));
 const coreLog = createFileLogger(logDir(dataDir), 'core.log');
 const devTools = !app.isPackaged && process.env.VERACITY_DEVTOOLS === '1';
