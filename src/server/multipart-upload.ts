@@ -1,7 +1,6 @@
 // Streams a POST /v1/assess multipart body to temp files, one part at a time, checking every rule of the spec as
-// bytes arrive: the first refused part ends the request at once (the rest is never read) and every temp file this
-// upload created is deleted on every path out of it. This module owns those temp files until they are handed to
-// the job service.
+// bytes arrive: the first refused part ends the request at once (the rest is never read). The temp files belong to
+// the intake (src/jobs/intake.ts), which deletes every one not committed, whichever way the request ends.
 import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
@@ -9,8 +8,8 @@ import type { ProbeResult } from '../analysis/index.js';
 import { FILE_NAME_MAX, formatLimit, MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, METADATA_MAX_BYTES, METADATA_MAX_DEPTH } from '../api/limits.js';
 import { KIND_DESCRIPTIONS, SNIFF_BYTES, sniff, type Sniffed } from '../api/media-kinds.js';
 import type { PipelineKind } from '../api/schemas.js';
+import type { Intake } from '../jobs/intake.js';
 import type { ReceivedFile } from '../jobs/job-service.js';
-import type { FileStore } from '../jobs/file-store.js';
 import { WorkerTaskError, type WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid } from './api-error.js';
 import { METADATA_RAW_MAX_BYTES } from './upload-limits.js';
@@ -23,7 +22,8 @@ export interface ParsedUpload {
 }
 
 export interface UploadDeps {
-  store: FileStore;
+  /** Where each file is streamed to (the intake owns and deletes those paths). */
+  intake: Intake;
   probePool: WorkerPool;
   probeTimeoutMs: number;
   kind: PipelineKind;
@@ -121,7 +121,6 @@ const isPartAFile = (name: string | undefined, contentType: string, filename: st
   name === 'metadata' || contentType === 'application/octet-stream' || filename !== undefined;
 
 export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise<ParsedUpload> {
-  const owned: string[] = []; // temp files created by this upload: deleted unless handed over
   const files: ReceivedFile[] = [];
   const fp = crypto.createHash('sha256');
   let metadata: { json: string; value: Record<string, unknown> } | null = null;
@@ -151,21 +150,16 @@ export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise
         throw invalid('file', `Too many files: at most ${MAX_FILES_PER_REQUEST} per request.`);
       }
       const name = displayName(part.filename ?? '', `file-${index + 1}`);
-      const tmpPath = d.store.tempPath();
-      owned.push(tmpPath);
+      const tmpPath = d.intake.tempPath();
       const received = await streamFile(part.file, tmpPath, d.kind, name, path);
       fp.update(`file\0${name}\0${received.sha256}\0`);
       if (d.probe) await probe(d, tmpPath, received.sniffed, name, path);
       files.push({ tmpPath, name, size: received.size, mediaType: received.sniffed.mediaType, sha256: received.sha256 });
     }
     if (files.length === 0) throw invalid('file', 'At least one part named "file" is required.');
-    const result = { files, metadataJson: metadata?.json ?? null, metadata: metadata?.value ?? null, fingerprint: fp.digest('hex') };
-    owned.length = 0; // handed over to the caller
-    return result;
+    return { files, metadataJson: metadata?.json ?? null, metadata: metadata?.value ?? null, fingerprint: fp.digest('hex') };
   } catch (err) {
     throw mapMultipartError(err);
-  } finally {
-    if (owned.length) await d.store.remove(owned);
   }
 }
 

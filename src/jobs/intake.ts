@@ -1,0 +1,27 @@
+// The one owner of every temporary upload file, from its first byte to its commit into the store or its deletion.
+// The server streams each file into a path the intake hands out; the job service commits (moves) the files of a job
+// it records; whatever is still a temporary file when the request ends (refused, replayed, failed, cut off) is
+// deleted here, on this one path. A crash between those steps is the start-up sweep's (FileStore.sweep).
+import type { FileStore } from './file-store.js';
+
+export interface Intake {
+  /** A fresh temporary path (a server-made name) that this intake deletes unless it is committed first. */
+  tempPath(): string;
+}
+
+/** Runs one upload (receive, then submit) and deletes every temporary file it made that was not committed. */
+export async function withIntake<T>(store: FileStore, use: (intake: Intake) => Promise<T>): Promise<T> {
+  const made: string[] = [];
+  try {
+    return await use({
+      tempPath: () => {
+        const tmpPath = store.tempPath();
+        made.push(tmpPath);
+        return tmpPath;
+      },
+    });
+  } finally {
+    // A committed file was moved away from its temporary path: removing that path is then a no-op.
+    await store.remove(made);
+  }
+}
