@@ -4,13 +4,12 @@
 import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
-import type { ProbeResult } from '../analysis/index.js';
 import { FILE_NAME_MAX, formatLimit, MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, METADATA_MAX_BYTES, METADATA_MAX_DEPTH } from '../api/limits.js';
 import { KIND_DESCRIPTIONS, SNIFF_BYTES, sniff, type Sniffed } from '../api/media-kinds.js';
 import type { PipelineKind } from '../api/schemas.js';
-import type { Intake } from '../jobs/intake.js';
+import { probeUpload, type Intake } from '../jobs/intake.js';
 import type { ReceivedFile } from '../jobs/job-service.js';
-import { WorkerTaskError, type WorkerPool } from '../jobs/worker-pool.js';
+import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid } from './api-error.js';
 import { METADATA_RAW_MAX_BYTES } from './upload-limits.js';
 
@@ -213,15 +212,7 @@ async function streamFile(
 }
 
 async function probe(d: UploadDeps, tmpPath: string, sniffed: Sniffed, name: string, path: string): Promise<void> {
-  let result: ProbeResult;
-  try {
-    result = await d.probePool.run<ProbeResult>({ op: 'probe', path: tmpPath, sniffed }, d.probeTimeoutMs);
-  } catch (err) {
-    if (err instanceof WorkerTaskError && (err.reason === 'timeout' || err.reason === 'crashed' || err.reason === 'memory')) {
-      // A file that hangs, crashes or floods the probe cannot be analysed safely.
-      result = { ok: false, code: 'unprocessable', message: `File "${name}" cannot be analysed: ${err.message}` };
-    } else throw err;
-  }
+  const result = await probeUpload(d.probePool, tmpPath, sniffed, d.probeTimeoutMs, name);
   if (!result.ok) {
     const code = result.code === 'unsupported_format' ? 'unsupported_format' : 'unprocessable';
     throw new ApiHttpError(code, result.message.includes(name) ? result.message : `File "${name}": ${result.message}`, {
