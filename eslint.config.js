@@ -1,8 +1,23 @@
-// Lint: TypeScript rules plus the dependency direction of STYLE.md, enforced mechanically, one rule per folder:
-// src never imports electron/react/DOM code, main imports src only (never renderer), renderer imports src/api only.
+// Lint: TypeScript rules plus the dependency direction of STYLE.md, enforced mechanically with one
+// no-restricted-imports block per folder. Across processes: src never imports electron/react/DOM code; main imports
+// only src/api and src/config/data-dir (the core runs in its own process); renderer imports src/api only. Inside
+// src, dependencies point one way: api <- every layer; server -> jobs -> db/analysis; auth -> db; nothing back;
+// analysis and db import nothing of src but api; code outside src/analysis goes through src/analysis/index.ts.
 import tseslint from 'typescript-eslint';
 
-const noImport = (group, message) => ['error', { patterns: [{ group, message }] }];
+/** One ban list per folder (a later block replaces an earlier one for the same file, so each list is whole). */
+const noImport = (bans) => ['error', { patterns: bans.map(({ group, message }) => ({ group, message })) }];
+
+const notHeadless = { group: ['electron', 'react', 'react-dom', 'react/*', 'react-dom/*', '**/main/**', '**/renderer/**'], message: 'src/ is the headless core: no Electron, React, renderer or main imports.' };
+const layer = (folders, message) => ({ group: folders.flatMap((f) => [`**/${f}/**`, `../${f}/*`]), message });
+const composition = { group: ['**/cli.js', '**/core.js', '**/ready-signal.js'], message: 'cli.ts, core.ts and ready-signal.ts compose the core; nothing inside src imports them.' };
+const analysisSurface = { group: ['**/analysis/*', '!**/analysis/index.js'], message: 'Outside src/analysis, import the pipeline through src/analysis/index.ts only.' };
+
+/** src/<folder> may import src/api and the folders named here, nothing else of src. */
+const srcLayer = (folder, banned, why, extra = []) => ({
+  files: [`src/${folder}/**/*.ts`],
+  rules: { 'no-restricted-imports': noImport([notHeadless, composition, layer(banned, why), ...extra]) },
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'models/training/**', 'test/artifacts/**', 'playwright-report/**', 'test-results/**'] },
@@ -16,7 +31,33 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-imports': noImport(['electron', 'react', 'react-dom', 'react/*', 'react-dom/*', '**/main/**', '**/renderer/**'], 'src/ is the headless core: no Electron, React, renderer or main imports.'),
+      'no-restricted-imports': noImport([notHeadless]),
+    },
+  },
+  srcLayer('api', ['server', 'jobs', 'db', 'analysis', 'auth', 'config'], 'src/api is the contract every layer imports: it imports none of them.', [
+    { group: ['node:*'], message: 'src/api is bundled into the renderer: no Node modules.' },
+  ]),
+  srcLayer('config', ['server', 'jobs', 'db', 'analysis', 'auth'], 'src/config is read by every layer: it imports none of them.'),
+  srcLayer('analysis', ['server', 'jobs', 'db', 'auth', 'config'], 'src/analysis is a pure pipeline: it imports src/api only, never the server, jobs, db or auth.'),
+  srcLayer('db', ['server', 'jobs', 'analysis', 'auth', 'config'], 'src/db is the bottom layer: it imports src/api types only.'),
+  srcLayer('auth', ['server', 'jobs', 'analysis'], 'src/auth verifies keys over src/db: it never imports the server, jobs or analysis.'),
+  srcLayer('jobs', ['server', 'auth'], 'src/jobs sits below src/server: errors it raises are mapped to HTTP in src/server.', [analysisSurface]),
+  srcLayer('server', ['db', 'analysis'], 'src/server talks to src/jobs (services), never to repositories or the analysis pipeline.'),
+  // Issue #14, the other half (routes talk to services only; domain errors mapped in src/server): until it lands,
+  // these files may still import a repository, and job-service.ts src/server's ApiHttpError. Then delete both blocks.
+  {
+    files: ['src/server/app.ts', 'src/server/routes/admin-routes.ts', 'src/server/routes/job-routes.ts', 'src/server/routes/extension-routes.ts'],
+    rules: { 'no-restricted-imports': noImport([notHeadless, composition, layer(['analysis'], 'src/server never imports the analysis pipeline.')]) },
+  },
+  {
+    files: ['src/jobs/job-service.ts'],
+    rules: {
+      'no-restricted-imports': noImport([
+        notHeadless,
+        composition,
+        analysisSurface,
+        { group: ['**/server/**', '../server/*', '!../server/api-error.js', '**/auth/**', '../auth/*'], message: 'src/jobs sits below src/server.' },
+      ]),
     },
   },
   {
@@ -25,15 +66,24 @@ export default tseslint.config(
   },
   {
     files: ['main/**/*.ts'],
-    rules: { 'no-restricted-imports': noImport(['**/renderer/**', 'react', 'react-dom'], 'main/ hosts the core and imports src/ only.') },
+    rules: {
+      'no-restricted-imports': noImport([
+        {
+          group: ['**/renderer/**', 'react', 'react-dom', '**/src/server/**', '**/src/jobs/**', '**/src/db/**', '**/src/analysis/**', '**/src/auth/**', '**/src/config/config*', '**/src/cli*', '**/src/core*', '**/src/ready-signal*'],
+          message: 'main/ hosts the core in another process: it imports src/api and src/config/data-dir only, never the core itself or the renderer.',
+        },
+      ]),
+    },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': noImport(
-        ['electron', '**/src/server/**', '**/src/jobs/**', '**/src/db/**', '**/src/analysis/**', '**/src/auth/**', '**/src/config/**', '**/src/core*', '**/src/cli*', '**/main/**', 'node:*'],
-        'renderer/ talks to the core over HTTP only: it may import src/api (schemas and types), nothing else of src/.',
-      ),
+      'no-restricted-imports': noImport([
+        {
+          group: ['electron', '**/src/server/**', '**/src/jobs/**', '**/src/db/**', '**/src/analysis/**', '**/src/auth/**', '**/src/config/**', '**/src/core*', '**/src/cli*', '**/src/ready-signal*', '**/main/**', 'node:*'],
+          message: 'renderer/ talks to the core over HTTP only: it may import src/api (schemas, limits, kinds), nothing else of src/.',
+        },
+      ]),
     },
   },
   {

@@ -1,23 +1,11 @@
 // Starts and watches the core (the `serve` command of src/bin/veracity.mjs) as a separate process, so decoding and
 // inference never run on the window's event loop; used by Electron (utilityProcess) and by `npm start` (child_process).
-import type { ChildProcess } from 'node:child_process';
+// The core says it is ready with a CoreReady message over IPC (src/api/core-ready.ts); its printed lines are only logged.
+import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { appUrlOf, parseCoreReady } from '../src/api/core-ready.js';
 
-/** The two lines the core prints at start (src/cli: first line always, second when it serves the renderer). */
-export type CoreLine =
-  | { kind: 'listening'; baseUrl: string }
-  | { kind: 'app'; appUrl: string; uiToken: string }
-  | null;
-
-const LISTENING = /^Veracity API listening at (http:\/\/127\.0\.0\.1:\d{1,5})\/?\s*$/;
-const APP = /^Veracity app at (http:\/\/127\.0\.0\.1:\d{1,5}\/?#token=([A-Za-z0-9_-]{16,256}))\s*$/;
-
-export function parseCoreLine(line: string): CoreLine {
-  const listening = LISTENING.exec(line);
-  if (listening) return { kind: 'listening', baseUrl: listening[1] };
-  const app = APP.exec(line);
-  if (app) return { kind: 'app', appUrl: app[1], uiToken: app[2] };
-  return null;
-}
+/** stdio of a core started with child_process: output piped (logged), and the IPC channel its ready message comes on. */
+export const CORE_STDIO: StdioOptions = ['ignore', 'pipe', 'pipe', 'ipc'];
 
 export interface CoreArgs {
   dataDir: string;
@@ -40,14 +28,19 @@ export interface CoreChild {
   stderr: NodeJS.ReadableStream | null;
   kill: () => boolean;
   onExit: (listener: (code: number | null) => void) => void;
+  /** Messages from the core (a Node child needs CORE_STDIO's 'ipc' entry; a utility process has its port). */
+  onMessage: (listener: (message: unknown) => void) => void;
 }
 
-/** A Node child process (spawn/fork) as a CoreChild; an exit that already happened is reported at once. */
+/** A Node child process (spawned with CORE_STDIO) as a CoreChild; an exit that already happened is reported at once. */
 export function coreChildOf(child: ChildProcess): CoreChild {
   return {
     stdout: child.stdout,
     stderr: child.stderr,
     kill: () => child.kill(),
+    onMessage: (listener) => {
+      child.on('message', listener);
+    },
     onExit: (listener) => {
       if (child.exitCode !== null || child.signalCode !== null) listener(child.exitCode);
       else child.once('exit', (code) => listener(code));
@@ -65,10 +58,8 @@ export interface StartedCore {
 
 export interface StartCoreOptions {
   spawn: () => CoreChild;
-  /** How long to wait for the "listening" line (the core opens SQLite and runs migrations first). */
+  /** How long to wait for the ready message (the core opens SQLite and runs migrations first). */
   timeoutMs?: number;
-  /** How long to wait for the optional "app" line after the "listening" line. */
-  appLineGraceMs?: number;
   onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
 }
 
@@ -106,7 +97,7 @@ export class CoreStartError extends Error {
  * Spawns the core and resolves once it listens. Rejects with the last lines it printed when it exits first or does
  * not come up in time (the caller shows them on the crash screen and in the log).
  */
-export function startCore({ spawn, timeoutMs = 60_000, appLineGraceMs = 2_000, onLine }: StartCoreOptions): Promise<StartedCore> {
+export function startCore({ spawn, timeoutMs = 60_000, onLine }: StartCoreOptions): Promise<StartedCore> {
   const child = spawn();
   const tail: string[] = [];
   const remember = (line: string): void => {
@@ -114,14 +105,11 @@ export function startCore({ spawn, timeoutMs = 60_000, appLineGraceMs = 2_000, o
     if (tail.length > 20) tail.shift();
   };
   return new Promise<StartedCore>((resolve, reject) => {
-    let baseUrl: string | null = null;
     let settled = false;
-    let graceTimer: NodeJS.Timeout | undefined;
     const finish = (result: StartedCore | Error): void => {
       if (settled) return;
       settled = true;
       clearTimeout(startTimer);
-      clearTimeout(graceTimer);
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
@@ -129,17 +117,13 @@ export function startCore({ spawn, timeoutMs = 60_000, appLineGraceMs = 2_000, o
       child.kill();
       finish(new CoreStartError(`The Veracity engine did not start within ${Math.round(timeoutMs / 1000)} s.`, tail));
     }, timeoutMs);
+    child.onMessage((message) => {
+      const ready = parseCoreReady(message);
+      if (ready) finish({ baseUrl: ready.baseUrl, appUrl: appUrlOf(ready), uiToken: ready.uiToken, child });
+    });
     onLines(child.stdout, (line) => {
       onLine?.('stdout', line);
       remember(line);
-      const parsed = parseCoreLine(line);
-      if (parsed?.kind === 'listening' && baseUrl === null) {
-        baseUrl = parsed.baseUrl;
-        const known = baseUrl;
-        graceTimer = setTimeout(() => finish({ baseUrl: known, appUrl: null, uiToken: null, child }), appLineGraceMs);
-      } else if (parsed?.kind === 'app' && baseUrl !== null) {
-        finish({ baseUrl, appUrl: parsed.appUrl, uiToken: parsed.uiToken, child });
-      }
     });
     onLines(child.stderr, (line) => {
       onLine?.('stderr', line);

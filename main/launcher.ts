@@ -3,9 +3,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
-import { coreArgs, onLines, parseCoreLine } from './core-process.js';
+import { appUrlOf, parseCoreReady } from '../src/api/core-ready.js';
+import { CORE_STDIO, coreArgs, onLines } from './core-process.js';
 import { createFileLogger } from './logger.js';
 import { defaultDataDir, logDir } from './paths.js';
 
@@ -144,12 +144,12 @@ export async function main(root: string, argv: string[]): Promise<number> {
     return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 0)));
   }
 
-  const dataDir = defaultDataDir({ platform: process.platform, env: process.env, home: os.homedir() });
+  const dataDir = defaultDataDir();
   const port = chooseServePort(argv, process.env);
   console.log(`Starting Veracity (${launch.reason}).`);
   const child = spawn(process.execPath, [path.join(root, 'src', 'bin', 'veracity.mjs'), ...coreArgs({ dataDir, port })], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: CORE_STDIO,
   });
   forwardSignals(child);
   // The core's structured (JSON) log lines go to the data dir; the terminal shows only what a person reads.
@@ -160,8 +160,11 @@ export async function main(root: string, argv: string[]): Promise<number> {
       return;
     }
     console.log(line);
-    const parsed = parseCoreLine(line);
-    if (parsed?.kind === 'app') console.log(browserBanner(parsed.appUrl, dataDir));
+  });
+  child.on('message', (message) => {
+    const ready = parseCoreReady(message);
+    const appUrl = ready && appUrlOf(ready);
+    if (appUrl) console.log(browserBanner(appUrl, dataDir));
   });
   onLines(child.stderr, (line) => {
     coreLog.core('stderr', line);

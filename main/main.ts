@@ -1,11 +1,10 @@
 // The Electron entry: one instance, the core in its own process on 127.0.0.1 (a utility process when packaged), one hardened window that
 // loads the renderer from the core, a crash screen with restart, clean shutdown, logs in the data dir.
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
 import { crashPageUrl } from './crash-page.js';
-import { coreArgs, coreChildOf, type CoreChild } from './core-process.js';
+import { CORE_STDIO, coreArgs, coreChildOf, type CoreChild } from './core-process.js';
 import { CoreSupervisor } from './core-supervisor.js';
 import { IPC_CONFIG, IPC_RESTART, type ShellConfig } from './ipc-channels.js';
 import { createFileLogger } from './logger.js';
@@ -13,7 +12,7 @@ import { defaultDataDir, logDir } from './paths.js';
 import { applyContentsSecurity, applySessionSecurity, isTrustedSender, type SecurityHooks } from './security.js';
 import { mainWindowOptions } from './window-options.js';
 
-const dataDir = defaultDataDir({ platform: process.platform, env: process.env, home: os.homedir() });
+const dataDir = defaultDataDir();
 const log = createFileLogger(logDir(dataDir));
 const coreLog = createFileLogger(logDir(dataDir), 'core.log');
 const devTools = !app.isPackaged && process.env.VERACITY_DEVTOOLS === '1';
@@ -50,7 +49,7 @@ const hooks: SecurityHooks = {
 function spawnCore(): CoreChild {
   const entry = path.join(app.getAppPath(), 'src', 'bin', 'veracity.mjs');
   const modelsDir = app.isPackaged ? path.join(process.resourcesPath, 'models') : undefined;
-  // No token on the command line (other local users can read it with ps): the core makes one and prints it.
+  // No token on the command line (other local users can read it with ps): the core makes one and sends it (CoreReady).
   const args = coreArgs({ dataDir, modelsDir });
   const devNode = !app.isPackaged ? process.env.VERACITY_NODE : undefined;
   if (devNode) {
@@ -58,7 +57,7 @@ function spawnCore(): CoreChild {
     // Node that ran npm install, not for Electron's ABI (electron-builder rebuilds them only when packaging). So the
     // core runs under that Node, still in its own process, and the window is unchanged.
     return coreChildOf(
-      spawn(devNode, [entry, ...args], { cwd: app.getAppPath(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VERACITY_DATA_DIR: dataDir } }),
+      spawn(devNode, [entry, ...args], { cwd: app.getAppPath(), stdio: CORE_STDIO, env: { ...process.env, VERACITY_DATA_DIR: dataDir } }),
     );
   }
   const child = utilityProcess.fork(entry, args, {
@@ -73,6 +72,9 @@ function spawnCore(): CoreChild {
     kill: () => child.kill(),
     onExit: (listener) => {
       child.once('exit', (code) => listener(code));
+    },
+    onMessage: (listener) => {
+      child.on('message', listener);
     },
   };
 }

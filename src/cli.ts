@@ -1,10 +1,13 @@
 // The headless entry: `veracity serve` (API + built renderer on 127.0.0.1), `veracity keys ...`, `veracity assess FILE...`.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { coreReady } from './api/core-ready.js';
+import { KEY_EXPIRES_IN_DAYS_MAX } from './api/limits.js';
 import type { IssuedKey } from './auth/api-keys.js';
 import { loadConfig } from './config/config.js';
 import { createCore, listen, openDataDir } from './core.js';
 import type { Application } from './db/applications-repository.js';
+import { announceReady } from './ready-signal.js';
 import { rendererAvailable } from './server/routes/renderer-routes.js';
 
 const USAGE = `Usage:
@@ -81,8 +84,7 @@ async function serve(args: string[]): Promise<number> {
     await core.close();
     throw err;
   }
-  process.stdout.write(`Veracity API listening at ${url}\n`);
-  if (rendererAvailable(config.rendererDir)) process.stdout.write(`Veracity app at ${url}/#token=${core.uiToken}\n`);
+  announceReady(coreReady(url, rendererAvailable(config.rendererDir) ? core.uiToken : null));
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
@@ -112,8 +114,8 @@ async function keys(args: string[]): Promise<number> {
     if (sub === 'create') {
       const days = values['expires-in-days'];
       const expiresInDays = days === undefined ? undefined : Number(days);
-      if (expiresInDays !== undefined && (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > 3650)) {
-        throw new Error('--expires-in-days must be a whole number of days from 1 to 3650.');
+      if (expiresInDays !== undefined && (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > KEY_EXPIRES_IN_DAYS_MAX)) {
+        throw new Error(`--expires-in-days must be a whole number of days from 1 to ${KEY_EXPIRES_IN_DAYS_MAX}.`);
       }
       let application: Application;
       let key: IssuedKey;

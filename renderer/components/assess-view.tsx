@@ -1,6 +1,7 @@
 // The Assess screen: the drop zone and pickers, what was refused and why, overall progress, and one verdict card
 // per file of the working case; exports the case report.
 import { useState, useSyncExternalStore } from 'react';
+import { CASE_NAME_MAX } from '../../src/api/limits.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
 import { progressOf, type AppKey, type CaseSession } from '../lib/case-session.js';
@@ -34,7 +35,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       <div className="intake">
         <label className="case-name">
           Case name for loose files <span className="hint">(a dropped folder is a case of its own)</span>
-          <input value={caseName} onChange={(e) => setCaseName(e.target.value)} maxLength={200} placeholder="e.g. Harbour fire, 12 May" />
+          <input value={caseName} onChange={(e) => setCaseName(e.target.value)} maxLength={CASE_NAME_MAX} placeholder="e.g. Harbour fire, 12 May" />
         </label>
         <DropZone caseName={caseName.trim() || null} onFiles={onFiles} />
         {missing.length > 0 && (

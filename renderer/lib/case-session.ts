@@ -4,7 +4,7 @@ import type { JobResult, PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from './api-client.js';
 import type { CollectedFile } from './collect-files.js';
 import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
-import { SNIFF_BYTES, sniffBytes } from './sniff-file.js';
+import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { failureWords, refusalWords } from './words.js';
 
 export interface AppKey {
@@ -110,7 +110,7 @@ export class CaseSession {
     const candidates: CandidateFile<File>[] = [];
     for (const item of collected) {
       const head = new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer());
-      candidates.push({ file: item.file, name: item.path, size: item.file.size, caseName: item.caseName, sniffed: sniffBytes(head) });
+      candidates.push({ file: item.file, name: item.path, size: item.file.size, caseName: item.caseName, sniffed: sniff(head) });
     }
     const plan = planSubmission(candidates);
     const keys = this.deps.keys();

@@ -1,12 +1,9 @@
 // Turns the files a specialist dropped into the requests to send: routed by kind to the images or PDFs application,
-// at most 20 files per request (several requests of the same case), and the files that cannot be sent, with why.
+// at most MAX_FILES_PER_REQUEST files per request (several requests of the same case), and the files that cannot be
+// sent, with why. The limits and kinds are the core's own (src/api), so the window refuses exactly what it would.
+import { formatLimit, MAX_FILE_BYTES, MAX_FILES_PER_REQUEST } from '../../src/api/limits.js';
+import type { Sniffed } from '../../src/api/media-kinds.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
-import type { SniffedKind } from './sniff-file.js';
-
-/** DECISIONS 19: 25 MB and 2 MB read as MiB. */
-export const MAX_IMAGE_BYTES = 25 * 1024 * 1024;
-export const MAX_PDF_BYTES = 2 * 1024 * 1024;
-export const MAX_FILES_PER_REQUEST = 20;
 
 export interface CandidateFile<F> {
   file: F;
@@ -14,7 +11,7 @@ export interface CandidateFile<F> {
   size: number;
   /** The case this file belongs to: the dropped folder's name, or the case typed by the specialist. */
   caseName: string | null;
-  sniffed: SniffedKind | null;
+  sniffed: Sniffed | null;
 }
 
 export interface PlannedRequest<F> {
@@ -46,11 +43,10 @@ export function formatBytes(bytes: number): string {
 export function refusalReason(candidate: Pick<CandidateFile<unknown>, 'size' | 'sniffed'>): string | null {
   if (candidate.size === 0) return 'The file is empty.';
   if (!candidate.sniffed) return 'Not a JPEG, PNG, HEIC/HEIF image or PDF document (judged from its content, not its name).';
-  if (candidate.sniffed.kind === 'images' && candidate.size > MAX_IMAGE_BYTES) {
-    return `The image is ${formatBytes(candidate.size)}; images may be at most 25 MB.`;
-  }
-  if (candidate.sniffed.kind === 'pdfs' && candidate.size > MAX_PDF_BYTES) {
-    return `The PDF is ${formatBytes(candidate.size)}; PDFs may be at most 2 MB.`;
+  const limit = MAX_FILE_BYTES[candidate.sniffed.kind];
+  if (candidate.size > limit) {
+    const [one, many] = candidate.sniffed.kind === 'images' ? ['image', 'images'] : ['PDF', 'PDFs'];
+    return `The ${one} is ${formatBytes(candidate.size)}; ${many} may be at most ${formatLimit(limit)}.`;
   }
   return null;
 }

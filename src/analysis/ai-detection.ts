@@ -4,7 +4,7 @@
 import type { RegionGrid } from '../api/schemas.js';
 import type { LoadedModel } from './model-session.js';
 import type { RgbImage } from './decode-image.js';
-import { AnalysisError } from './contract.js';
+import { AnalysisError } from './analysis-results.js';
 
 export interface ImageScore {
   /** Aggregated P(AI) of the image (top-k mean of its tile probabilities). */

@@ -3,7 +3,7 @@
 // the abort signal between every expensive step.
 import { readFile } from 'node:fs/promises';
 import type { Dimension, RegionGrid } from '../api/schemas.js';
-import { AnalysisError, type FileAnalysis, type MediaType } from './contract.js';
+import { AnalysisError, type FileAnalysis, type MediaType } from './analysis-results.js';
 import { aggregationCopy, writeVerdict } from './copy.js';
 import { DecodeError, decodeImageBuffer } from './decode-image.js';
 import type { DetectorContext, DetectorOutput, FileKind } from './detector.js';

@@ -5,8 +5,10 @@ import { open, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileResult, JobResultError } from '../api/schemas.js';
-import { AnalysisError, SIZE_LIMITS, SNIFF_BYTES } from './contract.js';
-import { analyseFile, closeAnalysis, probeFile, sniff } from './index.js';
+import { formatLimit, MAX_FILE_BYTES } from '../api/limits.js';
+import { SNIFF_BYTES, sniff } from '../api/media-kinds.js';
+import { AnalysisError } from './analysis-results.js';
+import { analyseFile, closeAnalysis, probeFile } from './index.js';
 
 /** models/ at the repository root (src/analysis/ -> ../../models). */
 export const DEFAULT_MODELS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'models');
@@ -87,8 +89,8 @@ async function assessOne(path: string, modelsDir: string, threads: number): Prom
   }
   const sniffed = sniff(head);
   if (!sniffed) return fail(null, { code: 'unsupported_format', message: 'not a JPEG, PNG, HEIC/HEIF or PDF file' });
-  if (size > SIZE_LIMITS[sniffed.kind]) {
-    return fail(sniffed.mediaType, { code: 'file_too_large', message: `over the ${SIZE_LIMITS[sniffed.kind]}-byte limit for ${sniffed.kind}` });
+  if (size > MAX_FILE_BYTES[sniffed.kind]) {
+    return fail(sniffed.mediaType, { code: 'file_too_large', message: `over the ${formatLimit(MAX_FILE_BYTES[sniffed.kind])} limit for ${sniffed.kind}` });
   }
   const signal = AbortSignal.timeout(FILE_TIMEOUT_MS);
   try {

@@ -3,7 +3,7 @@
 // claim, the assertion hashes and the file's data hash hold. The signer's certificate is NOT checked against a trust
 // list (offline, no list shipped): a valid signature shows integrity, not who the signer really is.
 import { constants, createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
-import type { MediaType } from './contract.js';
+import type { MediaType } from './analysis-results.js';
 import { decodeCbor, encodeCbor, type CborValue } from './cbor-lite.js';
 
 export interface C2paAction {

@@ -1,8 +1,7 @@
-// Turns an accepted image file into the plain 8-bit sRGB RGB pixels the detector reads, with every decoder bounded
+// Turns an accepted image (its bytes) into the plain 8-bit sRGB RGB pixels the detector reads, with every decoder bounded
 // (pixel ceiling checked from the header first, libvips timeout, abort signal) so a hostile file ends in an error.
-import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import type { MediaType } from './contract.js';
+import type { MediaType } from './analysis-results.js';
 import { readHeifHeader, readJpegHeader, readPngHeader, type HeaderInfo } from './image-headers.js';
 
 /** DECISIONS 21: more than 100 megapixels is a decompression bomb. */
@@ -62,11 +61,6 @@ export function checkDimensions(width: number, height: number): string | null {
   }
   if (width < MIN_SIDE || height < MIN_SIDE) return `the image is ${width}x${height} pixels, under the 32-pixel minimum on a side`;
   return null;
-}
-
-export async function decodeImage(path: string, mediaType: MediaType, signal?: AbortSignal): Promise<RgbImage> {
-  const buf = await readFile(path, { signal });
-  return decodeImageBuffer(buf, mediaType, signal);
 }
 
 export async function decodeImageBuffer(buf: Buffer, mediaType: MediaType, signal?: AbortSignal): Promise<RgbImage> {

@@ -2,7 +2,7 @@
 // most one dimension. analyse.ts runs the registered detectors in order; fusion reads their codes; copy.ts words them.
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api.js';
 import type { Dimension, RegionGrid } from '../api/schemas.js';
-import type { MediaType } from './contract.js';
+import type { MediaType } from './analysis-results.js';
 import type { RgbImage } from './decode-image.js';
 import type { Finding } from './finding.js';
 import type { LoadedModel } from './model-session.js';

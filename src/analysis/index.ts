@@ -1,11 +1,11 @@
-// The analysis pipeline's public surface: the only module the core imports (sniff at upload, probe at submission,
-// analyse in the queue's worker, close on worker shutdown). Decoders and the ONNX runtime are loaded on first use,
-// so a process that only sniffs (the HTTP server) never loads libvips, pdf.js or onnxruntime.
-import type { MediaType, ProbeResult, Sniffed, FileAnalysis } from './contract.js';
+// The analysis pipeline's public surface: the only module of src/analysis the core imports (probe at submission,
+// analyse in the queue's worker, close on worker shutdown; sniffing is a spec rule, in src/api/media-kinds.ts).
+// Decoders and the ONNX runtime are loaded on first use, so a process that only probes never loads onnxruntime.
+import type { Sniffed } from '../api/media-kinds.js';
+import type { MediaType, ProbeResult, FileAnalysis } from './analysis-results.js';
 
-export { sniff } from './sniff.js';
-export { AnalysisError, SNIFF_BYTES, SIZE_LIMITS } from './contract.js';
-export type { FileAnalysis, ProbeResult, Sniffed } from './contract.js';
+export { AnalysisError } from './analysis-results.js';
+export type { AnalysisErrorCode, FileAnalysis, ProbeResult } from './analysis-results.js';
 
 /** The submission-time check (see probe.ts): { ok: false, code: 'unprocessable' } for files that cannot be analysed. */
 export async function probeFile(path: string, sniffed: Sniffed, opts?: { signal?: AbortSignal }): Promise<ProbeResult> {

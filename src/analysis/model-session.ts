@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { InferenceSession as OrtSession } from 'onnxruntime-node';
-import { AnalysisError } from './contract.js';
+import { AnalysisError } from './analysis-results.js';
 import { ModelManifest } from './model-manifest.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */

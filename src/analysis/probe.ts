@@ -2,8 +2,9 @@
 // headers first (a bomb is refused before any pixel is decoded); then the file is decoded as the analysis will decode
 // it, at a reduced size where the format allows, so that a file the probe accepts never ends a job in a decode error.
 import { open } from 'node:fs/promises';
-import type { ProbeResult, Sniffed } from './contract.js';
-import { SIZE_LIMITS } from './contract.js';
+import { MAX_FILE_BYTES } from '../api/limits.js';
+import type { Sniffed } from '../api/media-kinds.js';
+import type { ProbeResult } from './analysis-results.js';
 import { checkDecodes, checkHeader, DecodeError, readImageHeader } from './decode-image.js';
 import { HeaderError } from './image-headers.js';
 import { isEncrypted, MAX_PAGES, openPdf, PdfRefusal } from './pdf-document.js';
@@ -17,7 +18,7 @@ export async function probeFile(path: string, sniffed: Sniffed, opts: { signal?:
   try {
     const { size } = await fh.stat();
     // The core enforces the limits first; reading more than the limit here would only be a memory hazard.
-    if (size > SIZE_LIMITS[sniffed.kind]) return unprocessable('the file is larger than its kind allows');
+    if (size > MAX_FILE_BYTES[sniffed.kind]) return unprocessable('the file is larger than its kind allows');
     buf = Buffer.allocUnsafe(size);
     let read = 0;
     while (read < size) {

@@ -3,7 +3,7 @@
 // strip or forge: its presence can be strong evidence, its absence is never evidence of authenticity.
 import { inflateSync } from 'node:zlib';
 import exifr from 'exifr';
-import type { MediaType } from './contract.js';
+import type { MediaType } from './analysis-results.js';
 import type { FactValue } from './finding.js';
 import { heifItemData } from './image-headers.js';
 import { findJumbf, readC2paStore, type C2paStore } from './c2pa-manifest.js';

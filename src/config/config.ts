@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { defaultDataDir } from './data-dir.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -38,15 +39,6 @@ export const CoreConfig = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type CoreConfig = z.infer<typeof CoreConfig>;
-
-/** The platform's app-data folder for Veracity (overridden by VERACITY_DATA_DIR or --data-dir). */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.VERACITY_DATA_DIR) return path.resolve(env.VERACITY_DATA_DIR);
-  const home = os.homedir();
-  if (process.platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Veracity');
-  if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Veracity');
-  return path.join(env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'veracity');
-}
 
 /** Environment overrides, named VERACITY_<UPPER_SNAKE>. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<keyof CoreConfig, unknown>> {

@@ -1,6 +1,6 @@
 // The body of an analysis worker process. Decoding, PDF parsing and inference run here, never on the event
 // loop that answers HTTP; a crash or a hostile file takes down this process only, and the pool replaces it.
-import { AnalysisError } from '../analysis/contract.js';
+import { AnalysisError } from '../analysis/index.js';
 import { analyseFile, closeAnalysis, probeFile } from '../analysis/index.js';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
 

@@ -1,5 +1,6 @@
-// Where uploaded files live: streamed into tmp/, flushed, then renamed into files/<fileId> just before the job
-// is committed (DECISIONS 30). A start-up sweep removes whatever a crash left between those steps.
+// Where uploaded files live: streamed into tmp/ (paths handed out by the intake, src/jobs/intake.ts, which deletes
+// them), flushed, then renamed into files/<fileId> just before the job is committed (DECISIONS 30). A start-up sweep
+// removes whatever a crash left between those steps.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -31,10 +32,23 @@ export function createFileStore(dataDir: string) {
     pathOf(fileId: string): string {
       return path.join(filesDir, fileId);
     },
-    /** Moves fully written and flushed temp files into place, then makes the renames durable. */
+    /**
+     * Moves fully written and flushed temp files into place and makes the renames durable, all or none: when one
+     * step fails, the files already moved go back to their temp paths (for the intake to delete) and it throws.
+     */
     async commit(moves: { tmpPath: string; fileId: string }[]): Promise<void> {
-      for (const m of moves) await fsp.rename(m.tmpPath, path.join(filesDir, m.fileId));
-      if (moves.length) await fsyncDir(filesDir);
+      const moved: { tmpPath: string; fileId: string }[] = [];
+      try {
+        for (const m of moves) {
+          await fsp.rename(m.tmpPath, path.join(filesDir, m.fileId));
+          moved.push(m);
+        }
+        if (moves.length) await fsyncDir(filesDir);
+      } catch (err) {
+        // A file that cannot be moved back either is removed by the start-up sweep (no job row names it).
+        for (const m of moved.reverse()) await fsp.rename(path.join(filesDir, m.fileId), m.tmpPath).catch(() => {});
+        throw err;
+      }
     },
     async remove(paths: string[]): Promise<void> {
       await Promise.all(paths.map((p) => fsp.rm(p, { force: true })));

@@ -1,7 +1,7 @@
 // Jobs: creation (atomic with idempotency), the bounded analysis queue, completion events for wait=true,
 // and recovery after a restart. Heavy work goes to the worker pools; this module only orchestrates.
 import { EventEmitter } from 'node:events';
-import type { FileAnalysis } from '../analysis/contract.js';
+import type { FileAnalysis } from '../analysis/index.js';
 import type { ExpertReview, JobResult, MediaType } from '../api/schemas.js';
 import type { FileRecord, JobsRepository, NewFile } from '../db/jobs-repository.js';
 import { ApiHttpError } from '../server/api-error.js';

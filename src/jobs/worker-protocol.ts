@@ -1,5 +1,6 @@
 // Messages between the core and its analysis worker processes.
-import type { AnalysisErrorCode, FileAnalysis, ProbeResult, Sniffed } from '../analysis/contract.js';
+import type { AnalysisErrorCode, FileAnalysis, ProbeResult } from '../analysis/index.js';
+import type { Sniffed } from '../api/media-kinds.js';
 import type { MediaType } from '../api/schemas.js';
 
 export type WorkerRequest =

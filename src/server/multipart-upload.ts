@@ -1,18 +1,17 @@
 // Streams a POST /v1/assess multipart body to temp files, one part at a time, checking every rule of the spec as
-// bytes arrive: the first refused part ends the request at once (the rest is never read) and every temp file this
-// upload created is deleted on every path out of it. This module owns those temp files until they are handed to
-// the job service.
+// bytes arrive: the first refused part ends the request at once (the rest is never read). The temp files belong to
+// the intake (src/jobs/intake.ts), which deletes every one not committed, whichever way the request ends.
 import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
-import { SIZE_LIMITS, SNIFF_BYTES, type ProbeResult, type Sniffed } from '../analysis/contract.js';
-import { sniff } from '../analysis/index.js';
+import { FILE_NAME_MAX, formatLimit, MAX_FILE_BYTES, MAX_FILES_PER_REQUEST, METADATA_MAX_BYTES, METADATA_MAX_DEPTH } from '../api/limits.js';
+import { KIND_DESCRIPTIONS, SNIFF_BYTES, sniff, type Sniffed } from '../api/media-kinds.js';
 import type { PipelineKind } from '../api/schemas.js';
+import { probeUpload, type Intake } from '../jobs/intake.js';
 import type { ReceivedFile } from '../jobs/job-service.js';
-import type { FileStore } from '../jobs/file-store.js';
-import { WorkerTaskError, type WorkerPool } from '../jobs/worker-pool.js';
+import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid } from './api-error.js';
-import { FILE_NAME_MAX, MAX_FILES, METADATA_MAX_BYTES, METADATA_MAX_DEPTH, METADATA_RAW_MAX_BYTES } from './upload-limits.js';
+import { METADATA_RAW_MAX_BYTES } from './upload-limits.js';
 
 export interface ParsedUpload {
   files: ReceivedFile[];
@@ -22,15 +21,14 @@ export interface ParsedUpload {
 }
 
 export interface UploadDeps {
-  store: FileStore;
+  /** Where each file is streamed to (the intake owns and deletes those paths). */
+  intake: Intake;
   probePool: WorkerPool;
   probeTimeoutMs: number;
   kind: PipelineKind;
   /** false when an idempotency record exists: a replay is only compared, never probed. */
   probe: boolean;
 }
-
-const KIND_NAMES: Record<PipelineKind, string> = { images: 'JPEG, PNG or HEIC/HEIF images', pdfs: 'PDF documents' };
 
 function noProto(key: string, value: unknown): unknown {
   if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && 'prototype' in value)) {
@@ -122,7 +120,6 @@ const isPartAFile = (name: string | undefined, contentType: string, filename: st
   name === 'metadata' || contentType === 'application/octet-stream' || filename !== undefined;
 
 export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise<ParsedUpload> {
-  const owned: string[] = []; // temp files created by this upload: deleted unless handed over
   const files: ReceivedFile[] = [];
   const fp = crypto.createHash('sha256');
   let metadata: { json: string; value: Record<string, unknown> } | null = null;
@@ -147,26 +144,21 @@ export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise
         part.file.resume();
         throw invalid(part.fieldname, `Unexpected file part "${part.fieldname}": files must be sent as parts named "file".`);
       }
-      if (index >= MAX_FILES) {
+      if (index >= MAX_FILES_PER_REQUEST) {
         part.file.resume();
-        throw invalid('file', `Too many files: at most ${MAX_FILES} per request.`);
+        throw invalid('file', `Too many files: at most ${MAX_FILES_PER_REQUEST} per request.`);
       }
       const name = displayName(part.filename ?? '', `file-${index + 1}`);
-      const tmpPath = d.store.tempPath();
-      owned.push(tmpPath);
+      const tmpPath = d.intake.tempPath();
       const received = await streamFile(part.file, tmpPath, d.kind, name, path);
       fp.update(`file\0${name}\0${received.sha256}\0`);
       if (d.probe) await probe(d, tmpPath, received.sniffed, name, path);
       files.push({ tmpPath, name, size: received.size, mediaType: received.sniffed.mediaType, sha256: received.sha256 });
     }
     if (files.length === 0) throw invalid('file', 'At least one part named "file" is required.');
-    const result = { files, metadataJson: metadata?.json ?? null, metadata: metadata?.value ?? null, fingerprint: fp.digest('hex') };
-    owned.length = 0; // handed over to the caller
-    return result;
+    return { files, metadataJson: metadata?.json ?? null, metadata: metadata?.value ?? null, fingerprint: fp.digest('hex') };
   } catch (err) {
     throw mapMultipartError(err);
-  } finally {
-    if (owned.length) await d.store.remove(owned);
   }
 }
 
@@ -182,12 +174,12 @@ async function streamFile(
   let size = 0;
   let head = Buffer.alloc(0);
   let sniffed: Sniffed | null = null;
-  const limit = SIZE_LIMITS[kind];
+  const limit = MAX_FILE_BYTES[kind];
   const check = (final: boolean) => {
     if (sniffed || (!final && head.length < SNIFF_BYTES)) return;
     sniffed = sniff(head);
     if (!sniffed || sniffed.kind !== kind) {
-      throw new ApiHttpError('unsupported_format', `File "${name}" is not one of the ${KIND_NAMES[kind]} this application accepts.`, {
+      throw new ApiHttpError('unsupported_format', `File "${name}" is not one of the ${KIND_DESCRIPTIONS[kind]} this application accepts.`, {
         issues: [{ path, message: 'Unsupported file type.' }],
       });
     }
@@ -198,7 +190,7 @@ async function streamFile(
       if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
       check(false);
       if (size > limit) {
-        throw new ApiHttpError('file_too_large', `File "${name}" is larger than the ${limit / 2 ** 20} MiB allowed for this kind of file.`, {
+        throw new ApiHttpError('file_too_large', `File "${name}" is larger than the ${formatLimit(limit)} allowed for this kind of file.`, {
           issues: [{ path, message: 'File too large.' }],
         });
       }
@@ -220,15 +212,7 @@ async function streamFile(
 }
 
 async function probe(d: UploadDeps, tmpPath: string, sniffed: Sniffed, name: string, path: string): Promise<void> {
-  let result: ProbeResult;
-  try {
-    result = await d.probePool.run<ProbeResult>({ op: 'probe', path: tmpPath, sniffed }, d.probeTimeoutMs);
-  } catch (err) {
-    if (err instanceof WorkerTaskError && (err.reason === 'timeout' || err.reason === 'crashed' || err.reason === 'memory')) {
-      // A file that hangs, crashes or floods the probe cannot be analysed safely.
-      result = { ok: false, code: 'unprocessable', message: `File "${name}" cannot be analysed: ${err.message}` };
-    } else throw err;
-  }
+  const result = await probeUpload(d.probePool, tmpPath, sniffed, d.probeTimeoutMs, name);
   if (!result.ok) {
     const code = result.code === 'unsupported_format' ? 'unsupported_format' : 'unprocessable';
     throw new ApiHttpError(code, result.message.includes(name) ? result.message : `File "${name}": ${result.message}`, {

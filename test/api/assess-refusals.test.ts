@@ -2,7 +2,7 @@
 // and for each: the exact status, code and issue path, and nothing left behind (spec rule 1).
 import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
-import { SIZE_LIMITS } from '../../src/analysis/contract.js';
+import { MAX_FILE_BYTES } from '../../src/api/limits.js';
 import { makeJpeg, makePng, pngBomb, pngWithCorruptIdat, textPdf } from '../unit/analysis/fixtures.js';
 import { assess, body, expectError, expectNothingLeft, filePart, footprint, multipart, rawHttp, startCore, startListening, type Part } from './helpers.js';
 
@@ -103,11 +103,11 @@ describe('POST /v1/assess refusals', () => {
   it('takes an image of exactly 25 MiB and refuses one byte more with file_too_large', async () => {
     const core = await startCore();
     const jpeg = await makeJpeg(64, 64);
-    const ok = await assess(core, [filePart(padTo(jpeg, SIZE_LIMITS.images))], { wait: 'false' });
+    const ok = await assess(core, [filePart(padTo(jpeg, MAX_FILE_BYTES.images))], { wait: 'false' });
     expect(ok.statusCode).toBe(202);
     expect(body(ok, JobResult).results[0].file.size).toBe(26_214_400);
     const before = footprint(core);
-    const res = await assess(core, [filePart(jpeg, 'small.jpg'), filePart(padTo(jpeg, SIZE_LIMITS.images + 1), 'big.jpg')]);
+    const res = await assess(core, [filePart(jpeg, 'small.jpg'), filePart(padTo(jpeg, MAX_FILE_BYTES.images + 1), 'big.jpg')]);
     const err = expectError(res, 413, 'file_too_large', 'file.1');
     expect(err.message).toContain('big.jpg');
     await expectNothingLeft(core, before);
@@ -115,12 +115,12 @@ describe('POST /v1/assess refusals', () => {
 
   it('takes a PDF of exactly 2 MiB and refuses one byte more with file_too_large', async () => {
     const core = await startCore();
-    const exact = pdfOfSize(SIZE_LIMITS.pdfs);
+    const exact = pdfOfSize(MAX_FILE_BYTES.pdfs);
     expect(exact.length).toBe(2_097_152);
     const ok = await assess(core, [filePart(exact, 'exact.pdf')], { key: core.pdfsKey, wait: 'false' });
     expect(ok.statusCode).toBe(202);
     const before = footprint(core);
-    const res = await assess(core, [filePart(pdfOfSize(SIZE_LIMITS.pdfs + 1), 'big.pdf')], { key: core.pdfsKey });
+    const res = await assess(core, [filePart(pdfOfSize(MAX_FILE_BYTES.pdfs + 1), 'big.pdf')], { key: core.pdfsKey });
     expectError(res, 413, 'file_too_large', 'file.0');
     await expectNothingLeft(core, before);
   });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { serializeReply, toJobResult } from '../../src/jobs/job-result.js';
-import { METADATA_MAX_DEPTH } from '../../src/server/upload-limits.js';
+import { METADATA_MAX_DEPTH } from '../../src/api/limits.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { multipartBody, type Part } from '../reliability/harness.js';
 import { assess, body, expectError, expectNothingLeft, filePart, footprint, startCore, type TestCore } from './helpers.js';

@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
+import { CORE_STDIO } from '../../main/core-process.js';
+import { parseCoreReady } from '../../src/api/core-ready.js';
 import { photoRgb, pdfWithJpeg } from '../unit/analysis/fixtures.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -38,18 +40,17 @@ export async function startServer(o: { dataDir?: string; modelsDir?: string; env
   const dataDir = o.dataDir ?? tempDir();
   const startedAt = performance.now();
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--models-dir', o.modelsDir ?? MODELS], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: CORE_STDIO,
     env: { ...process.env, VERACITY_LOG_LEVEL: 'warn', VERACITY_RATE_LIMIT_MAX: '1000000', ...o.env },
   });
   let err = '';
   child.stderr!.on('data', (d) => (err = (err + d).slice(-20_000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.stdout!.resume(); // the lines printed for people; the ready message comes over IPC
   const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /Veracity API listening at (http:\/\/[^\s]+)\n/.exec(out);
-      if (m) resolve(m[1]);
+    child.on('message', (message) => {
+      const ready = parseCoreReady(message);
+      if (ready) resolve(ready.baseUrl);
     });
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });

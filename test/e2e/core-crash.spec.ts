@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { coreChildOf } from '../../main/core-process.js';
+import { CORE_STDIO, coreChildOf } from '../../main/core-process.js';
 import { CoreSupervisor, type CoreState } from '../../main/core-supervisor.js';
 import { crashPageHtml } from '../../main/crash-page.js';
 import { ARTIFACTS } from './core-fixture.js';
@@ -19,7 +19,7 @@ test('a killed core is reported as a crash and a restart brings the same data ba
   const supervisor = new CoreSupervisor({
     timeoutMs: 120_000,
     spawn: () => {
-      const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir], { stdio: CORE_STDIO });
       pids.push(child.pid!);
       return coreChildOf(child);
     },

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { ApplicationList, CreatedApiKey } from '../../src/api/admin-schemas.js';
-import { coreChildOf, startCore, stopCore, type CoreChild } from '../../main/core-process.js';
+import { CORE_STDIO, coreChildOf, startCore, stopCore, type CoreChild } from '../../main/core-process.js';
 
 export interface CoreHandle {
   baseUrl: string;
@@ -33,7 +33,7 @@ export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
         timeoutMs: 120_000,
         spawn: (): CoreChild => {
           const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir, '--ui-token', UI_TOKEN], {
-            stdio: ['ignore', 'pipe', 'pipe'],
+            stdio: CORE_STDIO,
           });
           return coreChildOf(child);
         },

@@ -7,6 +7,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { CORE_STDIO } from '../../main/core-process.js';
+import { parseCoreReady } from '../../src/api/core-ready.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const ARTIFACTS = path.join(REPO, 'test', 'artifacts', 'reliability');
@@ -70,7 +72,7 @@ export interface ServeOptions {
 /** Starts the core (createCore + listen, exactly what `veracity serve` runs) in its own process. */
 export function serve(o: ServeOptions): Promise<Served> {
   const child = spawn(process.execPath, [SERVE_ENTRY], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: CORE_STDIO,
     env: {
       ...process.env,
       VERACITY_LOG_LEVEL: 'warn',
@@ -86,18 +88,17 @@ export function serve(o: ServeOptions): Promise<Served> {
     if (err.length > 200_000) err = err.slice(-100_000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.stdout!.resume(); // the lines printed for people; the ready message comes over IPC
   return new Promise((resolve, reject) => {
-    let out = '';
     const timer = setTimeout(() => reject(new Error(`core did not start in 30 s: ${err.slice(-2000)}`)), 30_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /Veracity API listening at (http:\/\/127\.0\.0\.1:(\d+))\n/.exec(out);
-      if (m) {
+    child.on('message', (message) => {
+      const ready = parseCoreReady(message);
+      if (ready) {
         clearTimeout(timer);
         resolve({
           child,
-          base: m[1],
-          port: Number(m[2]),
+          base: ready.baseUrl,
+          port: Number(new URL(ready.baseUrl).port),
           stderr: () => err,
           async kill9() {
             if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

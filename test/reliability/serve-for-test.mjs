@@ -5,12 +5,14 @@ import { register } from 'tsx/esm/api';
 register();
 const { loadConfig } = await import('../../src/config/config.ts');
 const { createCore, listen } = await import('../../src/core.ts');
+const { coreReady } = await import('../../src/api/core-ready.ts');
+const { announceReady } = await import('../../src/ready-signal.ts');
 
 const overrides = JSON.parse(process.env.REL_CONFIG ?? '{}');
 const config = loadConfig({ dataDir: process.env.REL_DATA_DIR, modelsDir: process.env.REL_MODELS_DIR, ...overrides });
 const core = await createCore(config, { workerEntry: process.env.REL_WORKER || undefined });
 const url = await listen(core);
-process.stdout.write(`Veracity API listening at ${url}\n`);
+announceReady(coreReady(url, null));
 const stop = async () => {
   await core.close();
   process.exit(0);

@@ -5,8 +5,9 @@ import { ApiHttpError, invalid } from '../api-error.js';
 import type { AppDeps } from '../app.js';
 import { receiveUpload } from '../multipart-upload.js';
 import { parseWait, waitWhileConnected } from '../query.js';
+import { withIntake } from '../../jobs/intake.js';
 import { serviceUnavailable } from '../../jobs/job-service.js';
-import { IDEMPOTENCY_KEY_MAX } from '../upload-limits.js';
+import { CASE_NAME_MAX, IDEMPOTENCY_KEY_MAX } from '../../api/limits.js';
 
 /** Header lines named `name` as sent: Node joins repeated unknown headers into one value ("a, b"), so count them raw. */
 function headerLines(rawHeaders: string[], name: string): number {
@@ -35,27 +36,24 @@ export function registerAssessRoute(app: FastifyInstance, deps: AppDeps): void {
     const replayCandidate = key !== null && deps.jobs.hasIdempotencyRecord(principal.applicationId, key);
     if (!replayCandidate && !deps.jobs.queueHasRoom(1)) throw serviceUnavailable();
 
-    const upload = await receiveUpload(req, {
-      store: deps.store,
-      probePool: deps.probePool,
-      probeTimeoutMs: deps.config.probeTimeoutMs,
-      kind: principal.kind,
-      probe: !replayCandidate,
-    });
-    let outcome;
-    try {
-      const caseName = typeof upload.metadata?.case === 'string' ? upload.metadata.case.slice(0, 500) : null;
-      outcome = await deps.jobs.submit({
+    // The intake deletes every temp file that submit() did not commit (refusal, replay, failure).
+    const outcome = await withIntake(deps.store, async (intake) => {
+      const upload = await receiveUpload(req, {
+        intake,
+        probePool: deps.probePool,
+        probeTimeoutMs: deps.config.probeTimeoutMs,
+        kind: principal.kind,
+        probe: !replayCandidate,
+      });
+      const caseName = typeof upload.metadata?.case === 'string' ? upload.metadata.case.slice(0, CASE_NAME_MAX) : null;
+      return deps.jobs.submit({
         applicationId: principal.applicationId,
         files: upload.files,
         metadataJson: upload.metadataJson,
         caseName,
         idempotency: key ? { key, fingerprint: upload.fingerprint } : null,
       });
-    } finally {
-      // Whatever submit() did not move into the store (refusal, replay) is removed here.
-      await deps.store.remove(upload.files.map((f) => f.tmpPath));
-    }
+    });
 
     if (wait) {
       await waitWhileConnected(deps, reply, outcome.jobId);

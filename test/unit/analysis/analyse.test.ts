@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RegionGrid, Verdict } from '../../../src/api/schemas.js';
-import { AnalysisError, analyseFile, closeAnalysis, probeFile, sniff } from '../../../src/analysis/index.js';
+import { AnalysisError, analyseFile, closeAnalysis, probeFile } from '../../../src/analysis/index.js';
+import { sniff } from '../../../src/api/media-kinds.js';
 import { getModel } from '../../../src/analysis/model-session.js';
 import { tileOrigins, topKMean } from '../../../src/analysis/ai-detection.js';
 import {

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FINDING_COPY, findingSentence, hasCopy } from '../../../src/analysis/copy.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
-import type { MediaType } from '../../../src/analysis/contract.js';
+import type { MediaType } from '../../../src/api/schemas.js';
 import {
   HAS_MODEL,
   MODELS_DIR,

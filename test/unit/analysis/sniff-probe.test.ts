@@ -5,8 +5,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { probeFile, sniff } from '../../../src/analysis/index.js';
-import type { Sniffed } from '../../../src/analysis/contract.js';
+import { probeFile } from '../../../src/analysis/index.js';
+import { sniff, type Sniffed } from '../../../src/api/media-kinds.js';
 import {
   DATASETS,
   HAS_DATASETS,

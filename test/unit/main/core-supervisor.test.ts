@@ -3,20 +3,20 @@
 // not reported as a crash.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { coreChildOf, type CoreChild } from '../../../main/core-process.js';
+import { coreReady } from '../../../src/api/core-ready.js';
+import { CORE_STDIO, coreChildOf, type CoreChild } from '../../../main/core-process.js';
 import { CoreSupervisor, type CoreState } from '../../../main/core-supervisor.js';
 
 let port = 47000;
-/** A stand-in core: prints the two start lines with a fresh port each launch; crashes after `crashAfterMs` if given. */
+/** A stand-in core: sends the ready message with a fresh port each launch; crashes after `crashAfterMs` if given. */
 function fakeCore(crashAfterMs: number | null): () => CoreChild {
   return () => {
     port++;
     const script = [
-      `console.log('Veracity API listening at http://127.0.0.1:${port}');`,
-      `console.log('Veracity app at http://127.0.0.1:${port}/#token=abcdefghijklmnopqrstuvwx');`,
+      `process.send(${JSON.stringify(coreReady(`http://127.0.0.1:${port}`, 'abcdefghijklmnopqrstuvwx'))});`,
       crashAfterMs === null ? 'setInterval(() => {}, 1000);' : `setTimeout(() => { console.error('FATAL: out of memory in decoder'); process.exit(7); }, ${crashAfterMs});`,
     ].join('');
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-e', script], { stdio: CORE_STDIO });
     return coreChildOf(child);
   };
 }
@@ -67,7 +67,7 @@ describe('CoreSupervisor', () => {
     const supervisor = new CoreSupervisor({
       spawn: () => {
         const child = spawn(process.execPath, ['-e', "console.error('Error: SQLITE_CANTOPEN'); process.exit(2)"], { stdio: ['ignore', 'pipe', 'pipe'] });
-        return { stdout: child.stdout, stderr: child.stderr, kill: () => child.kill(), onExit: (l) => void child.once('exit', (c) => l(c)) };
+        return coreChildOf(child);
       },
       onState: (s) => states.push(s),
     });

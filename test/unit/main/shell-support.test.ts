@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CRASH_SCRIPT, crashPageCsp, crashPageHtml, crashPageUrl } from '../../../main/crash-page.js';
 import { browserBanner, chooseLaunchMode, shouldTryElectronDownload, chooseServePort, isStale, isStructuredLogLine, resolveElectronBinary } from '../../../main/launcher.js';
 import { createFileLogger, escapeLogText } from '../../../main/logger.js';
-import { defaultDataDir, logDir } from '../../../main/paths.js';
+import { logDir } from '../../../main/paths.js';
 
 const temps: string[] = [];
 function tempDir(): string {
@@ -20,17 +20,8 @@ afterEach(() => {
   for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('defaultDataDir', () => {
-  it('follows each platform and honours VERACITY_DATA_DIR', () => {
-    expect(defaultDataDir({ platform: 'linux', env: {}, home: '/home/a' })).toBe('/home/a/.local/share/veracity');
-    expect(defaultDataDir({ platform: 'linux', env: { XDG_DATA_HOME: '/x/data' }, home: '/home/a' })).toBe('/x/data/veracity');
-    // A relative XDG_DATA_HOME is invalid per the spec and ignored.
-    expect(defaultDataDir({ platform: 'linux', env: { XDG_DATA_HOME: 'rel' }, home: '/home/a' })).toBe('/home/a/.local/share/veracity');
-    expect(defaultDataDir({ platform: 'darwin', env: {}, home: '/Users/a' })).toBe('/Users/a/Library/Application Support/Veracity');
-    expect(defaultDataDir({ platform: 'win32', env: { APPDATA: 'C:\\Users\\a\\AppData\\Roaming' }, home: 'C:\\Users\\a' })).toBe(
-      'C:\\Users\\a\\AppData\\Roaming\\Veracity',
-    );
-    expect(defaultDataDir({ platform: 'linux', env: { VERACITY_DATA_DIR: '/srv/v' }, home: '/home/a' })).toBe('/srv/v');
+describe('logDir', () => {
+  it('is logs/ inside the data dir', () => {
     expect(logDir('/srv/v')).toBe(path.join('/srv/v', 'logs'));
   });
 });

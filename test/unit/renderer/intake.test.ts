@@ -1,36 +1,9 @@
-// The renderer's intake rules, without a browser: sniffing by magic bytes, routing and splitting into requests of at
-// most 20 files, refusals with reasons, folder walking (a folder is a case) and the metadata of each request.
+// The renderer's intake rules, without a browser: routing and splitting into requests of at most 20 files, refusals
+// with reasons, folder walking (a folder is a case) and the metadata of each request (sniffing: test/unit/api).
 import { describe, expect, it } from 'vitest';
 import { collectFromEntries, collectFromFileList, type EntryLike } from '../../../renderer/lib/collect-files.js';
-import { fileIndexFromPath, MAX_IMAGE_BYTES, MAX_PDF_BYTES, planSubmission, requestMetadata, type CandidateFile } from '../../../renderer/lib/plan-submission.js';
-import { sniffBytes } from '../../../renderer/lib/sniff-file.js';
-
-const bytes = (...parts: (number[] | string)[]): Uint8Array =>
-  new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)));
-const ftyp = (major: string, ...compatible: string[]): Uint8Array => {
-  const size = 16 + compatible.length * 4;
-  return bytes([0, 0, 0, size], 'ftyp', major, [0, 0, 0, 0], compatible.join(''));
-};
-
-describe('sniffBytes', () => {
-  it('recognises the accepted kinds by content', () => {
-    expect(sniffBytes(bytes([0xff, 0xd8, 0xff, 0xe0]))).toEqual({ mediaType: 'image/jpeg', kind: 'images' });
-    expect(sniffBytes(bytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toEqual({ mediaType: 'image/png', kind: 'images' });
-    expect(sniffBytes(bytes('%PDF-1.7\n'))).toEqual({ mediaType: 'application/pdf', kind: 'pdfs' });
-    expect(sniffBytes(ftyp('heic', 'mif1', 'heic'))).toEqual({ mediaType: 'image/heic', kind: 'images' });
-    expect(sniffBytes(ftyp('mif1', 'heic'))).toEqual({ mediaType: 'image/heic', kind: 'images' });
-    expect(sniffBytes(ftyp('mif1', 'miaf'))).toEqual({ mediaType: 'image/heif', kind: 'images' });
-  });
-
-  it('refuses everything else, whatever the name would say', () => {
-    expect(sniffBytes(new Uint8Array())).toBeNull();
-    expect(sniffBytes(bytes('GIF89a'))).toBeNull();
-    expect(sniffBytes(bytes('RIFF\0\0\0\0WEBP'))).toBeNull();
-    expect(sniffBytes(bytes(' %PDF-1.4'))).toBeNull();
-    expect(sniffBytes(ftyp('avif', 'mif1', 'miaf'))).toBeNull();
-    expect(sniffBytes(bytes('<html><script>'))).toBeNull();
-  });
-});
+import { MAX_FILE_BYTES } from '../../../src/api/limits.js';
+import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile } from '../../../renderer/lib/plan-submission.js';
 
 const jpeg = { mediaType: 'image/jpeg' as const, kind: 'images' as const };
 const pdf = { mediaType: 'application/pdf' as const, kind: 'pdfs' as const };
@@ -49,9 +22,9 @@ describe('planSubmission', () => {
       candidate('b.pdf', pdf),
       candidate('notes.txt', null),
       candidate('empty.jpg', jpeg, 0),
-      candidate('huge.jpg', jpeg, MAX_IMAGE_BYTES + 1),
-      candidate('big.pdf', pdf, MAX_PDF_BYTES + 1),
-      candidate('limit.pdf', pdf, MAX_PDF_BYTES),
+      candidate('huge.jpg', jpeg, MAX_FILE_BYTES.images + 1),
+      candidate('big.pdf', pdf, MAX_FILE_BYTES.pdfs + 1),
+      candidate('limit.pdf', pdf, MAX_FILE_BYTES.pdfs),
     ]);
     expect(plan.requests.map((r) => [r.kind, r.files.map((f) => f.name)])).toEqual([
       ['images', ['a.jpg']],

@@ -1,21 +1,8 @@
-// The boundary between the core (src/jobs, src/server) and the analysis pipeline: the only types the core relies on.
-// The core never reads file contents itself; it asks src/analysis these questions, through src/analysis/index.ts.
+// What the analysis pipeline answers the core (src/jobs, through src/analysis/index.ts): the probe's verdict on a file
+// at submission, a file's analysis, and the error of an analysis that failed. The spec's own rules (kinds, sizes)
+// are in src/api; these are the pipeline's, which the v1 API never shows as such.
 import type { Dimension, MediaType, PipelineKind, RegionGrid, Verdict } from '../api/schemas.js';
 import type { Finding } from './finding.js';
-
-/** Bytes the core hands to sniff() (the start of each uploaded file). */
-export const SNIFF_BYTES = 64;
-
-/** Per-kind size limits (DECISIONS 19: MB read as MiB). Declared once, here. */
-export const SIZE_LIMITS: Record<PipelineKind, number> = {
-  images: 25 * 1024 * 1024,
-  pdfs: 2 * 1024 * 1024,
-};
-
-export interface Sniffed {
-  mediaType: MediaType;
-  kind: PipelineKind;
-}
 
 /** Answer of the submission-time probe (fast; runs before any job exists). */
 export type ProbeResult =
