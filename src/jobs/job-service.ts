@@ -2,11 +2,11 @@
 // and recovery after a restart. Heavy work goes to the worker pools; this module only orchestrates.
 import { EventEmitter } from 'node:events';
 import type { FileAnalysis } from '../analysis/contract.js';
-import type { ExpertReview, JobResult, MediaType } from '../api/schemas.js';
+import type { ExpertReview, FileRegions, JobList, JobReport, JobResult, MediaType } from '../api/schemas.js';
 import type { FileRecord, JobsRepository, NewFile } from '../db/jobs-repository.js';
-import { ApiHttpError } from '../server/api-error.js';
+import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, QueueFull } from './errors.js';
 import type { FileStore } from './file-store.js';
-import { toJobResult } from './job-result.js';
+import { toJobListEntry, toJobResult } from './job-result.js';
 import { deriveJobStatus } from './job-status.js';
 import { WorkerTaskError, type WorkerPool } from './worker-pool.js';
 
@@ -69,6 +69,79 @@ export function createJobService(d: JobServiceDeps) {
   function getJob(jobId: string): JobResult | undefined {
     const job = d.jobs.getJob(jobId);
     return job && toJobResult(job, d.jobs.getFiles(jobId));
+  }
+
+  /** A job of the caller's application; another application's job is indistinguishable from none (DECISIONS 12). */
+  function getOwnedJob(applicationId: string, jobId: string): JobResult {
+    const job = d.jobs.getJob(jobId);
+    if (!job || job.applicationId !== applicationId) throw new NotFound('job');
+    return toJobResult(job, d.jobs.getFiles(jobId));
+  }
+
+  /** A job just written by this service (submit, review): its absence is a fault, not the caller's. */
+  function readBack(jobId: string): JobResult {
+    const job = getJob(jobId);
+    if (!job) throw new JobVanished(jobId);
+    return job;
+  }
+
+  function getOwnedFile(applicationId: string, jobId: string, fileId: string): FileRecord {
+    getOwnedJobRecord(applicationId, jobId);
+    const file = d.jobs.getFile(jobId, fileId);
+    if (!file) throw new NotFound('file');
+    return file;
+  }
+
+  function getOwnedJobRecord(applicationId: string, jobId: string) {
+    const job = d.jobs.getJob(jobId);
+    if (!job || job.applicationId !== applicationId) throw new NotFound('job');
+    return job;
+  }
+
+  /**
+   * One page of an application's jobs, newest first. A page beyond the last is empty; the offset is only used when it
+   * is below the total, so SQLite never sees it overflow.
+   */
+  function listJobs(callerApplicationId: string, q: { applicationId: string; caseName: string | null; page: number; pageSize: number }): JobList {
+    if (q.applicationId !== callerApplicationId) throw new ForeignApplication();
+    const total = d.jobs.countJobs(q.applicationId, q.caseName);
+    const totalPages = Math.ceil(total / q.pageSize);
+    const offset = (q.page - 1) * q.pageSize;
+    const jobs = offset >= total ? [] : d.jobs.listJobs(q.applicationId, q.caseName, q.pageSize, offset);
+    return {
+      jobs: jobs.map(toJobListEntry),
+      pagination: { page: q.page, pageSize: q.pageSize, total, totalPages, hasNextPage: q.page < totalPages },
+    };
+  }
+
+  /** Stores (or, with null, removes) the expert review of one file of the caller's job; returns the job. */
+  function reviewFile(applicationId: string, jobId: string, fileId: string, review: ExpertReview | null): JobResult {
+    getOwnedFile(applicationId, jobId, fileId);
+    setReview(jobId, fileId, review);
+    return readBack(jobId);
+  }
+
+  function fileRegions(applicationId: string, jobId: string, fileId: string): FileRegions {
+    const file = getOwnedFile(applicationId, jobId, fileId);
+    return { fileId: file.id, modelVersion: file.modelVersion, aggregation: file.aggregation, grids: d.jobs.getFileRegions(jobId, fileId) ?? [] };
+  }
+
+  /** The stored original of one file of the caller's job, for download. */
+  function storedFile(applicationId: string, jobId: string, fileId: string): { path: string; name: string; mediaType: MediaType; size: number } {
+    const file = getOwnedFile(applicationId, jobId, fileId);
+    if (!d.store.exists(file.id)) throw new NotFound('stored file');
+    return { path: d.store.pathOf(file.id), name: file.name, mediaType: file.mediaType, size: file.size };
+  }
+
+  /** Everything a case report needs: the job, plus each file's SHA-256 and model version. */
+  function report(applicationId: string, jobId: string): JobReport {
+    const job = getOwnedJob(applicationId, jobId);
+    return {
+      generatedAt: now().toISOString(),
+      applicationId,
+      job,
+      files: d.jobs.getFiles(jobId).map((f) => ({ fileId: f.id, name: f.name, sha256: f.sha256, modelVersion: f.modelVersion })),
+    };
   }
 
   function enqueue(files: FileRecord[] | { id: string; jobId: string; mediaType: MediaType }[]): void {
@@ -186,7 +259,7 @@ export function createJobService(d: JobServiceDeps) {
     const nowMs = now().getTime();
     const existing = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
     if (existing) return replayOrConflict(existing.fingerprint, existing.jobId, s);
-    if (!queueHasRoom(s.files.length)) throw serviceUnavailable();
+    if (!queueHasRoom(s.files.length)) throw new QueueFull();
 
     const jobId = crypto.randomUUID();
     const createdAt = now().toISOString();
@@ -225,7 +298,7 @@ export function createJobService(d: JobServiceDeps) {
   }
 
   function replayOrConflict(fingerprint: string, jobId: string, s: Submission): SubmitOutcome {
-    if (fingerprint !== s.idempotency!.fingerprint) throw idempotencyConflict();
+    if (fingerprint !== s.idempotency!.fingerprint) throw new IdempotencyConflict();
     return { kind: 'replayed', jobId };
   }
 
@@ -311,6 +384,13 @@ export function createJobService(d: JobServiceDeps) {
     shutdown,
     submit,
     getJob,
+    readBack,
+    getOwnedJob,
+    listJobs,
+    reviewFile,
+    fileRegions,
+    storedFile,
+    report,
     waitForTerminal,
     setReview,
     recover,
@@ -323,15 +403,3 @@ export function createJobService(d: JobServiceDeps) {
   };
 }
 export type JobService = ReturnType<typeof createJobService>;
-
-export function serviceUnavailable(): ApiHttpError {
-  return new ApiHttpError('service_unavailable', 'The analysis queue is full. Retry later.', { retryAfter: 5 });
-}
-
-function idempotencyConflict(): ApiHttpError {
-  // DECISIONS 16: 422 with code invalid_request.
-  return new ApiHttpError('invalid_request', 'This Idempotency-Key was already used with a different request.', {
-    status: 422,
-    issues: [{ path: 'Idempotency-Key', message: 'Key reused with a different payload.' }],
-  });
-}
