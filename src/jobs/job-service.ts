@@ -35,6 +35,24 @@ const BOOKKEEPING_ATTEMPTS = 36;
 /** Attempts after which a file that keeps interrupting its analysis (crash, kill) ends in internal_error. */
 const MAX_ATTEMPTS = 3;
 
+/** Answers kept for polls (terminal jobs) and list pages: a few hundred, the oldest dropped first. */
+const ANSWERS_KEPT = 256;
+
+/** Freezes an answer kept for reuse, so that no caller can change what the next caller gets. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function keep<K, V>(map: Map<K, V>, key: K, value: V): V {
+  if (map.size >= ANSWERS_KEPT) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+  return value;
+}
+
 export interface JobServiceDeps {
   jobs: JobsRepository;
   store: FileStore;
@@ -59,6 +77,20 @@ export function createJobService(d: JobServiceDeps) {
   const wakeOnShutdown = new Set<() => void>();
   let stopping = false;
   // Keys are kept 24 h (DECISIONS 14): expired records are ignored at once and pruned hourly.
+  /**
+   * This service writes every job row (the CLI writes keys only, and one core owns a data dir: it sweeps the data
+   * dir's temp files at start). So a terminal job's result, and a page of the list, stay what they were until this
+   * service writes again: polls of a finished job and repeated list pages are answered from here, frozen, which
+   * lets the server reuse their checked JSON too (src/server/route-schemas.ts). Any job write forgets the pages;
+   * a job's own writes (a review, its last file finishing) forget its result.
+   */
+  const terminalResults = new Map<string, { applicationId: string; result: JobResult }>();
+  const listPages = new Map<string, { version: number; list: JobList }>();
+  let jobsVersion = 0;
+  const jobsChanged = (jobId: string) => {
+    jobsVersion++;
+    terminalResults.delete(jobId);
+  };
   const pruneTimer = setInterval(() => d.jobs.pruneIdempotency(now().getTime() - d.idempotencyTtlMs), 3_600_000);
   pruneTimer.unref();
 
@@ -73,9 +105,18 @@ export function createJobService(d: JobServiceDeps) {
 
   /** A job of the caller's application; another application's job is indistinguishable from none (DECISIONS 12). */
   function getOwnedJob(applicationId: string, jobId: string): JobResult {
+    const kept = terminalResults.get(jobId);
+    if (kept) {
+      if (kept.applicationId !== applicationId) throw new NotFound('job');
+      return kept.result;
+    }
+    const version = jobsVersion;
     const job = d.jobs.getJob(jobId);
     if (!job || job.applicationId !== applicationId) throw new NotFound('job');
-    return toJobResult(job, d.jobs.getFiles(jobId));
+    const result = toJobResult(job, d.jobs.getFiles(jobId));
+    // Kept only if no write happened while it was read (reads are synchronous: this is belt and braces).
+    if (result.status !== 'processing' && version === jobsVersion) keep(terminalResults, jobId, { applicationId, result: deepFreeze(result) });
+    return result;
   }
 
   /** A job just written by this service (submit, review): its absence is a fault, not the caller's. */
@@ -104,14 +145,19 @@ export function createJobService(d: JobServiceDeps) {
    */
   function listJobs(callerApplicationId: string, q: { applicationId: string; caseName: string | null; page: number; pageSize: number }): JobList {
     if (q.applicationId !== callerApplicationId) throw new ForeignApplication();
+    const key = `${q.applicationId}\n${q.page}\n${q.pageSize}\n${q.caseName ?? ''}\n${q.caseName === null ? 0 : 1}`;
+    const kept = listPages.get(key);
+    if (kept && kept.version === jobsVersion) return kept.list;
+    const version = jobsVersion;
     const total = d.jobs.countJobs(q.applicationId, q.caseName);
     const totalPages = Math.ceil(total / q.pageSize);
     const offset = (q.page - 1) * q.pageSize;
     const jobs = offset >= total ? [] : d.jobs.listJobs(q.applicationId, q.caseName, q.pageSize, offset);
-    return {
+    const list: JobList = {
       jobs: jobs.map(toJobListEntry),
       pagination: { page: q.page, pageSize: q.pageSize, total, totalPages, hasNextPage: q.page < totalPages },
     };
+    return keep(listPages, key, { version, list: deepFreeze(list) }).list;
   }
 
   /** Stores (or, with null, removes) the expert review of one file of the caller's job; returns the job. */
@@ -233,6 +279,7 @@ export function createJobService(d: JobServiceDeps) {
       d.jobs.finishFile(fileId, outcome);
       return refreshJobStatus(jobId);
     });
+    jobsChanged(jobId);
     if (terminal) events.emit(jobId);
   }
 
@@ -280,6 +327,7 @@ export function createJobService(d: JobServiceDeps) {
         const raced = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
         if (raced) return replayOrConflict(raced.fingerprint, raced.jobId, s);
         d.jobs.insertJob({ id: jobId, applicationId: s.applicationId, metadataJson: s.metadataJson, caseName: s.caseName, createdAt }, newFiles);
+        jobsChanged(jobId);
         if (s.idempotency) {
           d.jobs.insertIdempotency({ applicationId: s.applicationId, key: s.idempotency.key, fingerprint: s.idempotency.fingerprint, jobId, createdAtMs: nowMs });
         }
@@ -338,6 +386,7 @@ export function createJobService(d: JobServiceDeps) {
     return d.jobs.transaction(() => {
       const ok = d.jobs.setReview(jobId, fileId, review);
       if (ok) d.jobs.touchJob(jobId, now().toISOString());
+      jobsChanged(jobId);
       return ok;
     });
   }

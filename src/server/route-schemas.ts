@@ -30,14 +30,21 @@ export class ResponseMismatch extends Error {
 
 /**
  * Checks the payload against the schema, then writes the payload itself, not zod's copy of it: the metadata echo
- * is the caller's exact text, carried on the object (src/jobs/job-result.ts), which a copy would lose.
+ * is the caller's exact text, carried on the object (src/jobs/job-result.ts), which a copy would lose. A frozen
+ * payload (an answer the job service keeps: a finished job, a list page) cannot change, so its checked JSON is kept
+ * with it and reused.
  */
 export const serializeResponse: FastifySerializerCompiler<z.ZodType> = ({ schema, method, url }) => {
   const route = `${method} ${url}`;
+  const checkedJson = new WeakMap<object, string>();
   return (data) => {
+    const kept = typeof data === 'object' && data !== null ? checkedJson.get(data) : undefined;
+    if (kept !== undefined) return kept;
     const checked = schema.safeParse(data);
     if (!checked.success) throw new ResponseMismatch(route, checked.error.issues);
-    return serializeReply(data);
+    const json = serializeReply(data);
+    if (typeof data === 'object' && data !== null && Object.isFrozen(data)) checkedJson.set(data, json);
+    return json;
   };
 };
 

@@ -110,18 +110,15 @@ describe('responses are checked against their schema', () => {
   it('answers 500 internal_error, not the malformed job, when a stored row does not match the contract', async () => {
     const core = await startCore();
     const job = body(await assess(core, [filePart(await makeJpeg(64, 64), 'a.jpg'), { name: 'metadata', data: '{"case":"C-1"}' }]), JobResult);
-    expect((await get(core, `/v1/jobs/${job.jobId}`)).statusCode).toBe(200);
-    // A media type outside the spec's list, as a bug or a hand-edited database could leave it.
+    // What a bug or a hand-edited database could leave: a media type outside the spec's list, a creation time that
+    // is not a date-time (written behind the job service's back, before anything was read).
     core.db.prepare("UPDATE job_files SET media_type = 'image/gif' WHERE job_id = ?").run(job.jobId);
-    for (const url of [`/v1/jobs/${job.jobId}`, `/v1/jobs/${job.jobId}/report`]) {
+    core.db.prepare("UPDATE jobs SET created_at = 'yesterday' WHERE id = ?").run(job.jobId);
+    for (const url of [`/v1/jobs/${job.jobId}`, `/v1/jobs/${job.jobId}/report`, `/v1/jobs?applicationId=${core.imagesAppId}`]) {
       const res = await get(core, url);
       const err = expectError(res, 500, 'internal_error');
       expect(err.message).toBe('Internal server error.');
-      expect(res.body).not.toContain('image/gif');
+      expect(res.body).not.toMatch(/image\/gif|yesterday/);
     }
-    // The list carries no file, so it is still well-formed; a job whose creation time is not a date-time is not.
-    expect((await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`)).statusCode).toBe(200);
-    core.db.prepare("UPDATE jobs SET created_at = 'yesterday' WHERE id = ?").run(job.jobId);
-    expectError(await get(core, `/v1/jobs?applicationId=${core.imagesAppId}`), 500, 'internal_error');
   });
 });
