@@ -65,7 +65,7 @@ try {
     ...(HAS_MODEL ? [] : ['no model: the polled job holds error results (smaller than completed ones)']),
   ];
   for (const [k, v] of Object.entries({ ...max, ...constant })) if (v.non2xx || v.errors) notes.push(`${k}: ${v.non2xx} non-2xx, ${v.errors} errors`);
-  writeResult('api-overhead', figures, notes, { note: 'no fixed target: overhead against the bare route' });
+  writeResult('api-overhead', figures, notes, { closedLoop: 'GET /v1/jobs/{id} and GET /v1/jobs at least 0.5 x the bare route (issue #14)' });
 } finally {
   bare?.kill('SIGTERM');
   await server.stop();

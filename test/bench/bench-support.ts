@@ -34,10 +34,10 @@ export interface Server {
 }
 
 /** `veracity serve` exactly as a user runs it, with the rate limit lifted so the load generator measures the API. */
-export async function startServer(o: { dataDir?: string; modelsDir?: string; env?: Record<string, string> } = {}): Promise<Server> {
+export async function startServer(o: { dataDir?: string; modelsDir?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Server> {
   const dataDir = o.dataDir ?? tempDir();
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--models-dir', o.modelsDir ?? MODELS], {
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--models-dir', o.modelsDir ?? MODELS], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, VERACITY_LOG_LEVEL: 'warn', VERACITY_RATE_LIMIT_MAX: '1000000', ...o.env },
   });
