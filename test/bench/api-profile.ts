@@ -4,8 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { makeJpeg } from '../unit/analysis/fixtures.js';
-import { assess, startServer, tempDir, waitJob } from './bench-support.js';
+import { makeHistory, startServer, tempDir } from './bench-support.js';
 
 interface Node {
   id: number;
@@ -27,14 +26,7 @@ let rps = 0;
 // The load window on the monotonic clock V8 stamps samples with (µs): set-up (uploads, analyses) is left out.
 let window = [0, 0];
 try {
-  const jpeg = path.join(dir, 'small.jpg');
-  fs.writeFileSync(jpeg, await makeJpeg(256, 192));
-  let jobId = '';
-  for (let i = 0; i < 20; i++) {
-    const r = await assess(server, server.imagesKey, Array.from({ length: 5 }, (_, k) => ({ path: jpeg, name: `j${i}-${k}.jpg` })), true);
-    jobId = r.body.jobId;
-    if (r.status === 202) await waitJob(server, server.imagesKey, jobId);
-  }
+  const jobId = await makeHistory(server, dir);
   const url = target === 'job' ? `${server.base}/v1/jobs/${jobId}?wait=false` : `${server.base}/v1/jobs?applicationId=${server.imagesAppId}&pageSize=20`;
   const t0 = Number(process.hrtime.bigint() / 1000n);
   const r = await autocannon({ url, headers: { authorization: `Bearer ${server.imagesKey}` }, connections: 10, duration: Number(process.env.BENCH_CANNON_S ?? 8) });

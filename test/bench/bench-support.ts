@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { photoRgb, pdfWithJpeg } from '../unit/analysis/fixtures.js';
+import { makeJpeg, photoRgb, pdfWithJpeg } from '../unit/analysis/fixtures.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const RESULTS = path.join(REPO, 'test', 'bench', 'results');
@@ -204,6 +204,19 @@ export async function waitJob(server: Server, key: string, jobId: string): Promi
     const job = (await res.json()) as { status: string; results: { status: string; error?: { code: string } }[] };
     if (job.status !== 'processing') return job;
   }
+}
+
+/** Some history for the API benchmarks: 20 finished jobs of 5 small images each; returns the last one's id. */
+export async function makeHistory(server: Server, dir: string): Promise<string> {
+  const jpeg = path.join(dir, 'small.jpg');
+  fs.writeFileSync(jpeg, await makeJpeg(256, 192));
+  let jobId = '';
+  for (let i = 0; i < 20; i++) {
+    const r = await assess(server, server.imagesKey, Array.from({ length: 5 }, (_, k) => ({ path: jpeg, name: `j${i}-${k}.jpg` })), true);
+    jobId = r.body.jobId;
+    if (r.status === 202) await waitJob(server, server.imagesKey, jobId);
+  }
+  return jobId;
 }
 
 // ---------------------------------------------------------------- measurement
