@@ -43,23 +43,6 @@ export default tseslint.config(
   srcLayer('auth', ['server', 'jobs', 'analysis'], 'src/auth verifies keys over src/db: it never imports the server, jobs or analysis.'),
   srcLayer('jobs', ['server', 'auth'], 'src/jobs sits below src/server: errors it raises are mapped to HTTP in src/server.', [analysisSurface]),
   srcLayer('server', ['db', 'analysis'], 'src/server talks to src/jobs (services), never to repositories or the analysis pipeline.'),
-  // Issue #14, the other half (routes talk to services only; domain errors mapped in src/server): until it lands,
-  // these files may still import a repository, and job-service.ts src/server's ApiHttpError. Then delete both blocks.
-  {
-    files: ['src/server/app.ts', 'src/server/routes/admin-routes.ts', 'src/server/routes/job-routes.ts', 'src/server/routes/extension-routes.ts'],
-    rules: { 'no-restricted-imports': noImport([notHeadless, composition, layer(['analysis'], 'src/server never imports the analysis pipeline.')]) },
-  },
-  {
-    files: ['src/jobs/job-service.ts'],
-    rules: {
-      'no-restricted-imports': noImport([
-        notHeadless,
-        composition,
-        analysisSurface,
-        { group: ['**/server/**', '../server/*', '!../server/api-error.js', '**/auth/**', '../auth/*'], message: 'src/jobs sits below src/server.' },
-      ]),
-    },
-  },
   {
     files: ['src/db/**/*.ts'],
     rules: { '@typescript-eslint/ban-ts-comment': ['error', { 'ts-nocheck': true, 'ts-ignore': true }] },

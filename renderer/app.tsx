@@ -1,7 +1,7 @@
 // The window: finds its UI token, loads the applications with its per-launch credential for each, and hosts the three screens
 // (Assess, History, Settings) around one working case.
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ApplicationInfo } from '../src/api/admin-schemas.js';
+import type { ApplicationInfo } from '../src/api/app-schemas.js';
 import type { PipelineKind } from '../src/api/schemas.js';
 import { ApiClient, ApiFailure } from './lib/api-client.js';
 import { CaseSession, type AppKey } from './lib/case-session.js';

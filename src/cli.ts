@@ -8,7 +8,7 @@ import { loadConfig } from './config/config.js';
 import { createCore, listen, openDataDir } from './core.js';
 import type { Application } from './db/applications-repository.js';
 import { announceReady } from './ready-signal.js';
-import { rendererAvailable } from './server/routes/renderer-routes.js';
+import { rendererAvailable } from './server/renderer-files.js';
 
 const USAGE = `Usage:
   veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--ui-token TOKEN]

@@ -64,7 +64,7 @@ export async function createCore(
     now: opts.now,
     log: { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
   });
-  const app = await buildApp({ config, apps, jobsRepo, keys, jobs, store, probePool, port: () => port, uiToken });
+  const app = await buildApp({ config, keys, jobs, store, probePool, port: () => port, uiToken });
   const recovered = jobs.recover();
   if (recovered.requeued || recovered.failed || recovered.swept.tmp || recovered.swept.orphans) {
     app.log.info(recovered, 'recovered after restart');

@@ -1,7 +1,7 @@
 // History: the jobs of each application, page by page, filtered by case; any job, or every job of its case, can be
 // reopened on the Assess screen (where its report can be exported again).
 import { useCallback, useEffect, useState } from 'react';
-import type { ApplicationInfo } from '../../src/api/admin-schemas.js';
+import type { ApplicationInfo } from '../../src/api/app-schemas.js';
 import type { JobList, JobResult, PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import type { AppKey, TrackedJob } from '../lib/case-session.js';

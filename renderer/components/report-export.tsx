@@ -1,7 +1,7 @@
 // "Export report": fetches /report for every job of the working case and downloads the case report as JSON and as a
 // printable HTML page.
 import { useState } from 'react';
-import type { JobReport } from '../../src/api/admin-schemas.js';
+import type { JobReport } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import { buildCaseReport, caseReportHtml, reportFileName } from '../lib/case-report.js';
 import type { TrackedJob } from '../lib/case-session.js';

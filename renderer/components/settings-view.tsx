@@ -1,7 +1,7 @@
 // Settings: the applications and their API keys, for local tools that call the v1 API: create (the key is shown
 // once, with a copy button), list by name and last characters, revoke.
 import { useState } from 'react';
-import type { ApiKeyInfo, ApplicationInfo, CreatedApiKey } from '../../src/api/admin-schemas.js';
+import type { ApiKeyInfo, ApplicationInfo, CreatedApiKey } from '../../src/api/app-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import { failureWords } from '../lib/words.js';

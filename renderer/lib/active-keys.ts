@@ -1,6 +1,6 @@
 // Which credential the window uses for each kind of file: the window's own per-launch credential (never an API key:
 // those are shown once, to the tools they are made for) of the first application of that kind.
-import type { ApplicationInfo } from '../../src/api/admin-schemas.js';
+import type { ApplicationInfo } from '../../src/api/app-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import type { AppKey } from './case-session.js';
 

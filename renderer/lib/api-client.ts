@@ -1,8 +1,8 @@
 // The renderer's only way to the core: typed calls over HTTP, every response validated with the zod schemas of
 // src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
 import { z } from 'zod';
-import { ApiError, FileRegions, JobList, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
-import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication, JobReport } from '../../src/api/admin-schemas.js';
+import { ApiError, FileRegions, JobList, JobReport, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
+import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/app-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 
 export type FailureKind = 'http' | 'network' | 'invalid-response';

@@ -1,6 +1,6 @@
 // Builds the exported case report from the core's /report answers: a JSON file (machine-readable, complete) and a
 // standalone printable HTML page with file hashes, verdicts, expert reviews and the model version. All text escaped.
-import type { JobReport } from '../../src/api/admin-schemas.js';
+import type { JobReport } from '../../src/api/schemas.js';
 import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, MEDIA_WORDS, resultErrorWords } from './words.js';
 import { formatBytes } from './plan-submission.js';
 

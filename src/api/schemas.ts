@@ -1,5 +1,8 @@
-// The v1 contract as zod schemas: every body the API sends or accepts. The one part of src/ the renderer may import.
+// The v1 contract as zod schemas: every body the API sends or accepts, and the path, query and header parameters
+// of its routes (the server validates requests and responses with them and describes itself from them). The one
+// part of src/ the renderer may import.
 import { z } from 'zod';
+import { CASE_NAME_MAX, IDEMPOTENCY_KEY_MAX, MAX_FILES_PER_REQUEST, PAGE_SIZE_MAX } from './limits.js';
 
 export const ERROR_CODES = [
   'invalid_request',
@@ -36,7 +39,7 @@ export const ApiError = z.object({
   message: z.string(),
   details: z.object({ issues: z.array(ApiIssue).optional() }).catchall(z.unknown()).optional(),
   retryAfter: z.number().int().positive().optional(),
-});
+}).meta({ id: 'ApiError' });
 export type ApiError = z.infer<typeof ApiError>;
 
 export const ConfidenceLevel = z.enum(['high', 'medium', 'low']);
@@ -120,7 +123,7 @@ export const JobResult = z.object({
   metadata: Metadata.optional(),
   createdAt: DateTime,
   completedAt: DateTime.optional(),
-});
+}).meta({ id: 'JobResult' });
 export type JobResult = z.infer<typeof JobResult>;
 
 export const JobListEntry = z.object({
@@ -139,7 +142,7 @@ export const PaginationMeta = z.object({
   totalPages: z.number().int().min(0),
   hasNextPage: z.boolean(),
 });
-export const JobList = z.object({ jobs: z.array(JobListEntry), pagination: PaginationMeta });
+export const JobList = z.object({ jobs: z.array(JobListEntry), pagination: PaginationMeta }).meta({ id: 'JobList' });
 export type JobList = z.infer<typeof JobList>;
 
 // ---- Extensions (DECISIONS 32-34) ----
@@ -150,7 +153,7 @@ export const ReviewRequest = z
     note: z.string().max(4000).optional(),
     reviewer: z.string().trim().min(1).max(200),
   })
-  .strict();
+  .strict().meta({ id: 'ReviewRequest' });
 export type ReviewRequest = z.infer<typeof ReviewRequest>;
 
 /** Tile scores behind ai_detection, for heatmaps. One grid per analysed image (an image file has one; a PDF one per image/page analysed). */
@@ -180,5 +183,86 @@ export const FileRegions = z.object({
   modelVersion: z.string().nullable(),
   aggregation: z.string().nullable(),
   grids: z.array(RegionGrid),
-});
+}).meta({ id: 'FileRegions' });
 export type FileRegions = z.infer<typeof FileRegions>;
+
+/** GET /v1/jobs/{jobId}/report: everything a case report needs, including what the v1 result does not carry. */
+export const JobReport = z.object({
+  generatedAt: DateTime,
+  applicationId: z.uuid(),
+  job: JobResult,
+  files: z.array(
+    z.object({
+      fileId: z.uuid(),
+      name: z.string(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      modelVersion: z.string().nullable(),
+    }),
+  ),
+}).meta({ id: 'JobReport' });
+export type JobReport = z.infer<typeof JobReport>;
+
+// ---- Request parameters: checked by the server before a handler runs (a refusal names the parameter in
+// details.issues[0].path) ----
+
+/** A UUID path or query parameter, any case, compared lower-case. */
+const uuidParameter = (name: string) =>
+  z.uuid({ error: (iss) => (iss.input === undefined ? `${name} is required.` : `${name} must be a UUID.`) }).transform((s) => s.toLowerCase());
+
+/**
+ * A positive integer of any length, clamped to `max`: a well-formed value is never refused for its size (the spec
+ * clamps pageSize; a page past the end is an empty page). Compared as a BigInt, so digits beyond 2^53 are not rounded.
+ */
+const positiveInteger = (name: string, fallback: number, max: number) =>
+  z
+    .string({ error: `${name} must be a positive integer, given once.` })
+    .regex(/^\d+$/, `${name} must be a positive integer.`)
+    .refine((s) => /[1-9]/.test(s), `${name} must be at least 1.`)
+    .optional()
+    .transform((s) => (s === undefined ? fallback : BigInt(s) > BigInt(max) ? max : Number(s)));
+
+/** DECISIONS 13: only the words true and false. */
+export const WaitQuery = z.object({
+  wait: z
+    .enum(['true', 'false'], { error: 'wait must be "true" or "false".' })
+    .optional()
+    .transform((v) => v !== 'false')
+    .meta({ description: 'Hold the answer until the job is terminal or the 30 s window ends (default true).' }),
+});
+
+export const JobIdParams = z.object({ jobId: uuidParameter('jobId') });
+/** Both ids are checked before either is looked up: a malformed fileId is 400 whether or not the job exists. */
+export const JobFileParams = z.object({ jobId: uuidParameter('jobId'), fileId: uuidParameter('fileId') });
+
+export const JobListQuery = z
+  .object({
+    applicationId: uuidParameter('applicationId'),
+    // A page beyond 2^53 is answered as page 2^53 - 1 (JSON numbers are exact only that far): still an empty page.
+    page: positiveInteger('page', 1, Number.MAX_SAFE_INTEGER),
+    pageSize: positiveInteger('pageSize', PAGE_SIZE_MAX, PAGE_SIZE_MAX).meta({ description: `Values above ${PAGE_SIZE_MAX} are clamped to ${PAGE_SIZE_MAX}.` }),
+    case: z
+      .string({ error: 'case must be given once.' })
+      .max(CASE_NAME_MAX, `case must be a string of at most ${CASE_NAME_MAX} characters.`)
+      .optional()
+      .meta({ description: 'Extension: only jobs whose metadata.case equals this.' }),
+  })
+  // Any other parameter is ignored, but never given twice (two values of one name are a mistake worth telling).
+  .catchall(z.string({ error: 'A query parameter must be given once.' }));
+
+export const AssessHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .min(1, `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters.`)
+    .max(IDEMPOTENCY_KEY_MAX, `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters.`)
+    .regex(/^[\x20-\x7e]+$/, 'Idempotency-Key must be printable ASCII.')
+    .optional(),
+});
+
+/**
+ * POST /v1/assess's body, for the OpenAPI document only: it is streamed and checked part by part in the handler
+ * (src/server/multipart-upload.ts), never buffered for a schema.
+ */
+export const AssessBody = z.object({
+  file: z.array(z.file()).min(1).max(MAX_FILES_PER_REQUEST).meta({ description: `1 to ${MAX_FILES_PER_REQUEST} files of one case.` }),
+  metadata: z.string().optional().meta({ description: 'A JSON object, echoed in the result as sent (compact).' }),
+});

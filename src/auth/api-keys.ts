@@ -6,8 +6,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SignJWT, decodeJwt, jwtVerify } from 'jose';
+import type { ApiKeyInfo, ApplicationInfo } from '../api/app-schemas.js';
 import type { PipelineKind } from '../api/schemas.js';
 import type { ApiKeyRecord, Application, ApplicationsRepository } from '../db/applications-repository.js';
+import { NotFound } from '../api/domain-errors.js';
 
 const ALG = 'HS256';
 const ISSUER = 'veracity';
@@ -77,6 +79,31 @@ export interface Principal {
   kind: PipelineKind;
 }
 
+/** A key as listed: its identity, never the key. */
+export const keyInfo = (k: ApiKeyRecord): ApiKeyInfo => ({
+  id: k.id,
+  name: k.name,
+  createdAt: k.createdAt,
+  expiresAt: k.expiresAt,
+  revokedAt: k.revokedAt,
+  hint: k.hint,
+});
+
+/**
+ * A bearer token that passed every check once (signature, claims, stored digest), kept so that the next request
+ * with the same token skips the HMAC and the claim parsing (a quarter of the server's CPU under load, see
+ * test/bench/README.md). Revocation and expiry are still read from the database on every request.
+ */
+interface Verified {
+  principal: Principal;
+  /** The stored digest it was checked against, and the key's `exp` claim (ms), for API keys. */
+  digest: string | null;
+  expMs: number | null;
+}
+/** Distinct verified tokens kept at once: far more than a desktop's tools use; the cache is emptied when full. */
+const VERIFIED_MAX = 1024;
+const CLOCK_TOLERANCE_S = 30;
+
 /** A key as made: the only moment its text exists outside the client that receives it. */
 export interface IssuedKey extends ApiKeyRecord {
   token: string;
@@ -90,6 +117,25 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
   // per-launch UI token that fetches them does.
   const windowSigningKey = crypto.webcrypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign', 'verify']);
   const windowKeys = new Map<string, Promise<string>>();
+  const verified = new Map<string, Verified>();
+
+  function remember(token: string, v: Verified): void {
+    if (verified.size >= VERIFIED_MAX) verified.clear();
+    verified.set(token, v);
+  }
+
+  /**
+   * A cached token is still good only while its key is: the key row is read on every request, so a revocation (from
+   * the Settings screen or `veracity keys revoke` in another process) or an expiry takes effect at the next request.
+   */
+  function stillValid(v: Verified): boolean {
+    if (v.digest === null) return true; // the window's credential: not revocable, dies with this process
+    const key = deps.apps.getKey(v.principal.keyId);
+    const nowMs = now().getTime();
+    if (!key || key.revokedAt !== null || key.tokenSha256 !== v.digest) return false;
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs) return false;
+    return v.expMs === null || nowMs < v.expMs + CLOCK_TOLERANCE_S * 1000;
+  }
 
   async function issueKey(applicationId: string, name: string, expiresInDays?: number): Promise<IssuedKey> {
     const id = crypto.randomUUID();
@@ -157,7 +203,7 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
       issuer: ISSUER,
       audience: AUDIENCE,
       currentDate: now(),
-      clockTolerance: 30,
+      clockTolerance: CLOCK_TOLERANCE_S,
       requiredClaims: ['sub', 'jti', 'iat'],
     });
     const key = deps.apps.getKey(String(payload.jti));
@@ -170,7 +216,9 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     if (stored.length !== given.length || !crypto.timingSafeEqual(stored, given)) return null;
     const app = deps.apps.getApplication(key.applicationId);
     if (!app) return null;
-    return { applicationId: app.id, keyId: key.id, kind: app.kind };
+    const principal = { applicationId: app.id, keyId: key.id, kind: app.kind };
+    remember(token, { principal, digest: key.tokenSha256, expMs: typeof payload.exp === 'number' ? payload.exp * 1000 : null });
+    return principal;
   }
 
   async function verifyWindowKey(token: string): Promise<Principal | null> {
@@ -182,12 +230,20 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     });
     const app = deps.apps.getApplication(String(payload.sub));
     if (!app) return null;
-    return { applicationId: app.id, keyId: `window:${app.id}`, kind: app.kind };
+    const principal = { applicationId: app.id, keyId: `window:${app.id}`, kind: app.kind };
+    remember(token, { principal, digest: null, expMs: null });
+    return principal;
   }
 
   /** Verifies a bearer token; returns null for any failure (the caller answers 401 without detail). */
   async function verify(token: string): Promise<Principal | null> {
     if (token.length > 4096) return null;
+    const hit = verified.get(token);
+    if (hit) {
+      if (stillValid(hit)) return hit.principal;
+      verified.delete(token);
+      return null;
+    }
     try {
       // The unverified audience only picks which key must have signed the token; each path verifies it in full.
       return decodeJwt(token).aud === WINDOW_AUDIENCE ? await verifyWindowKey(token) : await verifyApiKey(token);
@@ -209,6 +265,29 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     });
   }
 
-  return { issueKey, createApplication, windowKey, verify, ensureDefaultApplications };
+  /** Every application with its keys (identity only) and the window's credential for it (the Settings screen). */
+  async function listApplications(): Promise<ApplicationInfo[]> {
+    return Promise.all(deps.apps.listApplications().map(applicationInfo));
+  }
+
+  async function applicationInfo(a: Application): Promise<ApplicationInfo> {
+    return { ...a, keys: deps.apps.listKeys(a.id).map(keyInfo), windowKey: await windowKey(a.id) };
+  }
+
+  /** A new key for an existing application, named after it unless a name is given. */
+  async function issueKeyFor(applicationId: string, name: string | undefined, expiresInDays?: number): Promise<IssuedKey> {
+    const application = deps.apps.getApplication(applicationId);
+    if (!application) throw new NotFound('application');
+    return issueKey(application.id, name ?? `${application.name} key`, expiresInDays);
+  }
+
+  /** Revokes a key (at once: see stillValid) and returns it as listed. */
+  function revokeKey(keyId: string): ApiKeyInfo {
+    if (!deps.apps.getKey(keyId)) throw new NotFound('key');
+    deps.apps.revokeKey(keyId, now().toISOString());
+    return keyInfo(deps.apps.getKey(keyId)!);
+  }
+
+  return { issueKey, issueKeyFor, createApplication, applicationInfo, listApplications, revokeKey, windowKey, verify, ensureDefaultApplications };
 }
 export type KeyService = ReturnType<typeof createKeyService>;

@@ -32,7 +32,6 @@ export interface FileRecord {
   startedAt: string;
   completedAt: string | null;
   verdict: Verdict | null;
-  regions: RegionGrid[] | null;
   modelVersion: string | null;
   aggregation: string | null;
   errorCode: string | null;
@@ -73,7 +72,6 @@ interface FileRow {
   started_at: string;
   completed_at: string | null;
   verdict: string | null;
-  regions: string | null;
   model_version: string | null;
   aggregation: string | null;
   error_code: string | null;
@@ -110,7 +108,6 @@ const toFile = (r: FileRow): FileRecord => ({
   startedAt: r.started_at,
   completedAt: r.completed_at,
   verdict: parse<Verdict>(r.verdict),
-  regions: parse<RegionGrid[]>(r.regions),
   modelVersion: r.model_version,
   aggregation: r.aggregation,
   errorCode: r.error_code,
@@ -144,6 +141,13 @@ export interface FileOutcome {
   errorMessage?: string;
 }
 
+/**
+ * Every column of job_files but the tile scores: a result never carries them, and parsing them (up to 256 tiles per
+ * image) on every poll was about a tenth of the server's CPU under load (test/bench/README.md). getFileRegions() reads them for the one route that does.
+ */
+const FILE_COLUMNS = `id, job_id, position, name, size, media_type, sha256, status, attempts, started_at, completed_at, verdict,
+  model_version, aggregation, error_code, error_message, review`;
+
 export function createJobsRepository(db: Db) {
   const s = {
     insertJob: db.prepare(`INSERT INTO jobs (id, application_id, metadata, case_name, status, created_at, updated_at, seq)
@@ -151,8 +155,9 @@ export function createJobsRepository(db: Db) {
     insertFile: db.prepare(`INSERT INTO job_files (id, job_id, position, name, size, media_type, sha256, status, started_at)
       VALUES (@id, @jobId, @position, @name, @size, @mediaType, @sha256, 'processing', @startedAt)`),
     getJob: db.prepare('SELECT * FROM jobs WHERE id = ?'),
-    getFiles: db.prepare('SELECT * FROM job_files WHERE job_id = ? ORDER BY position'),
-    getFile: db.prepare('SELECT * FROM job_files WHERE id = ? AND job_id = ?'),
+    getFiles: db.prepare(`SELECT ${FILE_COLUMNS} FROM job_files WHERE job_id = ? ORDER BY position`),
+    getFile: db.prepare(`SELECT ${FILE_COLUMNS} FROM job_files WHERE id = ? AND job_id = ?`),
+    getFileRegions: db.prepare('SELECT regions FROM job_files WHERE id = ? AND job_id = ?'),
     listJobs: db.prepare('SELECT * FROM jobs WHERE application_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
     countJobs: db.prepare('SELECT count(*) AS n FROM jobs WHERE application_id = ?'),
     listJobsByCase: db.prepare('SELECT * FROM jobs WHERE application_id = ? AND case_name = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
@@ -196,6 +201,11 @@ export function createJobsRepository(db: Db) {
     getFile(jobId: string, fileId: string): FileRecord | undefined {
       const r = s.getFile.get(fileId, jobId) as FileRow | undefined;
       return r && toFile(r);
+    },
+    /** The tile scores of one file: undefined when there is no such file, null when it has none. */
+    getFileRegions(jobId: string, fileId: string): RegionGrid[] | null | undefined {
+      const r = s.getFileRegions.get(fileId, jobId) as { regions: string | null } | undefined;
+      return r && parse<RegionGrid[]>(r.regions);
     },
     listJobs(applicationId: string, caseName: string | null, limit: number, offset: number): JobRecord[] {
       const rows = caseName === null ? s.listJobs.all(applicationId, limit, offset) : s.listJobsByCase.all(applicationId, caseName, limit, offset);

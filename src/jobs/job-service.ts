@@ -2,11 +2,11 @@
 // and recovery after a restart. Heavy work goes to the worker pools; this module only orchestrates.
 import { EventEmitter } from 'node:events';
 import type { FileAnalysis } from '../analysis/index.js';
-import type { ExpertReview, JobResult, MediaType } from '../api/schemas.js';
+import type { ExpertReview, FileRegions, JobList, JobReport, JobResult, MediaType } from '../api/schemas.js';
 import type { FileRecord, JobsRepository, NewFile } from '../db/jobs-repository.js';
-import { ApiHttpError } from '../server/api-error.js';
+import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, QueueFull } from '../api/domain-errors.js';
 import type { FileStore } from './file-store.js';
-import { toJobResult } from './job-result.js';
+import { toJobListEntry, toJobResult } from './job-result.js';
 import { deriveJobStatus } from './job-status.js';
 import { WorkerTaskError, type WorkerPool } from './worker-pool.js';
 
@@ -35,6 +35,24 @@ const BOOKKEEPING_ATTEMPTS = 36;
 /** Attempts after which a file that keeps interrupting its analysis (crash, kill) ends in internal_error. */
 const MAX_ATTEMPTS = 3;
 
+/** Answers kept for polls (terminal jobs) and list pages: a few hundred, the oldest dropped first. */
+const ANSWERS_KEPT = 256;
+
+/** Freezes an answer kept for reuse, so that no caller can change what the next caller gets. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function keep<K, V>(map: Map<K, V>, key: K, value: V): V {
+  if (map.size >= ANSWERS_KEPT) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+  return value;
+}
+
 export interface JobServiceDeps {
   jobs: JobsRepository;
   store: FileStore;
@@ -59,6 +77,20 @@ export function createJobService(d: JobServiceDeps) {
   const wakeOnShutdown = new Set<() => void>();
   let stopping = false;
   // Keys are kept 24 h (DECISIONS 14): expired records are ignored at once and pruned hourly.
+  /**
+   * This service writes every job row (the CLI writes keys only, and one core owns a data dir: it sweeps the data
+   * dir's temp files at start). So a terminal job's result, and a page of the list, stay what they were until this
+   * service writes again: polls of a finished job and repeated list pages are answered from here, frozen, which
+   * lets the server reuse their checked JSON too (src/server/route-schemas.ts). Any job write forgets the pages;
+   * a job's own writes (a review, its last file finishing) forget its result.
+   */
+  const terminalResults = new Map<string, { applicationId: string; result: JobResult }>();
+  const listPages = new Map<string, { version: number; list: JobList }>();
+  let jobsVersion = 0;
+  const jobsChanged = (jobId: string) => {
+    jobsVersion++;
+    terminalResults.delete(jobId);
+  };
   const pruneTimer = setInterval(() => d.jobs.pruneIdempotency(now().getTime() - d.idempotencyTtlMs), 3_600_000);
   pruneTimer.unref();
 
@@ -69,6 +101,93 @@ export function createJobService(d: JobServiceDeps) {
   function getJob(jobId: string): JobResult | undefined {
     const job = d.jobs.getJob(jobId);
     return job && toJobResult(job, d.jobs.getFiles(jobId));
+  }
+
+  /** A job of the caller's application; another application's job is indistinguishable from none (DECISIONS 12). */
+  function getOwnedJob(applicationId: string, jobId: string): JobResult {
+    const kept = terminalResults.get(jobId);
+    if (kept) {
+      if (kept.applicationId !== applicationId) throw new NotFound('job');
+      return kept.result;
+    }
+    const version = jobsVersion;
+    const job = d.jobs.getJob(jobId);
+    if (!job || job.applicationId !== applicationId) throw new NotFound('job');
+    const result = toJobResult(job, d.jobs.getFiles(jobId));
+    // Kept only if no write happened while it was read (reads are synchronous: this is belt and braces).
+    if (result.status !== 'processing' && version === jobsVersion) keep(terminalResults, jobId, { applicationId, result: deepFreeze(result) });
+    return result;
+  }
+
+  /** A job just written by this service (submit, review): its absence is a fault, not the caller's. */
+  function readBack(jobId: string): JobResult {
+    const job = getJob(jobId);
+    if (!job) throw new JobVanished(jobId);
+    return job;
+  }
+
+  function getOwnedFile(applicationId: string, jobId: string, fileId: string): FileRecord {
+    getOwnedJobRecord(applicationId, jobId);
+    const file = d.jobs.getFile(jobId, fileId);
+    if (!file) throw new NotFound('file');
+    return file;
+  }
+
+  function getOwnedJobRecord(applicationId: string, jobId: string) {
+    const job = d.jobs.getJob(jobId);
+    if (!job || job.applicationId !== applicationId) throw new NotFound('job');
+    return job;
+  }
+
+  /**
+   * One page of an application's jobs, newest first. A page beyond the last is empty; the offset is only used when it
+   * is below the total, so SQLite never sees it overflow.
+   */
+  function listJobs(callerApplicationId: string, q: { applicationId: string; caseName: string | null; page: number; pageSize: number }): JobList {
+    if (q.applicationId !== callerApplicationId) throw new ForeignApplication();
+    const key = `${q.applicationId}\n${q.page}\n${q.pageSize}\n${q.caseName ?? ''}\n${q.caseName === null ? 0 : 1}`;
+    const kept = listPages.get(key);
+    if (kept && kept.version === jobsVersion) return kept.list;
+    const version = jobsVersion;
+    const total = d.jobs.countJobs(q.applicationId, q.caseName);
+    const totalPages = Math.ceil(total / q.pageSize);
+    const offset = (q.page - 1) * q.pageSize;
+    const jobs = offset >= total ? [] : d.jobs.listJobs(q.applicationId, q.caseName, q.pageSize, offset);
+    const list: JobList = {
+      jobs: jobs.map(toJobListEntry),
+      pagination: { page: q.page, pageSize: q.pageSize, total, totalPages, hasNextPage: q.page < totalPages },
+    };
+    return keep(listPages, key, { version, list: deepFreeze(list) }).list;
+  }
+
+  /** Stores (or, with null, removes) the expert review of one file of the caller's job; returns the job. */
+  function reviewFile(applicationId: string, jobId: string, fileId: string, review: ExpertReview | null): JobResult {
+    getOwnedFile(applicationId, jobId, fileId);
+    setReview(jobId, fileId, review);
+    return readBack(jobId);
+  }
+
+  function fileRegions(applicationId: string, jobId: string, fileId: string): FileRegions {
+    const file = getOwnedFile(applicationId, jobId, fileId);
+    return { fileId: file.id, modelVersion: file.modelVersion, aggregation: file.aggregation, grids: d.jobs.getFileRegions(jobId, fileId) ?? [] };
+  }
+
+  /** The stored original of one file of the caller's job, for download. */
+  function storedFile(applicationId: string, jobId: string, fileId: string): { path: string; name: string; mediaType: MediaType; size: number } {
+    const file = getOwnedFile(applicationId, jobId, fileId);
+    if (!d.store.exists(file.id)) throw new NotFound('stored file');
+    return { path: d.store.pathOf(file.id), name: file.name, mediaType: file.mediaType, size: file.size };
+  }
+
+  /** Everything a case report needs: the job, plus each file's SHA-256 and model version. */
+  function report(applicationId: string, jobId: string): JobReport {
+    const job = getOwnedJob(applicationId, jobId);
+    return {
+      generatedAt: now().toISOString(),
+      applicationId,
+      job,
+      files: d.jobs.getFiles(jobId).map((f) => ({ fileId: f.id, name: f.name, sha256: f.sha256, modelVersion: f.modelVersion })),
+    };
   }
 
   function enqueue(files: FileRecord[] | { id: string; jobId: string; mediaType: MediaType }[]): void {
@@ -160,6 +279,7 @@ export function createJobService(d: JobServiceDeps) {
       d.jobs.finishFile(fileId, outcome);
       return refreshJobStatus(jobId);
     });
+    jobsChanged(jobId);
     if (terminal) events.emit(jobId);
   }
 
@@ -186,7 +306,7 @@ export function createJobService(d: JobServiceDeps) {
     const nowMs = now().getTime();
     const existing = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
     if (existing) return replayOrConflict(existing.fingerprint, existing.jobId, s);
-    if (!queueHasRoom(s.files.length)) throw serviceUnavailable();
+    if (!queueHasRoom(s.files.length)) throw new QueueFull();
 
     const jobId = crypto.randomUUID();
     const createdAt = now().toISOString();
@@ -207,6 +327,7 @@ export function createJobService(d: JobServiceDeps) {
         const raced = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
         if (raced) return replayOrConflict(raced.fingerprint, raced.jobId, s);
         d.jobs.insertJob({ id: jobId, applicationId: s.applicationId, metadataJson: s.metadataJson, caseName: s.caseName, createdAt }, newFiles);
+        jobsChanged(jobId);
         if (s.idempotency) {
           d.jobs.insertIdempotency({ applicationId: s.applicationId, key: s.idempotency.key, fingerprint: s.idempotency.fingerprint, jobId, createdAtMs: nowMs });
         }
@@ -225,7 +346,7 @@ export function createJobService(d: JobServiceDeps) {
   }
 
   function replayOrConflict(fingerprint: string, jobId: string, s: Submission): SubmitOutcome {
-    if (fingerprint !== s.idempotency!.fingerprint) throw idempotencyConflict();
+    if (fingerprint !== s.idempotency!.fingerprint) throw new IdempotencyConflict();
     return { kind: 'replayed', jobId };
   }
 
@@ -265,6 +386,7 @@ export function createJobService(d: JobServiceDeps) {
     return d.jobs.transaction(() => {
       const ok = d.jobs.setReview(jobId, fileId, review);
       if (ok) d.jobs.touchJob(jobId, now().toISOString());
+      jobsChanged(jobId);
       return ok;
     });
   }
@@ -311,6 +433,13 @@ export function createJobService(d: JobServiceDeps) {
     shutdown,
     submit,
     getJob,
+    readBack,
+    getOwnedJob,
+    listJobs,
+    reviewFile,
+    fileRegions,
+    storedFile,
+    report,
     waitForTerminal,
     setReview,
     recover,
@@ -323,15 +452,3 @@ export function createJobService(d: JobServiceDeps) {
   };
 }
 export type JobService = ReturnType<typeof createJobService>;
-
-export function serviceUnavailable(): ApiHttpError {
-  return new ApiHttpError('service_unavailable', 'The analysis queue is full. Retry later.', { retryAfter: 5 });
-}
-
-function idempotencyConflict(): ApiHttpError {
-  // DECISIONS 16: 422 with code invalid_request.
-  return new ApiHttpError('invalid_request', 'This Idempotency-Key was already used with a different request.', {
-    status: 422,
-    issues: [{ path: 'Idempotency-Key', message: 'Key reused with a different payload.' }],
-  });
-}

@@ -1,4 +1,4 @@
-// buildApp(deps) registers plugins, hooks and routes and never listens; src/server/listen.ts binds 127.0.0.1.
+// buildApp(deps) registers plugins, hooks and routes and never listens; listen() in src/core.ts binds 127.0.0.1.
 import crypto from 'node:crypto';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -6,22 +6,20 @@ import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import type { Principal, KeyService } from '../auth/api-keys.js';
 import type { CoreConfig } from '../config/config.js';
-import type { ApplicationsRepository } from '../db/applications-repository.js';
-import type { JobsRepository } from '../db/jobs-repository.js';
 import type { FileStore } from '../jobs/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
-import { ApiHttpError } from './api-error.js';
+import { ApiHttpError, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
 import { isAllowedHost, isAllowedOrigin, splitRequestTarget } from './loopback-guard.js';
-import { registerAdminRoutes } from './routes/admin-routes.js';
+import { registerOpenApi } from './openapi.js';
+import { serializeResponse, validateRequest } from './route-schemas.js';
+import { registerAppRoutes } from './routes/app-routes.js';
 import { registerAssessRoute } from './routes/assess-route.js';
 import { registerExtensionRoutes } from './routes/extension-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
-import { registerOpenApiRoute } from './routes/openapi-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
-import { serializeReply } from '../jobs/job-result.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,10 +38,9 @@ export const AUTH_FAILURES_MAX = 30;
 /** Node's default, set explicitly: the request line, and so any one path parameter, can be no longer than this. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
+/** What the routes may use: services, never repositories. */
 export interface AppDeps {
   config: CoreConfig;
-  apps: ApplicationsRepository;
-  jobsRepo: JobsRepository;
   keys: KeyService;
   jobs: JobService;
   store: FileStore;
@@ -166,8 +163,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (req.authRefusal) throw req.authRefusal;
   });
 
-  // Metadata is echoed as the caller's exact compact text (integers beyond 2^53, duplicate keys): see job-result.ts.
-  app.setReplySerializer((payload) => serializeReply(payload));
+  // Every route declares its schemas (zod): requests are validated before the handler, responses before they are
+  // sent (route-schemas.ts), and the OpenAPI document is generated from the same declarations (openapi.ts).
+  app.setValidatorCompiler(validateRequest);
+  app.setSerializerCompiler(serializeResponse);
+  await registerOpenApi(app);
   await app.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
 
   app.setErrorHandler(sendError);
@@ -179,14 +179,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAssessRoute(app, deps);
   registerJobRoutes(app, deps);
   registerExtensionRoutes(app, deps);
-  registerAdminRoutes(app, deps);
-  registerOpenApiRoute(app);
+  registerAppRoutes(app, deps);
   await registerRendererRoutes(app, deps);
   return app;
 }
 
 /** The one error handler: every error, the router's own included (frameworkErrors), leaves as an ApiError. */
-function sendError(err: FastifyError | ApiHttpError, req: FastifyRequest, reply: FastifyReply) {
+function sendError(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) {
   const apiErr = toApiError(err);
   if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
   else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
@@ -198,32 +197,4 @@ function sendError(err: FastifyError | ApiHttpError, req: FastifyRequest, reply:
   }
   if (apiErr.retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', String(apiErr.retryAfter));
   return reply.status(apiErr.status).type('application/json; charset=utf-8').send(apiErr.toBody());
-}
-
-function toApiError(err: FastifyError | ApiHttpError): ApiHttpError {
-  if (err instanceof ApiHttpError) return err;
-  const code = (err as FastifyError).code;
-  switch (code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiHttpError('invalid_request', 'Unsupported Content-Type for this endpoint.', { issues: [{ path: 'Content-Type' }] });
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_ASYNC_CONSTRAINT':
-      return new ApiHttpError('invalid_request', err.message);
-    case 'FST_ERR_BAD_URL':
-      return new ApiHttpError('invalid_request', 'The request path is not a valid URL (bad percent-encoding).');
-    // Multipart errors are mapped where the body is read (multipart-upload.ts).
-    default:
-      break;
-  }
-  if (err.name === 'SyntaxError') return new ApiHttpError('invalid_request', 'Malformed request.');
-  // A plugin's own refusal (@fastify/static answers 403 for a traversal or a dotfile) is a refusal, not a fault:
-  // it keeps its status in the ApiError vocabulary and is logged at info; only real faults become 500.
-  const status = (err as FastifyError).statusCode ?? 500;
-  if (status === 403) return new ApiHttpError('forbidden', 'Access to this path is not allowed.');
-  if (status === 404) return new ApiHttpError('not_found', 'No such resource.');
-  if (status >= 400 && status < 500) return new ApiHttpError('invalid_request', 'Malformed request.', { status });
-  return new ApiHttpError('internal_error', 'Internal server error.');
 }

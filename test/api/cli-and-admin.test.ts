@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/admin-schemas.js';
+import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/app-schemas.js';
 import { JobList } from '../../src/api/schemas.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { REPO, body, expectError, get, startCore, startListening, tempDir, type TestCore } from './helpers.js';

@@ -2,7 +2,7 @@
 // clamping; idempotent replay, conflict and concurrent same-key requests; the queue bound; expert reviews.
 import { describe, expect, it } from 'vitest';
 import { FileRegions, JobList, JobResult } from '../../src/api/schemas.js';
-import { JobReport } from '../../src/api/admin-schemas.js';
+import { JobReport } from '../../src/api/schemas.js';
 import { makeJpeg, makePng } from '../unit/analysis/fixtures.js';
 import { SLOW_WORKER, assess, body, expectError, expectNothingLeft, filePart, footprint, get, multipart, startCore, startListening } from './helpers.js';
 

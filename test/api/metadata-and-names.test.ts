@@ -67,6 +67,20 @@ describe('metadata is the caller\'s own text', () => {
     expect(JobResult.parse(JSON.parse(text)).jobId).toBe(job.jobId);
   });
 
+  it('echoes metadata keys that JavaScript gives a meaning to (toJSON, __proto__ refused elsewhere) in the poll and the list', async () => {
+    const core = await startCore();
+    const sent = '{"toJSON":{"x":1},"constructor":2,"case":"T"}';
+    const job = body(await post(core, [await jpegPart(), { name: 'metadata', data: sent }]), JobResult);
+    const poll = await core.app.inject({ method: 'GET', url: `/v1/jobs/${job.jobId}?wait=false`, headers: { authorization: `Bearer ${core.imagesKey}` } });
+    expect(poll.body).toContain(`"metadata":${sent}`);
+    const list = await core.app.inject({ method: 'GET', url: `/v1/jobs?applicationId=${core.imagesAppId}`, headers: { authorization: `Bearer ${core.imagesKey}` } });
+    expect(list.body).toContain(`"metadata":${sent}`);
+    // Outside a reply the job is its parsed self and no placeholder of the echo leaks into plain JSON (a toJSON key
+    // is the one such a view cannot keep; every reply keeps it, above).
+    const record = { ...core.jobsRepo.getJob(job.jobId)!, metadataJson: storedMetadata(core, job.jobId) };
+    expect(JSON.parse(JSON.stringify(toJobResult(record, []))).metadata).toEqual({ constructor: 2, case: 'T' });
+  });
+
   it('tells payloads apart that differ only beyond 2^53 or in a duplicate key (idempotency fingerprint)', async () => {
     const core = await startCore();
     const jpeg = await makeJpeg(64, 64);

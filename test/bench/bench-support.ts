@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { CORE_STDIO } from '../../main/core-process.js';
 import { parseCoreReady } from '../../src/api/core-ready.js';
-import { photoRgb, pdfWithJpeg } from '../unit/analysis/fixtures.js';
+import { makeJpeg, photoRgb, pdfWithJpeg } from '../unit/analysis/fixtures.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const RESULTS = path.join(REPO, 'test', 'bench', 'results');
@@ -36,10 +36,10 @@ export interface Server {
 }
 
 /** `veracity serve` exactly as a user runs it, with the rate limit lifted so the load generator measures the API. */
-export async function startServer(o: { dataDir?: string; modelsDir?: string; env?: Record<string, string> } = {}): Promise<Server> {
+export async function startServer(o: { dataDir?: string; modelsDir?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Server> {
   const dataDir = o.dataDir ?? tempDir();
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--models-dir', o.modelsDir ?? MODELS], {
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--models-dir', o.modelsDir ?? MODELS], {
     stdio: CORE_STDIO,
     env: { ...process.env, VERACITY_LOG_LEVEL: 'warn', VERACITY_RATE_LIMIT_MAX: '1000000', ...o.env },
   });
@@ -205,6 +205,19 @@ export async function waitJob(server: Server, key: string, jobId: string): Promi
     const job = (await res.json()) as { status: string; results: { status: string; error?: { code: string } }[] };
     if (job.status !== 'processing') return job;
   }
+}
+
+/** Some history for the API benchmarks: 20 finished jobs of 5 small images each; returns the last one's id. */
+export async function makeHistory(server: Server, dir: string): Promise<string> {
+  const jpeg = path.join(dir, 'small.jpg');
+  fs.writeFileSync(jpeg, await makeJpeg(256, 192));
+  let jobId = '';
+  for (let i = 0; i < 20; i++) {
+    const r = await assess(server, server.imagesKey, Array.from({ length: 5 }, (_, k) => ({ path: jpeg, name: `j${i}-${k}.jpg` })), true);
+    jobId = r.body.jobId;
+    if (r.status === 202) await waitJob(server, server.imagesKey, jobId);
+  }
+  return jobId;
 }
 
 // ---------------------------------------------------------------- measurement

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { ApplicationList, CreatedApiKey } from '../../src/api/admin-schemas.js';
+import { ApplicationList, CreatedApiKey } from '../../src/api/app-schemas.js';
 import { CORE_STDIO, coreChildOf, startCore, stopCore, type CoreChild } from '../../main/core-process.js';
 
 export interface CoreHandle {

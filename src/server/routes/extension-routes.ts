@@ -1,24 +1,12 @@
 // Additive extensions of v1 (DECISIONS 32-34, plus the case report): expert review, stored original, tile scores.
 import fs from 'node:fs';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { JobReport } from '../../api/admin-schemas.js';
-import { ReviewRequest, type FileRegions } from '../../api/schemas.js';
-import type { FileRecord } from '../../db/jobs-repository.js';
-import { ApiHttpError } from '../api-error.js';
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError, FileRegions, JobFileParams, JobIdParams, JobReport, JobResult, ReviewRequest } from '../../api/schemas.js';
 import type { AppDeps } from '../app.js';
-import { parseUuid } from '../query.js';
-import { ownedJob } from './job-routes.js';
-
-function ownedFile(deps: AppDeps, req: FastifyRequest): FileRecord {
-  const p = req.params as { jobId: string; fileId: string };
-  // Both ids are checked before either is looked up: a malformed fileId is 400 whether or not the job exists.
-  const jobId = parseUuid(p.jobId, 'jobId');
-  const fileId = parseUuid(p.fileId, 'fileId');
-  const job = ownedJob(deps, req, jobId);
-  const file = deps.jobsRepo.getFile(job.jobId, fileId);
-  if (!file) throw new ApiHttpError('not_found', 'No such file in this job.');
-  return file;
-}
+import { COMMON_ERRORS } from '../route-schemas.js';
 
 /** RFC 6266 / 5987 attachment header; the name is display text only and is never used as a path. */
 function contentDisposition(name: string): string {
@@ -26,67 +14,68 @@ function contentDisposition(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-export function registerExtensionRoutes(app: FastifyInstance, deps: AppDeps): void {
+/** The stored bytes, streamed as they are (Fastify never serialises a stream); described as binary. */
+const FileBytes = z.custom<Readable>((v) => v instanceof Readable).meta({ type: 'string', format: 'binary' });
+
+const withJob = { 200: JobResult, 404: ApiError, ...COMMON_ERRORS };
+
+export function registerExtensionRoutes(fastify: FastifyInstance, deps: AppDeps): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const reviewPath = '/v1/jobs/:jobId/files/:fileId/review';
 
-  app.put(reviewPath, async (req) => {
-    const file = ownedFile(deps, req);
-    const parsed = ReviewRequest.safeParse(req.body);
-    if (!parsed.success) {
-      throw new ApiHttpError('invalid_request', 'Invalid review.', {
-        issues: parsed.error.issues.map((i) => ({ path: i.path.join('.') || 'body', message: i.message })),
+  app.put(
+    reviewPath,
+    { schema: { summary: 'Extension: store or replace the expert review of one file', params: JobFileParams, body: ReviewRequest, response: withJob } },
+    async (req) => {
+      const { jobId, fileId } = req.params;
+      const { assessment, note, reviewer } = req.body;
+      return deps.jobs.reviewFile(req.principal!.applicationId, jobId, fileId, {
+        assessment,
+        reviewer,
+        ...(note !== undefined && note !== '' ? { note } : {}),
+        reviewedAt: new Date().toISOString(),
       });
-    }
-    const { assessment, note, reviewer } = parsed.data;
-    deps.jobs.setReview(file.jobId, file.id, {
-      assessment,
-      reviewer,
-      ...(note !== undefined && note !== '' ? { note } : {}),
-      reviewedAt: new Date().toISOString(),
-    });
-    return deps.jobs.getJob(file.jobId);
-  });
+    },
+  );
 
-  app.delete(reviewPath, async (req) => {
-    const file = ownedFile(deps, req);
-    deps.jobs.setReview(file.jobId, file.id, null);
-    return deps.jobs.getJob(file.jobId);
-  });
+  app.delete(
+    reviewPath,
+    { schema: { summary: 'Extension: remove the expert review of one file', params: JobFileParams, response: withJob } },
+    async (req) => deps.jobs.reviewFile(req.principal!.applicationId, req.params.jobId, req.params.fileId, null),
+  );
 
-  app.get('/v1/jobs/:jobId/files/:fileId/content', async (req, reply) => {
-    const file = ownedFile(deps, req);
-    const path = deps.store.pathOf(file.id);
-    if (!fs.existsSync(path)) throw new ApiHttpError('not_found', 'The stored file is no longer available.');
-    return reply
-      .header('content-type', file.mediaType)
-      .header('content-disposition', contentDisposition(file.name))
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('cache-control', 'private, no-store')
-      .header('content-length', String(file.size))
-      .send(fs.createReadStream(path));
-  });
+  app.get(
+    '/v1/jobs/:jobId/files/:fileId/content',
+    {
+      schema: {
+        summary: 'Extension: the stored original, as an attachment with its detected media type',
+        produces: ['image/jpeg', 'image/png', 'image/heic', 'image/heif', 'application/pdf'],
+        params: JobFileParams,
+        response: { 200: FileBytes, 404: ApiError, ...COMMON_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const file = deps.jobs.storedFile(req.principal!.applicationId, req.params.jobId, req.params.fileId);
+      return reply
+        .header('content-type', file.mediaType)
+        .header('content-disposition', contentDisposition(file.name))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'private, no-store')
+        .header('content-length', String(file.size))
+        .send(fs.createReadStream(file.path));
+    },
+  );
 
-  app.get('/v1/jobs/:jobId/files/:fileId/regions', async (req) => {
-    const file = ownedFile(deps, req);
-    const body: FileRegions = {
-      fileId: file.id,
-      modelVersion: file.modelVersion,
-      aggregation: file.aggregation,
-      grids: file.regions ?? [],
-    };
-    return body;
-  });
+  app.get(
+    '/v1/jobs/:jobId/files/:fileId/regions',
+    { schema: { summary: 'Extension: tile scores behind ai_detection, for heatmaps', params: JobFileParams, response: { 200: FileRegions, 404: ApiError, ...COMMON_ERRORS } } },
+    async (req) => deps.jobs.fileRegions(req.principal!.applicationId, req.params.jobId, req.params.fileId),
+  );
 
-  app.get('/v1/jobs/:jobId/report', async (req) => {
-    const job = ownedJob(deps, req, (req.params as { jobId: string }).jobId);
-    const files = deps.jobsRepo.getFiles(job.jobId);
-    const body: JobReport = {
-      generatedAt: new Date().toISOString(),
-      applicationId: req.principal!.applicationId,
-      job,
-      files: files.map((f) => ({ fileId: f.id, name: f.name, sha256: f.sha256, modelVersion: f.modelVersion })),
-    };
-    return body;
-  });
+  app.get(
+    '/v1/jobs/:jobId/report',
+    { schema: { summary: 'Extension: case report data (job, file hashes, model versions)', params: JobIdParams, response: { 200: JobReport, 404: ApiError, ...COMMON_ERRORS } } },
+    async (req) => deps.jobs.report(req.principal!.applicationId, req.params.jobId),
+  );
 }

@@ -1,8 +1,8 @@
 // Serves the built React renderer (dist/renderer) from the core, same origin as the API, under a strict CSP.
-import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { AppDeps } from '../app.js';
+import { rendererAvailable } from '../renderer-files.js';
 
 export const RENDERER_CSP = [
   "default-src 'none'",
@@ -20,7 +20,7 @@ export const RENDERER_CSP = [
 
 export async function registerRendererRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const root = deps.config.rendererDir;
-  if (!fs.existsSync(`${root}/index.html`)) return;
+  if (!rendererAvailable(root)) return;
   await app.register(fastifyStatic, {
     root,
     prefix: '/',
@@ -34,8 +34,4 @@ export async function registerRendererRoutes(app: FastifyInstance, deps: AppDeps
       res.header('cross-origin-resource-policy', 'same-origin');
     },
   });
-}
-
-export function rendererAvailable(rendererDir: string): boolean {
-  return fs.existsSync(`${rendererDir}/index.html`);
 }

@@ -2,7 +2,7 @@
 // words naming the file, the UI token taken from the address and removed from it, the case report escaped
 // (checklist 73), the heatmap geometry, and a case session splitting out a refused file and resending the rest.
 import { describe, expect, it } from 'vitest';
-import type { JobReport } from '../../../src/api/admin-schemas.js';
+import type { JobReport } from '../../../src/api/schemas.js';
 import type { JobResult } from '../../../src/api/schemas.js';
 import { ApiClient, ApiFailure, type FetchLike } from '../../../renderer/lib/api-client.js';
 import { buildCaseReport, caseReportHtml, reportFileName } from '../../../renderer/lib/case-report.js';

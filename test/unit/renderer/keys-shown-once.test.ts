@@ -3,7 +3,7 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { ApplicationInfo } from '../../../src/api/admin-schemas.js';
+import type { ApplicationInfo } from '../../../src/api/app-schemas.js';
 import { activeKeys } from '../../../renderer/lib/active-keys.js';
 import { ApiClient, ApiFailure, type FetchLike } from '../../../renderer/lib/api-client.js';
 import { NewKeyNotice, SettingsView } from '../../../renderer/components/settings-view.js';

@@ -1,0 +1,43 @@
+// What the services (jobs, auth) refuse, in their own words: no HTTP status or error body here. They live in src/api
+// beside the error codes because every layer raises them and none may import another's. src/server/api-error.ts maps each
+// of these to the spec's ApiError, in one place.
+
+/** The bounded analysis queue has no room for the files of this request (DECISIONS 24). */
+export class QueueFull extends Error {
+  constructor(public readonly retryAfterSeconds = 5) {
+    super('The analysis queue is full. Retry later.');
+    this.name = 'QueueFull';
+  }
+}
+
+/** An Idempotency-Key already used by this application with a different payload (DECISIONS 16). */
+export class IdempotencyConflict extends Error {
+  constructor() {
+    super('This Idempotency-Key was already used with a different request.');
+    this.name = 'IdempotencyConflict';
+  }
+}
+
+/** Something the caller named does not exist, or is not theirs (indistinguishable on purpose, DECISIONS 12). */
+export class NotFound extends Error {
+  constructor(public readonly what: 'job' | 'file' | 'stored file' | 'application' | 'key') {
+    super(what === 'stored file' ? 'The stored file is no longer available.' : what === 'file' ? 'No such file in this job.' : `No such ${what}.`);
+    this.name = 'NotFound';
+  }
+}
+
+/** The caller asked about an application that is not the one its key belongs to (DECISIONS 11). */
+export class ForeignApplication extends Error {
+  constructor() {
+    super('This API key does not belong to that application.');
+    this.name = 'ForeignApplication';
+  }
+}
+
+/** A job the service has just written could not be read back: a fault, never the caller's. */
+export class JobVanished extends Error {
+  constructor(jobId: string) {
+    super(`The job ${jobId} could not be read back.`);
+    this.name = 'JobVanished';
+  }
+}

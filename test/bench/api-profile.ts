@@ -1,0 +1,69 @@
+// Where the time of a request goes: the real `veracity serve` under `node --cpu-prof` while autocannon (10
+// connections) hits GET /v1/jobs/{id} or GET /v1/jobs; prints the self time per function and per package.
+// Not part of `npm run bench` (a profile slows what it measures): `node --import tsx test/bench/api-profile.ts [job|list]`.
+import fs from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { makeHistory, startServer, tempDir } from './bench-support.js';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  startTime: number;
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const target = process.argv[2] === 'list' ? 'list' : 'job';
+const profDir = tempDir('veracity-prof-');
+const dir = tempDir();
+const server = await startServer({ nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
+let rps = 0;
+// The load window on the monotonic clock V8 stamps samples with (µs): set-up (uploads, analyses) is left out.
+let window = [0, 0];
+try {
+  const jobId = await makeHistory(server, dir);
+  const url = target === 'job' ? `${server.base}/v1/jobs/${jobId}?wait=false` : `${server.base}/v1/jobs?applicationId=${server.imagesAppId}&pageSize=20`;
+  const t0 = Number(process.hrtime.bigint() / 1000n);
+  const r = await autocannon({ url, headers: { authorization: `Bearer ${server.imagesKey}` }, connections: 10, duration: Number(process.env.BENCH_CANNON_S ?? 8) });
+  rps = r.requests.average;
+  window = [t0, Number(process.hrtime.bigint() / 1000n)];
+} finally {
+  await server.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+// The server's profile is the largest (workers write theirs too).
+const files = fs.readdirSync(profDir).map((f) => path.join(profDir, f));
+const file = files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+const self = new Map<number, number>();
+let t = prof.startTime;
+prof.samples.forEach((id, i) => {
+  t += prof.timeDeltas[i] ?? 0;
+  if (t >= window[0] && t <= window[1]) self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
+});
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const fnTime = new Map<string, number>();
+const pkgTime = new Map<string, number>();
+for (const [id, us] of self) {
+  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+  const short = url.replace(/^file:\/\//, '').replace(/.*node_modules\//, '').replace(/.*\/wt-[^/]+\//, '');
+  const key = `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
+  fnTime.set(key, (fnTime.get(key) ?? 0) + us);
+  const pkg = url === '' ? functionName : url.startsWith('node:') ? 'node:internal' : /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.includes('/src/') ? `src/${url.split('/src/')[1].split('/')[0]}` : url);
+  pkgTime.set(pkg, (pkgTime.get(pkg) ?? 0) + us);
+}
+const top = (m: Map<string, number>, n: number) =>
+  [...m.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`)
+    .join('\n');
+console.log(`GET ${target === 'job' ? '/v1/jobs/{id}' : '/v1/jobs'}: ${rps.toFixed(0)} req/s under the profiler; profile ${file}`);
+console.log(`\nSelf time by package:\n${top(pkgTime, 15)}\n\nSelf time by function:\n${top(fnTime, 30)}`);
