@@ -191,7 +191,7 @@ SOURCES = [
          generator='Seedream 5 Pro', history=False, how='PNG/JPEG as posted', split='val',
          trust='guide examples generated with Seedream 5 Pro; the benchmark chart (performance) is excluded'),
     dict(name='imaginevid-ai__Awesome-seedream-5-pro-prompts-and-skills',
-         repo='imaginevid-ai/Awesome-seedream-5-pro-prompts-and-skills', cls='ai', licence='see repo LICENSE',
+         repo='imaginevid-ai/Awesome-seedream-5-pro-prompts-and-skills', cls='ai', licence='CC BY 4.0',
          include=r'^public/official-cases/[^/]+' + IMG, generator='Seedream 5 Pro (official cases)', history=False,
          how='as posted', split='val', trust='official Seedream case images reposted by the guide'),
     # ---------------- real ----------------
