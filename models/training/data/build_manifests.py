@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import pickle
+import re
 import sys
 import time
 
@@ -19,8 +20,6 @@ import gitblobs  # noqa: E402
 import imgmeta  # noqa: E402
 import sources  # noqa: E402
 from sources import FORBIDDEN_REPOS, SOURCES  # noqa: E402
-
-import re  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'sources')

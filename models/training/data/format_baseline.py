@@ -161,7 +161,21 @@ def load_rows():
     return rows
 
 
-def evaluate(train, val, label):
+def modern_rows(seed=None):
+    """../shared/datasets/modern/ files as rows (evaluation only): their own bytes, or transformed ones."""
+    d = os.environ.get('VERACITY_MODERN', os.path.abspath(os.path.join(HERE, '..', '..', '..', '..', 'shared',
+                                                                        'datasets', 'modern')))
+    out = []
+    for m in csv.DictReader(open(os.path.join(d, 'MANIFEST.tsv'), newline=''), delimiter='\t'):
+        data = open(os.path.join(d, m['local_file']), 'rb').read()
+        if seed is not None:
+            data, _ = transforms.transform(transforms.open_image(data), seed, m['local_file'])
+        info = imgmeta.describe(data, pixels=False)
+        out.append(dict(info, **{'class': m['label'], 'source': 'modern/' + m['source']}))
+    return out
+
+
+def evaluate(train, val, label, extra=None):
     Xtr = np.array([features(r) for r in train])
     ytr = np.array([1.0 if r['class'] == 'ai' else 0.0 for r in train])
     Xva = np.array([features(r) for r in val])
@@ -169,6 +183,12 @@ def evaluate(train, val, label):
     out = dict(n_train=dict(ai=int(ytr.sum()), real=int(len(ytr) - ytr.sum())),
                n_val=dict(ai=int(yva.sum()), real=int(len(yva) - yva.sum())))
     for name, model in (('logistic', Logistic().fit(Xtr, ytr)), ('tree_depth4', Tree().fit(Xtr, ytr))):
+        if extra:  # a second evaluation set (modern/), scored by the same fitted model
+            Xe = np.array([features(r) for r in extra])
+            ye = np.array([1.0 if r['class'] == 'ai' else 0.0 for r in extra])
+            se = model.score(Xe)
+            out.setdefault('modern', {})[name] = dict(auc=round(auc(ye, se), 3), auc_ci95=boot_ci(ye, se),
+                                                      n=dict(ai=int(ye.sum()), real=int(len(ye) - ye.sum())))
         s = model.score(Xva)
         res = dict(val_auc=round(auc(yva, s), 3), val_auc_ci95=boot_ci(yva, s),
                    train_auc=round(auc(ytr, model.score(Xtr)), 3))
@@ -182,7 +202,7 @@ def evaluate(train, val, label):
             res['weights'] = {f: round(float(w), 3) for f, w in zip(FEATURES + ['bias'], model.w)}
         out[name] = res
     print(label, json.dumps({k: (v['val_auc'], v['val_auc_ci95']) for k, v in out.items() if isinstance(v, dict)
-                             and 'val_auc' in v}), flush=True)
+                             and 'val_auc' in v}), 'modern/', json.dumps(out.get('modern')), flush=True)
     return out
 
 
@@ -214,7 +234,7 @@ def main():
     val = [r for r in rows if r['split'] == 'val']
     res = dict(features=FEATURES, splits=dict(train=sorted({r['source'] for r in train}),
                                               val=sorted({r['source'] for r in val})))
-    res['raw_all'] = evaluate(train, val, 'raw, all files')
+    res['raw_all'] = evaluate(train, val, 'raw, all files', extra=modern_rows())
 
     # the transformed figure is computed on a seeded per-source sample (one CPU thread); so is a raw figure on the
     # very same sample, so the two are comparable
@@ -234,7 +254,7 @@ def main():
     res['raw_sample'] = evaluate(tr_s, va_s, 'raw, sample')
     tr_t = transformed_rows(tr_s, args.images, args.seed)
     va_t = transformed_rows(va_s, args.images, args.seed + 1000)
-    res['transformed_sample'] = evaluate(tr_t, va_t, 'transformed, sample')
+    res['transformed_sample'] = evaluate(tr_t, va_t, 'transformed, sample', extra=modern_rows(args.seed + 2000))
     res['sample'] = dict(per_source_train=args.per_source_train, per_source_val=args.per_source_val, seed=args.seed)
     res['seconds'] = round(time.time() - t0, 1)
     json.dump(res, open(os.path.join(HERE, 'format-baseline.json'), 'w'), indent=1)
