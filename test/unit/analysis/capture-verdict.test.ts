@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyseFile } from '../../../src/analysis/index.js';
 import { REPO } from './fixtures.js';
@@ -62,9 +62,9 @@ describe('forged camera metadata never makes a file authentic (real pipeline)', 
   });
 
   it.each([
-    ['cropped to 320 x 320', (s: sharp.Sharp) => s.extract({ left: 100, top: 80, width: 320, height: 320 })],
-    ['resized to half', (s: sharp.Sharp) => s.resize(320, 240)],
-    ['re-saved at quality 80', (s: sharp.Sharp) => s],
+    ['cropped to 320 x 320', (s: Sharp) => s.extract({ left: 100, top: 80, width: 320, height: 320 })],
+    ['resized to half', (s: Sharp) => s.resize(320, 240)],
+    ['re-saved at quality 80', (s: Sharp) => s],
   ])('the real photo %s with its EXIF kept is not authentic', { timeout: 60_000 }, async (label, edit) => {
     const bytes = await edit(sharp(DONOR)).keepExif().jpeg({ quality: 80 }).toBuffer();
     const p = await write(`edited-${label.replace(/\W+/g, '-')}.jpg`, bytes);
