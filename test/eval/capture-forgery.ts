@@ -4,37 +4,15 @@
 //   npx tsx test/eval/capture-forgery.ts [--mirrors /work/.mirror] [--limit-ai N]
 // Writes test/eval/results/capture-forgery.json. The originals are measured twice: with the shipped catalogue
 // (built from every original, so in-sample) and with a catalogue built from one half of each maker's files,
-// on the other half (held out).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// on the other half (held out). The sets are built by capture-sets.ts (shared with capture-verdicts.ts).
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import sharp from 'sharp';
-import { createCaptureReader, readCapture, type Catalogue, type CaptureInput, type CaptureReport } from '../../src/analysis/capture/index.js';
-import { readHeifHeader } from '../../src/analysis/image-headers.js';
-import { buildCatalogue, isOriginal, readBlob, splitHalves, walkCorpora, type CorpusFile } from '../tools/build-quant-tables.js';
+import { join } from 'node:path';
+import { readCapture, type CaptureReport } from '../../src/analysis/capture/index.js';
+import { aiImages, arg, DATASETS, donorsOf, editsOf, FORBIDDEN_AI_DIRS, forgeHeic, forgeJpeg, inputOf, loadCorpus, REPO, type EditKind, type ForgedVariant } from './capture-sets.js';
 
-const REPO = resolve(import.meta.dirname, '..', '..');
-const DATASETS = resolve(REPO, '..', 'shared', 'datasets');
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const MIRRORS = arg('--mirrors', '/work/.mirror');
 const LIMIT_AI = Number(arg('--limit-ai', '1000'));
-// awesome-gpt4o-images is a forbidden source for this project: its folder is never read.
-const FORBIDDEN_AI_DIRS = new Set(['gptimage_cases']);
-
-type Reader = (i: CaptureInput) => Promise<CaptureReport>;
-
-async function inputOf(buf: Buffer, mediaType: CaptureInput['mediaType']): Promise<CaptureInput> {
-  if (mediaType === 'image/heic') {
-    const h = readHeifHeader(buf);
-    return { buf, mediaType, width: h.width, height: h.height };
-  }
-  const m = await sharp(buf, { failOn: 'none' }).metadata();
-  return { buf, mediaType, width: m.width ?? 0, height: m.height ?? 0 };
-}
 
 interface Tally {
   n: number;
@@ -52,19 +30,11 @@ function record(t: Tally, name: string, r: CaptureReport) {
 }
 const share = (t: Tally, s: string) => (t.n ? Math.round((1000 * (t.status[s] ?? 0)) / t.n) / 10 : null);
 
-function exiftool(args: string[]) {
-  execFileSync('exiftool', ['-q', '-q', '-m', '-overwrite_original', ...args], { stdio: 'ignore' });
-}
-
 async function main() {
   const t0 = Date.now();
-  const all: CorpusFile[] = [];
-  for await (const f of walkCorpora(MIRRORS)) if (isOriginal(f)) all.push(f);
-  const halves = splitHalves(all);
-  const halfCatalogue = buildCatalogue(all.filter((f) => halves.get(f.blob) === 'build'), 'build half') as unknown as Catalogue;
-  const readHalf: Reader = createCaptureReader(halfCatalogue);
-  const bufOf = (f: CorpusFile) => readBlob(MIRRORS, f.repo, f.blob);
-  const typeOf = (f: CorpusFile): CaptureInput['mediaType'] => (f.survey.kind === 'heic' ? 'image/heic' : 'image/jpeg');
+  const corpus = await loadCorpus(MIRRORS);
+  const { all, halves, readHalf, bufOf, typeOf } = corpus;
+  const tmp = mkdtempSync(join(tmpdir(), 'capture-forgery-'));
 
   // 1. Originals: all with the shipped catalogue (in-sample); the held-out half with the half catalogue.
   const originalsAll = { jpeg: tally(), heic: tally() };
@@ -80,85 +50,38 @@ async function main() {
   }
 
   // 2. Crops, resizes and re-saves of held-out JPEG originals, EXIF kept (sharp keepMetadata rewrites the EXIF size).
-  const edits = { crop: tally(), resize: tally(), resave: tally() };
+  const edits: Record<EditKind, Tally> = { crop: tally(), resize: tally(), resave: tally(), resaveSameQuality: tally() };
   const heldJpeg = all.filter((f) => halves.get(f.blob) === 'holdout' && f.survey.kind === 'jpeg');
   for (const f of heldJpeg) {
-    const buf = bufOf(f);
-    const w = f.survey.width!;
-    const h = f.survey.height!;
-    const variants: [keyof typeof edits, Buffer][] = [
-      ['crop', await sharp(buf).extract({ left: Math.floor(w / 4), top: Math.floor(h / 4), width: Math.floor(w / 2), height: Math.floor(h / 2) }).keepMetadata().jpeg({ quality: 92 }).toBuffer()],
-      ['resize', await sharp(buf).resize(Math.round(w / 2)).keepMetadata().jpeg({ quality: 92 }).toBuffer()],
-      ['resave', await sharp(buf).keepMetadata().jpeg({ quality: 92 }).toBuffer()],
-    ];
-    for (const [k, b] of variants) {
+    for (const [k, b] of await editsOf(bufOf(f), f.survey.width!, f.survey.height!, tmp)) {
       const input = await inputOf(b, 'image/jpeg');
       record(edits[k], `${f.path}#${k}`, await readCapture(input));
     }
   }
 
   // 3. Forgeries: AI images (modern/ai, forbidden sources excluded) with a real photo's full tag set copied in.
-  const aiDir = join(DATASETS, 'modern', 'ai');
-  const aiFiles: string[] = [];
-  for (const d of readdirSync(aiDir).sort()) {
-    if (FORBIDDEN_AI_DIRS.has(d)) continue;
-    for (const f of readdirSync(join(aiDir, d)).sort()) if (/\.(png|jpe?g)$/i.test(f)) aiFiles.push(join(aiDir, d, f));
-  }
-  const exifSamplesDir = join(DATASETS, 'train', 'real', 'exif_samples');
-  const donors: { name: string; buf: Buffer }[] = [];
-  for (const f of readdirSync(exifSamplesDir).sort()) {
-    if (!/\.jpe?g$/i.test(f)) continue;
-    const buf = readFileSync(join(exifSamplesDir, f));
-    const r = await readCapture(await inputOf(buf, 'image/jpeg'));
-    if (r.claimed?.make) donors.push({ name: `exif_samples/${f}`, buf });
-  }
-  // Camera and phone originals as donors, round-robin over makers so every maker donates.
-  const byMaker = new Map<string, CorpusFile[]>();
-  for (const f of all.filter((x) => x.survey.kind === 'jpeg')) byMaker.set(f.survey.make!, [...(byMaker.get(f.survey.make!) ?? []), f]);
-  for (let i = 0; donors.length < 52 + 60 && i < 20; i++) {
-    for (const [, list] of [...byMaker].sort()) if (list[i]) donors.push({ name: `${list[i].repo}:${list[i].path}`, buf: bufOf(list[i]) });
-  }
+  const { dir: aiDir, files: aiFiles } = aiImages();
+  const donors = await donorsOf(corpus);
   const heicDonors = all.filter((f) => f.survey.kind === 'heic');
-  const tmp = mkdtempSync(join(tmpdir(), 'capture-forgery-'));
-  const forged = { ownSizeWithThumb: tally(), ownSizeNoThumb: tally(), donorSizeWithThumb: tally(), donorSizeNoThumb: tally(), heic: tally() };
-  const forgedHalf = { ownSizeWithThumb: tally(), ownSizeNoThumb: tally(), donorSizeWithThumb: tally(), donorSizeNoThumb: tally(), heic: tally() };
+  const variants = (): Record<ForgedVariant, Tally> => ({ ownSizeWithThumb: tally(), ownSizeNoThumb: tally(), donorSizeWithThumb: tally(), donorSizeNoThumb: tally(), heic: tally() });
+  const forged = variants();
+  const forgedHalf = variants();
   const forgedSims: number[] = [];
   try {
     for (const [i, ai] of aiFiles.slice(0, LIMIT_AI).entries()) {
       const donor = donors[i % donors.length];
-      const donorPath = join(tmp, 'donor.jpg');
-      writeFileSync(donorPath, donor.buf);
-      const dm = await sharp(donor.buf, { failOn: 'none' }).metadata();
-      const own = await sharp(ai).removeAlpha().jpeg({ quality: 90 }).toBuffer();
-      const sized = await sharp(ai).removeAlpha().resize(dm.width, dm.height, { fit: 'cover' }).jpeg({ quality: 90 }).toBuffer();
-      for (const [kind, body] of [['ownSize', own], ['donorSize', sized]] as const) {
-        const p = join(tmp, `f-${kind}.jpg`);
-        writeFileSync(p, body);
-        exiftool(['-TagsFromFile', donorPath, '-all:all', p]);
-        const withThumb = readFileSync(p);
-        exiftool(['-ThumbnailImage=', p]);
-        const noThumb = readFileSync(p);
-        for (const [variant, b] of [[`${kind}WithThumb`, withThumb], [`${kind}NoThumb`, noThumb]] as const) {
-          const input = await inputOf(b, 'image/jpeg');
-          const name = `${ai.slice(aiDir.length + 1)} <- ${donor.name}`;
-          const r = await readCapture(input);
-          record(forged[variant as keyof typeof forged], name, r);
-          record(forgedHalf[variant as keyof typeof forged], name, await readHalf(input));
-          for (const x of r.findings) if (typeof x.facts.similarity === 'number') forgedSims.push(x.facts.similarity);
-        }
+      for (const [variant, b] of await forgeJpeg(ai, donor.buf, tmp)) {
+        const input = await inputOf(b, 'image/jpeg');
+        const name = `${ai.slice(aiDir.length + 1)} <- ${donor.name}`;
+        const r = await readCapture(input);
+        record(forged[variant], name, r);
+        record(forgedHalf[variant], name, await readHalf(input));
+        for (const x of r.findings) if (typeof x.facts.similarity === 'number') forgedSims.push(x.facts.similarity);
       }
       // HEIC forgeries: the AI image encoded by libheif with a phone HEIC's tags copied in (every 4th image).
       if (i % 4 === 0 && heicDonors.length) {
         const hd = heicDonors[(i / 4) % heicDonors.length];
-        const hdPath = join(tmp, 'donor.heic');
-        writeFileSync(hdPath, bufOf(hd));
-        const png = join(tmp, 'ai.png');
-        await sharp(ai).removeAlpha().png().toFile(png);
-        const out = join(tmp, 'f.heic');
-        execFileSync('heif-enc', ['-q', '90', '-o', out, png], { stdio: 'ignore' });
-        exiftool(['-TagsFromFile', hdPath, '-all:all', out]);
-        const b = readFileSync(out);
-        const input = await inputOf(b, 'image/heic');
+        const input = await inputOf(await forgeHeic(ai, bufOf(hd), tmp), 'image/heic');
         const name = `${ai.slice(aiDir.length + 1)} <- ${hd.path}`;
         record(forged.heic, name, await readCapture(input));
         record(forgedHalf.heic, name, await readHalf(input));
