@@ -88,7 +88,7 @@ export function EvidenceViewer({ client, files, index, onIndex, onClose }: Props
             </button>
           </div>
         </header>
-        <ViewerFile key={current.key} client={client} file={current} />
+        <ViewerFile key={current.key} client={client} file={current} dialog={dialog} />
       </div>
     </div>
   );
@@ -107,7 +107,7 @@ function gridLabel(grid: RegionGrid): string {
   return 'The image';
 }
 
-function ViewerFile({ client, file }: { client: ApiClient; file: CaseFile }): React.JSX.Element {
+function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFile; dialog: React.RefObject<HTMLDivElement | null> }): React.JSX.Element {
   const { tracked, result } = file;
   const stage = useRef<HTMLDivElement>(null);
   const [stageSize, setStageSize] = useState<Size | null>(null);
@@ -178,14 +178,21 @@ function ViewerFile({ client, file }: { client: ApiClient; file: CaseFile }): Re
     return () => element.removeEventListener('wheel', onWheel);
   }, [zoom]);
 
-  const onKeyDown = (event: React.KeyboardEvent): void => {
-    if (event.target instanceof HTMLInputElement && event.target.type !== 'checkbox' && event.target.type !== 'range') return;
-    if (event.key === '+' || event.key === '=') zoom(ZOOM_STEP);
-    else if (event.key === '-' || event.key === '_') zoom(1 / ZOOM_STEP);
-    else if (event.key === '0') fit();
-    else return;
-    event.preventDefault();
-  };
+  // + − 0 work wherever the focus is in the dialog (its bar included), so they are listened for on the dialog.
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.ctrlKey || event.metaKey || event.altKey) return; // the browser's own page zoom
+      if (event.key === '+' || event.key === '=') zoom(ZOOM_STEP);
+      else if (event.key === '-' || event.key === '_') zoom(1 / ZOOM_STEP);
+      else if (event.key === '0') fit();
+      else return;
+      event.preventDefault();
+    };
+    element.addEventListener('keydown', onKeyDown);
+    return () => element.removeEventListener('keydown', onKeyDown);
+  }, [dialog, zoom, fit]);
 
   const onPointerDown = (event: React.PointerEvent): void => {
     if (event.button !== 0) return;
@@ -216,7 +223,7 @@ function ViewerFile({ client, file }: { client: ApiClient; file: CaseFile }): Re
   const scale = view?.scale ?? 1;
 
   return (
-    <div className="viewer-body" onKeyDown={onKeyDown}>
+    <div className="viewer-body">
       <div
         ref={stage}
         className={`viewer-stage${dragging ? ' dragging' : ''}`}

@@ -122,7 +122,8 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, onJobU
                   </div>
                   {isEvidence(d) ? (
                     <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct} aria-label={`${checkName(d)}: score towards AI-generated`}>
-                      <span className="bar-fill" style={{ width: `${pct}%` }} />
+                      {/* The gradient spans the whole bar (green to red), whatever the fill's width. */}
+                      <span className="bar-fill" style={{ width: `${pct}%`, backgroundSize: `${pct > 0 ? 10000 / pct : 100}% 100%` }} />
                     </div>
                   ) : null}
                   <p className="dimension-finding">
@@ -136,9 +137,10 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, onJobU
           </ul>
         )}
         {lessCertain && (
-          <p className="hint why" data-testid="less-certain">
-            {lessCertain}
-          </p>
+          <details className="why" data-testid="less-certain">
+            <summary>{lessCertain.summary}</summary>
+            <p>{lessCertain.detail}</p>
+          </details>
         )}
 
         {onView && (

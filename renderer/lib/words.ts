@@ -58,15 +58,20 @@ export function dimensionFinding(d: Pick<Dimension, 'assessment' | 'confidence'>
  * Why the verdict can be less certain than one of its checks, when that is what the card shows; null otherwise.
  * The verdict weighs every check, and the pixel detector never decides alone (README, Model).
  */
-export function lessCertainWords(verdictConfidence: ConfidenceLevel, dimensions: Pick<Dimension, 'key' | 'label' | 'confidence'>[]): string | null {
+export function lessCertainWords(
+  verdictConfidence: ConfidenceLevel,
+  dimensions: Pick<Dimension, 'key' | 'label' | 'confidence' | 'assessment'>[],
+): { summary: string; detail: string } | null {
   const surer = dimensions.filter((d) => d.confidence && CONFIDENCE_RANK[d.confidence] > CONFIDENCE_RANK[verdictConfidence]);
   if (surer.length === 0) return null;
-  const names = surer.map((d) => `“${checkName(d)}”`).join(' and ');
-  return (
-    `Why the verdict is less certain than ${names}: a check's confidence is about that check alone. The verdict weighs ` +
-    'all the checks together, and the AI-generation detector never decides alone: its reading can only make a file ' +
-    'inconclusive, however confident it is, because it can be wrong on generators it never saw.'
-  );
+  const names = `the ${surer.map((d) => `“${checkName(d)}”`).join(' and ')} check${surer.length > 1 ? 's' : ''}`;
+  const parts = ["A check's confidence is about that check alone; the verdict weighs all the checks together."];
+  const directions = new Set(dimensions.filter(isEvidence).map((d) => d.assessment));
+  if (directions.size > 1) parts.push('Here the checks point different ways.');
+  if (surer.some((d) => d.key === 'ai_detection')) {
+    parts.push('The AI-generation detector never decides alone: it can be wrong on generators it never saw, so on its own it can only make a file inconclusive.');
+  }
+  return { summary: `Why is the verdict less certain than ${names}?`, detail: parts.join(' ') };
 }
 
 /** The core's verdict title without its leading name ("Likely authentic: …") and trailing "(… confidence)". */
