@@ -9,6 +9,7 @@ import { activeKeys } from './lib/active-keys.js';
 import { findCredentials, type ShellBridge } from './lib/ui-credentials.js';
 import { failureWords } from './lib/words.js';
 import { AssessView } from './components/assess-view.js';
+import { Glossary } from './components/glossary.js';
 import { HistoryView } from './components/history-view.js';
 import { SettingsView } from './components/settings-view.js';
 import { useTheme, type ThemeChoice } from './components/use-theme.js';
@@ -85,6 +86,7 @@ export function App(): React.JSX.Element {
             </button>
           ))}
         </nav>
+        <Glossary />
         <label className="theme">
           Theme{' '}
           <select value={theme} onChange={(e) => setTheme(e.target.value as ThemeChoice)}>

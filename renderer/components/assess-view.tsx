@@ -1,12 +1,16 @@
-// The Assess screen: the drop zone and pickers, what was refused and why, overall progress, and one verdict card
-// per file of the working case; exports the case report.
-import { useState, useSyncExternalStore } from 'react';
+// The Assess screen: the drop zone and pickers, what was refused and why, overall progress, the case's counts by
+// verdict with sorting and filtering, and one verdict card per file of the working case (in drop order by default),
+// each opening the evidence viewer; exports the case report.
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { CASE_NAME_MAX } from '../../src/api/limits.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
 import { progressOf, type AppKey, type CaseSession } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
+import { caseFiles, countByState, filterFiles, sortFiles, TRIAGE_STATES, type Filter, type SortKey } from '../lib/triage.js';
+import { STATE_WORDS } from '../lib/words.js';
 import { DropZone } from './drop-zone.js';
+import { EvidenceViewer } from './evidence-viewer.js';
 import { ReportExport } from './report-export.js';
 import { VerdictCard } from './verdict-card.js';
 
@@ -22,6 +26,21 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   const progress = progressOf(state.jobs);
   const cases = [...new Set(state.jobs.map((t) => t.job.metadata?.case).filter((c): c is string => typeof c === 'string'))];
   const missing = (['images', 'pdfs'] as const).filter((k) => !keys[k]);
+  const [sortKey, setSortKey] = useState<SortKey>('drop');
+  const [filter, setFilter] = useState<Filter>('all');
+  const files = useMemo(() => caseFiles(state.jobs), [state.jobs]);
+  const counts = useMemo(() => countByState(files), [files]);
+  const shown = useMemo(() => sortFiles(filterFiles(files, filter), sortKey), [files, filter, sortKey]);
+  // The viewer follows a file by its key, so a poll that reorders the cards does not swap the file under it.
+  const [viewing, setViewing] = useState<string | null>(null);
+  const viewingIndex = viewing ? shown.findIndex((f) => f.key === viewing) : -1;
+  const returnFocus = useRef<string | null>(null);
+  useEffect(() => {
+    if (viewing || !returnFocus.current) return;
+    // Focus goes back to the card of the file last shown (accessibility: the specialist's place in the list).
+    document.querySelector<HTMLElement>(`[data-viewer-open="${CSS.escape(returnFocus.current)}"]`)?.focus();
+    returnFocus.current = null;
+  }, [viewing]);
 
   const onFiles = (files: CollectedFile[]): void => {
     session.submit(files).catch((error: unknown) => session.notice(`Sending failed: ${String(error)}`));
@@ -90,21 +109,73 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
         </div>
       )}
 
+      {files.length > 0 && (
+        <div className="triage" data-testid="triage">
+          <div className="counts" role="group" aria-label="Show files by verdict">
+            <button type="button" aria-pressed={filter === 'all'} onClick={() => setFilter('all')} data-testid="filter-all">
+              All <span className="count">{files.length}</span>
+            </button>
+            {TRIAGE_STATES.filter((s) => counts[s] > 0 || s === 'ai_generated' || s === 'inconclusive' || s === 'authentic').map((s) => (
+              <button
+                key={s}
+                type="button"
+                className={`count-${s}`}
+                aria-pressed={filter === s}
+                onClick={() => setFilter(filter === s ? 'all' : s)}
+                data-testid={`filter-${s}`}
+                data-count={counts[s]}
+              >
+                {STATE_WORDS[s]} <span className="count">{counts[s]}</span>
+              </button>
+            ))}
+          </div>
+          <label className="sort">
+            Sort by{' '}
+            <select value={sortKey} onChange={(e) => setSortKey(e.target.value as SortKey)}>
+              <option value="drop">Drop order</option>
+              <option value="ai_score">AI detector score (highest first)</option>
+              <option value="verdict">Verdict (AI-generated first)</option>
+              <option value="name">File name</option>
+            </select>
+          </label>
+        </div>
+      )}
+      {filter !== 'all' && (
+        <p className="hint" role="status">
+          Showing {shown.length} of {files.length} files: {STATE_WORDS[filter]}.{' '}
+          <button type="button" className="link" onClick={() => setFilter('all')}>
+            Show all
+          </button>
+        </p>
+      )}
+
       <ul className="cards" aria-label="Verdicts">
-        {state.jobs.flatMap((tracked) =>
-          tracked.job.results.map((result) => (
-            <li key={`${tracked.job.jobId}/${result.file.id}`}>
-              <VerdictCard
-                client={client}
-                tracked={tracked}
-                result={result}
-                onJobUpdated={(job) => session.updateJob(job)}
-                onReassess={() => session.reassess(tracked, result.file.id)}
-              />
-            </li>
-          )),
-        )}
+        {shown.map(({ tracked, result, key }) => (
+          <li key={key}>
+            <VerdictCard
+              client={client}
+              tracked={tracked}
+              result={result}
+              viewerKey={key}
+              onView={() => setViewing(key)}
+              onJobUpdated={(job) => session.updateJob(job)}
+              onReassess={() => session.reassess(tracked, result.file.id)}
+            />
+          </li>
+        ))}
       </ul>
+      {viewing && viewingIndex >= 0 && (
+        <EvidenceViewer
+          client={client}
+          files={shown}
+          index={viewingIndex}
+          onIndex={(i) => setViewing(shown[i]?.key ?? viewing)}
+          onClose={() => {
+            returnFocus.current = viewing;
+            setViewing(null);
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -1,12 +1,14 @@
-// One file's card: thumbnail with the heatmap of tile scores, the machine verdict in the core's own words, each
-// dimension with its score bar, the file's facts, and the expert review beside the machine verdict.
+// One file's card: thumbnail with the heatmap of tile scores (and the way into the evidence viewer), the machine
+// verdict in the window's one vocabulary, what each check found (a bar only where it is evidence), why the verdict
+// can be less certain than a check, the file's facts, and the expert review beside the machine verdict.
 import { useEffect, useMemo, useState } from 'react';
 import type { FileRegions, FileResult, JobResult } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import type { TrackedJob } from '../lib/case-session.js';
 import { overlayTiles, pickGrid } from '../lib/heatmap.js';
+import { aiScore } from '../lib/triage.js';
 import { formatBytes } from '../lib/plan-submission.js';
-import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, MEDIA_WORDS, failureWords, resultErrorWords } from '../lib/words.js';
+import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
 import { ReviewPanel } from './review-panel.js';
 import { Thumbnail } from './thumbnail.js';
 
@@ -14,11 +16,14 @@ interface Props {
   client: ApiClient;
   tracked: TrackedJob;
   result: FileResult;
+  /** Marks the card's "View" button, where the focus goes back when the viewer closes. */
+  viewerKey?: string;
+  onView?: () => void;
   onJobUpdated: (job: JobResult) => void;
   onReassess: () => Promise<void>;
 }
 
-export function VerdictCard({ client, tracked, result, onJobUpdated, onReassess }: Props): React.JSX.Element {
+export function VerdictCard({ client, tracked, result, viewerKey, onView, onJobUpdated, onReassess }: Props): React.JSX.Element {
   const [reassessing, setReassessing] = useState(false);
   const { job, apiKey } = tracked;
   const [showHeatmap, setShowHeatmap] = useState(false);
@@ -44,10 +49,12 @@ export function VerdictCard({ client, tracked, result, onJobUpdated, onReassess 
   // up to a few thousand cells on a large photo (256 heatmap tiles): computed once per grid, not on every render
   const tiles = useMemo(() => (showHeatmap && grid ? overlayTiles(grid) : []), [showHeatmap, grid]);
   const assessment = result.verdict?.assessment;
+  const title = verdictTitleWords(result.verdict?.display.title);
+  const lessCertain = result.verdict ? lessCertainWords(result.verdict.confidence, dimensions) : null;
 
   return (
-    <article className={`card status-${result.status}${assessment ? ` verdict-${assessment}` : ''}`} aria-labelledby={titleId} data-testid="verdict-card" data-file-name={result.file.name} data-status={result.status} data-job-id={job.jobId} data-file-id={result.file.id}>
-      <div className="thumb-wrap">
+    <article className={`card status-${result.status}${assessment ? ` verdict-${assessment}` : ''}`} aria-labelledby={titleId} data-testid="verdict-card" data-file-name={result.file.name} data-status={result.status} data-job-id={job.jobId} data-file-id={result.file.id} data-verdict={assessment ?? ''} data-ai-score={aiScore(result) ?? ''}>
+      <div className="thumb-wrap" onClick={onView} data-clickable={onView ? 'true' : undefined}>
         <div className="thumb-frame">
           <Thumbnail client={client} apiKey={apiKey} jobId={job.jobId} file={result.file} />
           {tiles.length > 0 && (
@@ -94,33 +101,52 @@ export function VerdictCard({ client, tracked, result, onJobUpdated, onReassess 
         {result.status === 'completed' && result.verdict && (
           <div className="verdict">
             <p className="machine-label">Machine verdict</p>
-            <p className={`badge badge-${result.verdict.assessment}`}>{result.verdict.display.label}</p>
-            {result.verdict.display.title && <p className="verdict-title">{result.verdict.display.title}</p>}
-            {result.verdict.display.description && <p className="verdict-description">{result.verdict.display.description}</p>}
-            <p className="confidence">
-              {ASSESSMENT_WORDS[result.verdict.assessment]} · {CONFIDENCE_WORDS[result.verdict.confidence]}
+            <p className={`badge badge-${result.verdict.assessment}`} data-testid="verdict-word">
+              {ASSESSMENT_WORDS[result.verdict.assessment]}
             </p>
+            <p className="confidence">{CONFIDENCE_WORDS[result.verdict.confidence]}</p>
+            {title && <p className="verdict-title">{title}</p>}
+            {result.verdict.display.description && <p className="verdict-description">{result.verdict.display.description}</p>}
           </div>
         )}
 
         {dimensions.length > 0 && (
           <ul className="dimensions" aria-label="What each check found">
-            {dimensions.map((d) => (
-              <li key={d.key} className="dimension">
-                <div className="dimension-head">
-                  <span className="dimension-label">{d.label}</span>
-                  <span className="dimension-score">{Math.round(d.score * 100)}%</span>
-                </div>
-                <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(d.score * 100)} aria-label={`${d.label}: AI score`}>
-                  <span className="bar-fill" style={{ width: `${Math.round(d.score * 100)}%` }} />
-                </div>
-                <p className="dimension-finding">
-                  {d.assessment ? DIMENSION_WORDS[d.assessment] : 'No assessment'}
-                  {d.confidence ? ` · ${CONFIDENCE_WORDS[d.confidence].toLowerCase()}` : ''}
-                </p>
-              </li>
-            ))}
+            {dimensions.map((d) => {
+              const pct = Math.round(d.score * 100);
+              return (
+                <li key={d.key} className="dimension" data-testid="dimension" data-key={d.key}>
+                  <div className="dimension-head">
+                    <span className="dimension-label">{checkName(d)}</span>
+                    {isEvidence(d) && <span className="dimension-score">{pct} %</span>}
+                  </div>
+                  {isEvidence(d) ? (
+                    <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct} aria-label={`${checkName(d)}: score towards AI-generated`}>
+                      {/* The gradient spans the whole bar (green to red), whatever the fill's width. */}
+                      <span className="bar-fill" style={{ width: `${pct}%`, backgroundSize: `${pct > 0 ? 10000 / pct : 100}% 100%` }} />
+                    </div>
+                  ) : null}
+                  <p className="dimension-finding">
+                    {dimensionFinding(d)}
+                    {/* The detector's score is a reading even when it decides nothing: it is what "AI score" sorts by. */}
+                    {!isEvidence(d) && d.key === 'ai_detection' ? ` · detector score ${pct} %` : ''}
+                  </p>
+                </li>
+              );
+            })}
           </ul>
+        )}
+        {lessCertain && (
+          <details className="why" data-testid="less-certain">
+            <summary>{lessCertain.summary}</summary>
+            <p>{lessCertain.detail}</p>
+          </details>
+        )}
+
+        {onView && (
+          <button type="button" className="view-button" onClick={onView} data-viewer-open={viewerKey} data-testid="open-viewer" aria-label={`View ${result.file.name} full size with its heatmap`}>
+            View full size{result.status === 'completed' ? ' with heatmap' : ''}
+          </button>
         )}
 
         {result.status === 'completed' && result.file.type !== 'application/pdf' && (

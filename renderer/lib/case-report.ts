@@ -1,7 +1,7 @@
 // Builds the exported case report from the core's /report answers: a JSON file (machine-readable, complete) and a
 // standalone printable HTML page with file hashes, verdicts, expert reviews and the model version. All text escaped.
 import type { JobReport } from '../../src/api/schemas.js';
-import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, MEDIA_WORDS, resultErrorWords } from './words.js';
+import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, checkName, dimensionFinding, isEvidence, resultErrorWords } from './words.js';
 import { formatBytes } from './plan-submission.js';
 
 export interface CaseReport {
@@ -45,7 +45,7 @@ export function caseReportHtml(report: CaseReport): string {
     const rows = jobReport.job.results.map((result) => {
       const extra = jobReport.files.find((f) => f.fileId === result.file.id);
       const verdict = result.verdict
-        ? `<strong>${escapeHtml(result.verdict.display.label)}</strong> (${escapeHtml(ASSESSMENT_WORDS[result.verdict.assessment])}, ${escapeHtml(CONFIDENCE_WORDS[result.verdict.confidence].toLowerCase())})` +
+        ? `<strong>${escapeHtml(ASSESSMENT_WORDS[result.verdict.assessment])}</strong> (${escapeHtml(CONFIDENCE_WORDS[result.verdict.confidence].toLowerCase())})` +
           (result.verdict.display.description ? `<br>${escapeHtml(result.verdict.display.description)}` : '')
         : result.status === 'processing'
           ? 'Still being analysed'
@@ -53,7 +53,7 @@ export function caseReportHtml(report: CaseReport): string {
       const dimensions = (result.verdict?.dimensions ?? result.dimensions ?? [])
         .map(
           (d) =>
-            `${escapeHtml(d.label)}: ${Math.round(d.score * 100)}%${d.assessment ? `, ${escapeHtml(DIMENSION_WORDS[d.assessment])}` : ''}${d.confidence ? ` (${escapeHtml(d.confidence)})` : ''}`,
+            `${escapeHtml(checkName(d))}: ${escapeHtml(dimensionFinding(d))}${isEvidence(d) || d.key === 'ai_detection' ? ` (score ${Math.round(d.score * 100)}%)` : ''}`,
         )
         .join('<br>');
       const review = result.expertReview

@@ -16,6 +16,11 @@ export interface TrackedJob {
   job: JobResult;
   kind: PipelineKind;
   apiKey: string;
+  /**
+   * Where each file of the job (by result index) came in the specialist's drops. Requests are grouped by kind and
+   * case, so without it a case's images would all come before its PDFs whatever order they were dropped in.
+   */
+  dropOrder?: number[];
 }
 
 export interface Notice {
@@ -63,6 +68,9 @@ export class CaseSession {
   private pollTimer: ReturnType<typeof setTimeout> | null = null;
   private noticeId = 0;
   private generation = 0;
+  /** Drop position of each file sent, counted across drops (see TrackedJob.dropOrder). */
+  private dropped = new Map<File, number>();
+  private nextDrop = 0;
 
   constructor(private readonly deps: SessionDeps) {}
 
@@ -89,6 +97,7 @@ export class CaseSession {
   clear(): void {
     this.generation++;
     this.stopPolling();
+    this.dropped.clear();
     this.set({ jobs: [], refused: [], notices: [], sending: [] });
   }
 
@@ -109,6 +118,7 @@ export class CaseSession {
     const generation = this.generation;
     const candidates: CandidateFile<File>[] = [];
     for (const item of collected) {
+      this.dropped.set(item.file, this.nextDrop++);
       const head = new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer());
       candidates.push({ file: item.file, name: item.path, size: item.file.size, caseName: item.caseName, sniffed: sniff(head) });
     }
@@ -148,7 +158,7 @@ export class CaseSession {
       const blob = await this.deps.client.getContent(tracked.apiKey, tracked.job.jobId, fileId);
       const newId = this.deps.newId ?? (() => crypto.randomUUID());
       const job = await this.deps.client.assess(tracked.apiKey, [{ name: result.file.name, blob }], tracked.job.metadata ?? null, newId());
-      this.set({ jobs: [...this.state.jobs, { job, kind: tracked.kind, apiKey: tracked.apiKey }] });
+      this.set({ jobs: [...this.state.jobs, { job, kind: tracked.kind, apiKey: tracked.apiKey, dropOrder: [this.nextDrop++] }] });
       this.schedulePoll();
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
@@ -170,7 +180,9 @@ export class CaseSession {
           requestMetadata(request),
           idempotencyKey,
         );
-        this.set({ jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey }] });
+        const dropOrder = files.map((f) => this.dropped.get(f.file) ?? this.nextDrop++);
+        for (const f of files) this.dropped.delete(f.file);
+        this.set({ jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder }] });
         this.schedulePoll();
         return;
       } catch (error) {

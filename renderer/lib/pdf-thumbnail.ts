@@ -1,6 +1,9 @@
-// Draws the first page of a PDF into a small PNG for its card, with pdf.js loaded only when a PDF card needs it.
+// Draws PDF pages in the window with pdf.js, loaded only when a PDF needs it: the first page as a card's thumbnail,
+// every page in the evidence viewer, and where each embedded image lies on its page (for its heatmap).
 // pdf.js parses in its own worker (served from the app's origin); eval and scripting are off, and the CSP forbids them.
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
+import { multiply, type Matrix } from './heatmap.js';
 
 type PdfJs = typeof import('pdfjs-dist');
 let loading: Promise<PdfJs> | null = null;
@@ -13,27 +16,84 @@ function pdfjs(): Promise<PdfJs> {
   return loading;
 }
 
+/**
+ * pdf.js's data files, copied by vite.config.ts into the build and served from the app's own origin: the 14
+ * standard fonts (a PDF that names Helvetica without embedding it) and the image decoders (JPEG 2000, JBIG2).
+ * Absolute, because the worker resolves them from its own address.
+ */
+export function pdfjsAssetUrl(folder: 'standard_fonts' | 'wasm'): string {
+  return new URL(`pdfjs/${folder}/`, document.baseURI).href;
+}
+
+/** Opens a PDF in pdf.js; the caller destroys the task when done. */
+export function openPdf(data: ArrayBuffer): Promise<{ task: PDFDocumentLoadingTask; doc: Promise<PDFDocumentProxy> }> {
+  return pdfjs().then((lib) => {
+    const task = lib.getDocument({
+      data: new Uint8Array(data),
+      isEvalSupported: false,
+      enableXfa: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      stopAtErrors: false,
+      standardFontDataUrl: pdfjsAssetUrl('standard_fonts'),
+      wasmUrl: pdfjsAssetUrl('wasm'),
+      // The decoders' plain-JavaScript builds, not WebAssembly: compiling WebAssembly needs 'wasm-unsafe-eval' in
+      // the CSP of the page *and* of the worker (which the core serves), and a preview does not need the speed.
+      // pdf.js loads openjpeg_nowasm_fallback.js from wasmUrl with import(), which script-src 'self' allows.
+      useWasm: false,
+    });
+    return { task, doc: task.promise };
+  });
+}
+
+/** Draws one page into a canvas at `scale` CSS pixels per PDF point, `density` device pixels per CSS pixel. */
+export async function renderPage(page: PDFPageProxy, scale: number, density: number): Promise<{ canvas: HTMLCanvasElement; viewportTransform: Matrix; width: number; height: number }> {
+  const viewport = page.getViewport({ scale });
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.ceil(viewport.width * density);
+  canvas.height = Math.ceil(viewport.height * density);
+  await page.render({ canvas, viewport, transform: density === 1 ? undefined : [density, 0, 0, density, 0, 0] }).promise;
+  return { canvas, viewportTransform: viewport.transform as Matrix, width: viewport.width, height: viewport.height };
+}
+
+/**
+ * The transformation matrix each image of a page is painted with, by its index in painting order: the same walk of
+ * the operator list as the core's (src/analysis/pdf-document.ts surveyImages), so `imageIndex` of a `pdf_image`
+ * grid names the same image here.
+ */
+export async function imagePlacements(page: PDFPageProxy): Promise<Map<number, Matrix>> {
+  const { OPS } = await pdfjs();
+  const ops = await page.getOperatorList();
+  const placements = new Map<number, Matrix>();
+  const stack: Matrix[] = [];
+  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+  let index = 0;
+  for (let i = 0; i < ops.fnArray.length; i++) {
+    const fn = ops.fnArray[i];
+    const args = ops.argsArray[i] as unknown[];
+    if (fn === OPS.save) stack.push(ctm);
+    else if (fn === OPS.restore) ctm = stack.pop() ?? ctm;
+    else if (fn === OPS.transform) ctm = multiply(ctm, args as Matrix);
+    else if (fn === OPS.paintFormXObjectBegin) {
+      stack.push(ctm);
+      if (Array.isArray(args[0]) && args[0].length === 6) ctm = multiply(ctm, args[0] as Matrix);
+    } else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
+    else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject || fn === OPS.paintImageMaskXObject) {
+      placements.set(index++, ctm);
+    }
+  }
+  return placements;
+}
+
 /** A PNG blob of page 1, about `width` CSS pixels wide. Throws when the PDF cannot be drawn (the card shows an icon). */
 export async function renderPdfThumbnail(data: ArrayBuffer, width = 320): Promise<Blob> {
-  const lib = await pdfjs();
-  const task = lib.getDocument({
-    data: new Uint8Array(data),
-    isEvalSupported: false,
-    enableXfa: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    stopAtErrors: false,
-  });
+  const { task, doc: opening } = await openPdf(data);
   try {
-    const doc = await task.promise;
+    const doc = await opening;
     const page = await doc.getPage(1);
     const unscaled = page.getViewport({ scale: 1 });
     const scale = Math.min(4, (width * (window.devicePixelRatio || 1)) / unscaled.width);
-    const viewport = page.getViewport({ scale });
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.ceil(viewport.width);
-    canvas.height = Math.ceil(viewport.height);
-    await page.render({ canvas, viewport }).promise;
+    const { canvas } = await renderPage(page, scale, 1);
     return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('toBlob failed'))), 'image/png'));
   } finally {
     await task.destroy();

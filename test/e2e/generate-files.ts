@@ -83,3 +83,57 @@ export async function writeFiles(dir: string, files: { name: string; data: Buffe
   }
   return paths;
 }
+
+/** A PNG with a tEXt chunk before IEND (e.g. `parameters`, which Stable Diffusion WebUI writes: AI provenance). */
+export function pngWithText(png: Buffer, key: string, text: string): Buffer {
+  const data = Buffer.concat([Buffer.from(key, 'latin1'), Buffer.from([0]), Buffer.from(text, 'latin1')]);
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write('tEXt', 4, 'latin1');
+  data.copy(chunk, 8);
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  const iend = png.length - 12; // IEND is the last chunk, 12 bytes
+  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
+}
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * A one-page PDF with a JPEG 2000 picture (/JPXDecode: the colour space comes from the JP2 itself) drawn at
+ * (x, y) with the given size in points, and a line of Helvetica, a standard font that is not embedded.
+ * The JP2 is test/fixtures/e2e/photo-192x144.jp2 (see the README beside it: no JPEG 2000 encoder is installed).
+ */
+export function pdfWithJpx(jp2: Buffer, pixels: { width: number; height: number }, place: { x: number; y: number; width: number; height: number }, page = { width: 400, height: 300 }): Buffer {
+  const content = Buffer.from(`q ${place.width} 0 0 ${place.height} ${place.x} ${place.y} cm /Im0 Do Q\nBT /F1 14 Tf 20 20 Td (JPEG 2000 exhibit) Tj ET\n`, 'latin1');
+  const objects: Buffer[] = [
+    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+    Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+    Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${page.width} ${page.height}] /Resources << /XObject << /Im0 4 0 R >> /Font << /F1 6 0 R >> >> /Contents 5 0 R >>`),
+    Buffer.concat([
+      Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${pixels.width} /Height ${pixels.height} /Filter /JPXDecode /Length ${jp2.length} >>\nstream\n`),
+      jp2,
+      Buffer.from('\nendstream'),
+    ]),
+    Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`), content, Buffer.from('endstream')]),
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+  ];
+  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const offsets: number[] = [];
+  let length = parts[0].length;
+  objects.forEach((body, i) => {
+    offsets.push(length);
+    const chunk = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
+    parts.push(chunk);
+    length += chunk.length;
+  });
+  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}

@@ -155,7 +155,10 @@ describe('case report', () => {
     const html = caseReportHtml(buildCaseReport('<b>Case</b>', [report], new Date(NOW)));
     expect(html).toContain('a'.repeat(64));
     expect(html).toContain('veracity-detector@1.0.0');
-    expect(html).toContain('Likely AI');
+    // The window's words for the verdict and checks, not the core's label ('Likely AI' here).
+    expect(html).toContain('<strong>AI-generated</strong> (high confidence)');
+    expect(html).toContain('AI-generation detector: Points to AI-generated · high confidence (score 91%)');
+    expect(html).not.toContain('Likely AI');
     expect(html).toContain('Authentic</strong> by Ana &lt;i&gt;');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;.jpg');
     expect(html).not.toMatch(/<img|<script|<b>|<i>|<raw>/);

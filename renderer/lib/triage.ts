@@ -1,0 +1,89 @@
+// Triage of the case on screen, without React: one entry per file in drop order, the count of each verdict, and the
+// sort and filter orders the Assess screen offers (pure, so the unit tests pin them down).
+import type { FileResult, VerdictAssessment } from '../../src/api/schemas.js';
+import type { TrackedJob } from './case-session.js';
+
+/** What a card's file stands at: a verdict, still being analysed, or not assessed (an error). */
+export type TriageState = VerdictAssessment | 'processing' | 'not_assessed';
+export const TRIAGE_STATES: readonly TriageState[] = ['ai_generated', 'inconclusive', 'authentic', 'processing', 'not_assessed'];
+
+export type SortKey = 'drop' | 'ai_score' | 'verdict' | 'name';
+export type Filter = 'all' | TriageState;
+
+export interface CaseFile {
+  tracked: TrackedJob;
+  result: FileResult;
+  /** Position in the order the specialist dropped the files (0 = first). */
+  dropOrder: number;
+  /** Stable key of the card: job and file ids. */
+  key: string;
+}
+
+export function triageState(result: FileResult): TriageState {
+  if (result.status === 'processing') return 'processing';
+  if (result.status === 'completed' && result.verdict) return result.verdict.assessment;
+  return 'not_assessed';
+}
+
+/** The AI-generation detector's score (the `ai_detection` dimension), or null when it did not run. */
+export function aiScore(result: FileResult): number | null {
+  const dimensions = result.verdict?.dimensions ?? result.dimensions ?? [];
+  return dimensions.find((d) => d.key === 'ai_detection')?.score ?? null;
+}
+
+/**
+ * Every file of the case, in drop order: each tracked job carries the drop position of each of its files
+ * (`TrackedJob.dropOrder`, by result index); jobs without it (reopened from History) follow in creation order.
+ */
+export function caseFiles(jobs: TrackedJob[]): CaseFile[] {
+  const entries: { file: CaseFile; primary: number; secondary: number }[] = [];
+  jobs.forEach((tracked, jobIndex) => {
+    tracked.job.results.forEach((result, i) => {
+      const known = tracked.dropOrder?.[i];
+      entries.push({
+        file: { tracked, result, dropOrder: 0, key: `${tracked.job.jobId}/${result.file.id}` },
+        // Known drop positions first by their value; the rest after them, by job then position in the job.
+        primary: known ?? Number.MAX_SAFE_INTEGER,
+        secondary: jobIndex * 100_000 + i,
+      });
+    });
+  });
+  entries.sort((a, b) => a.primary - b.primary || a.secondary - b.secondary);
+  return entries.map((e, index) => ({ ...e.file, dropOrder: index }));
+}
+
+/** How many files of the case stand at each state (the summary above the cards). */
+export function countByState(files: CaseFile[]): Record<TriageState, number> {
+  const counts: Record<TriageState, number> = { ai_generated: 0, inconclusive: 0, authentic: 0, processing: 0, not_assessed: 0 };
+  for (const f of files) counts[triageState(f.result)]++;
+  return counts;
+}
+
+// Most suspicious first: what a reviewer looks at first.
+const STATE_RANK: Record<TriageState, number> = { ai_generated: 0, inconclusive: 1, authentic: 2, not_assessed: 3, processing: 4 };
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+export function sortFiles(files: CaseFile[], key: SortKey): CaseFile[] {
+  const byDrop = (a: CaseFile, b: CaseFile): number => a.dropOrder - b.dropOrder;
+  const sorted = [...files];
+  switch (key) {
+    case 'drop':
+      return sorted.sort(byDrop);
+    case 'name':
+      return sorted.sort((a, b) => collator.compare(a.result.file.name, b.result.file.name) || byDrop(a, b));
+    case 'verdict':
+      return sorted.sort((a, b) => STATE_RANK[triageState(a.result)] - STATE_RANK[triageState(b.result)] || byDrop(a, b));
+    case 'ai_score':
+      // Highest score first; files the detector has not scored (yet) last, in drop order.
+      return sorted.sort((a, b) => {
+        const sa = aiScore(a.result);
+        const sb = aiScore(b.result);
+        if (sa === null || sb === null) return (sa === null ? 1 : 0) - (sb === null ? 1 : 0) || byDrop(a, b);
+        return sb - sa || byDrop(a, b);
+      });
+  }
+}
+
+export function filterFiles(files: CaseFile[], filter: Filter): CaseFile[] {
+  return filter === 'all' ? files : files.filter((f) => triageState(f.result) === filter);
+}
