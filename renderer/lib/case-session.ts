@@ -263,9 +263,8 @@ export class CaseSession {
       if (!found || generation !== this.generation) return;
       rememberActiveCase(found.id, this.storage);
       this.set({ activeCase: found });
-    } catch (error) {
-      if (!(error instanceof ApiFailure)) throw error;
-      // The jobs are on screen and in the case; only the reopening after a reload is lost.
+    } catch {
+      // Best effort: the jobs are on screen and in the case; only the reopening after a reload is lost.
     }
   }
 
