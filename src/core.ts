@@ -6,9 +6,11 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createKeyService, loadOrCreateSecret, type KeyService } from './auth/api-keys.js';
 import type { CoreConfig } from './config/config.js';
+import { createCasesRepository } from './db/cases-repository.js';
 import { createApplicationsRepository, type ApplicationsRepository } from './db/applications-repository.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { createJobsRepository, type JobsRepository } from './db/jobs-repository.js';
+import { createCaseService } from './jobs/case-service.js';
 import { createFileStore } from './jobs/file-store.js';
 import { createJobService, type JobService } from './jobs/job-service.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
@@ -45,6 +47,7 @@ export async function createCore(
 ): Promise<Core> {
   const { db, apps, keys } = await openDataDir(config.dataDir);
   const jobsRepo = createJobsRepository(db);
+  const casesRepo = createCasesRepository(db);
   const store = createFileStore(config.dataDir);
   const common = { spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30 };
   const analysisPool = new WorkerPool({ ...common, size: config.analysisWorkers, name: 'analysis', lowPriority: true });
@@ -53,6 +56,7 @@ export async function createCore(
   const uiToken = opts.uiToken === undefined ? (config.uiToken ?? crypto.randomBytes(24).toString('base64url')) : opts.uiToken;
   const jobs = createJobService({
     jobs: jobsRepo,
+    cases: casesRepo,
     store,
     pool: analysisPool,
     modelsDir: config.modelsDir,
@@ -64,7 +68,8 @@ export async function createCore(
     now: opts.now,
     log: { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
   });
-  const app = await buildApp({ config, keys, jobs, store, probePool, port: () => port, uiToken });
+  const cases = createCaseService({ cases: casesRepo, jobs: jobsRepo, now: opts.now });
+  const app = await buildApp({ config, keys, jobs, cases, store, probePool, port: () => port, uiToken });
   const recovered = jobs.recover();
   if (recovered.requeued || recovered.failed || recovered.swept.tmp || recovered.swept.orphans) {
     app.log.info(recovered, 'recovered after restart');

@@ -1,10 +1,10 @@
-// History: the jobs of each application, page by page, filtered by case; any job, or every job of its case, can be
-// reopened on the Assess screen (where its report can be exported again).
+// History: every file of both applications, newest first, searched by case (part of its name), file name, SHA-256,
+// date range and verdict (GET /app/history); any file's job, or its whole case, can be reopened on the Assess screen.
 import { useCallback, useEffect, useState } from 'react';
-import type { ApplicationInfo } from '../../src/api/app-schemas.js';
-import type { JobList, JobResult, PipelineKind } from '../../src/api/schemas.js';
-import { ApiFailure, type ApiClient } from '../lib/api-client.js';
-import type { AppKey, TrackedJob } from '../lib/case-session.js';
+import type { ApplicationInfo, HistoryEntry, HistoryList } from '../../src/api/app-schemas.js';
+import type { PipelineKind, VerdictAssessment } from '../../src/api/schemas.js';
+import { ApiFailure, type ApiClient, type HistorySearch } from '../lib/api-client.js';
+import { rememberActiveCase, type AppKey, type TrackedJob } from '../lib/case-session.js';
 import { failureWords } from '../lib/words.js';
 import { usableKey } from '../lib/active-keys.js';
 
@@ -17,102 +17,104 @@ interface Props {
 
 export const PAGE_SIZE = 10;
 
-const keyOf = (application: ApplicationInfo): string | null => usableKey(application);
+type Filters = Omit<HistorySearch, 'page' | 'pageSize'>;
+
+const VERDICT_WORDS: Record<VerdictAssessment, string> = {
+  ai_generated: 'AI-generated',
+  authentic: 'Authentic',
+  inconclusive: 'Inconclusive',
+};
+
+/** A date field (yyyy-mm-dd, local) as the instant its day starts or ends, in the window's time zone. */
+function dayBound(day: string, end: boolean): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+  const [y, m, d] = day.split('-').map(Number);
+  return (end ? new Date(y, m - 1, d, 23, 59, 59, 999) : new Date(y, m - 1, d)).toISOString();
+}
 
 export function HistoryView({ client, applications, onOpen }: Props): React.JSX.Element {
-  const usable = applications.filter((a) => keyOf(a) !== null);
-  const [applicationId, setApplicationId] = useState(usable[0]?.id ?? '');
-  const [caseInput, setCaseInput] = useState('');
-  const [caseFilter, setCaseFilter] = useState('');
+  const [form, setForm] = useState({ caseName: '', fileName: '', sha256: '', from: '', to: '', verdict: '' });
+  const [filters, setFilters] = useState<Filters>({});
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<JobList | null>(null);
+  const [list, setList] = useState<HistoryList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const application = usable.find((a) => a.id === applicationId) ?? null;
-  const [details, setDetails] = useState<Record<string, JobResult>>({});
 
   const load = useCallback(async () => {
-    if (!application) return;
-    const apiKey = keyOf(application);
-    if (!apiKey) return;
     setBusy(true);
     setError(null);
     try {
-      setList(await client.listJobs(apiKey, { applicationId: application.id, page, pageSize: PAGE_SIZE, caseName: caseFilter || undefined }));
+      setList(await client.searchHistory({ ...filters, page, pageSize: PAGE_SIZE }));
     } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Loading the history' }) : String(e));
+      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Searching the history' }) : String(e));
     } finally {
       setBusy(false);
     }
-  }, [client, application, page, caseFilter]);
+  }, [client, filters, page]);
 
   useEffect(() => {
     void load();
   }, [load]);
 
-  // What each listed job holds (files, status): ten small reads per page, so the list says more than an id.
+  // Rows of files still being analysed are read again every 2 s while History is open.
   useEffect(() => {
-    if (!list || !application) return;
-    const apiKey = keyOf(application);
-    if (!apiKey) return;
-    let live = true;
-    void (async () => {
-      let pending = list.jobs.map((entry) => entry.id);
-      // Rows of jobs still being analysed are read again every 2 s while History is open.
-      for (let round = 0; round < 300 && pending.length > 0 && live; round++) {
-        if (round > 0) await new Promise((r) => setTimeout(r, 2000));
-        const next: string[] = [];
-        for (const id of pending) {
-          if (!live) return;
-          try {
-            const job = await client.getJob(apiKey, id);
-            if (live) setDetails((d) => ({ ...d, [id]: job }));
-            if (job.status === 'processing') next.push(id);
-          } catch {
-            // The row keeps its id; opening it will say what is wrong.
-          }
-        }
-        pending = next;
-      }
-    })();
-    return () => {
-      live = false;
-    };
-  }, [list, application, client]);
+    if (!list?.files.some((f) => f.status === 'processing')) return;
+    const timer = setTimeout(() => void load(), 2000);
+    return () => clearTimeout(timer);
+  }, [list, load]);
 
-  const openJob = async (jobId: string): Promise<void> => {
-    if (!application) return;
-    const apiKey = keyOf(application);
-    if (!apiKey) return;
+  /** The window's key for an application's /v1 calls (the job's own application: keys never cross applications). */
+  const keyFor = (applicationId: string): { apiKey: string; kind: PipelineKind } | null => {
+    const application = applications.find((a) => a.id === applicationId);
+    const apiKey = application ? usableKey(application) : null;
+    return application && apiKey ? { apiKey, kind: application.kind } : null;
+  };
+
+  const openJob = async (entry: HistoryEntry): Promise<void> => {
+    const key = keyFor(entry.applicationId);
+    if (!key) return setError('The application of this job is no longer available.');
     try {
-      const job = await client.getJob(apiKey, jobId);
-      onOpen([{ job, kind: application.kind, apiKey }]);
+      const job = await client.getJob(key.apiKey, entry.jobId);
+      rememberActiveCase(entry.caseId);
+      onOpen([{ job, kind: key.kind, apiKey: key.apiKey }]);
     } catch (e) {
       setError(e instanceof ApiFailure ? failureWords(e, { action: 'Opening the job' }) : String(e));
     }
   };
 
-  /** Every job of a case, across all applications (images and PDFs of one case live in different applications). */
-  const openCase = async (caseName: string): Promise<void> => {
+  /** Every job of the case, of both applications, in the order they were submitted; the case becomes the active one. */
+  const openCase = async (caseId: string, caseName: string): Promise<void> => {
     try {
       const tracked: TrackedJob[] = [];
-      for (const app of usable) {
-        const apiKey = keyOf(app);
-        if (!apiKey) continue;
-        for (let p = 1; p <= 20; p++) {
-          const listed = await client.listJobs(apiKey, { applicationId: app.id, page: p, pageSize: 100, caseName });
-          for (const entry of listed.jobs) tracked.push({ job: await client.getJob(apiKey, entry.id), kind: app.kind, apiKey });
-          if (!listed.pagination.hasNextPage) break;
+      for (let p = 1; p <= 20; p++) {
+        const listed = await client.caseJobs(caseId, p, 100);
+        for (const entry of listed.jobs) {
+          const key = keyFor(entry.applicationId);
+          if (key) tracked.push({ job: entry.job, kind: entry.kind, apiKey: key.apiKey });
         }
+        if (!listed.pagination.hasNextPage) break;
       }
-      tracked.sort((a, b) => a.job.createdAt.localeCompare(b.job.createdAt));
+      rememberActiveCase(caseId);
       onOpen(tracked);
     } catch (e) {
       setError(e instanceof ApiFailure ? failureWords(e, { action: `Opening case “${caseName}”` }) : String(e));
     }
   };
 
-  if (usable.length === 0) return <p className="warning">No application yet. Create one in Settings.</p>;
+  const search = (): void => {
+    const text = (s: string) => s.trim() || undefined;
+    setPage(1);
+    setFilters({
+      caseName: text(form.caseName),
+      fileName: text(form.fileName),
+      sha256: text(form.sha256),
+      from: dayBound(form.from, false),
+      to: dayBound(form.to, true),
+      verdict: (form.verdict || undefined) as VerdictAssessment | undefined,
+    });
+  };
+  const filtered = Object.values(filters).some((v) => v !== undefined);
+  const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { target: { value: string } }) => setForm({ ...form, [name]: e.target.value }) });
 
   const pagination = list?.pagination;
   return (
@@ -122,40 +124,46 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
         className="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setPage(1);
-          setCaseFilter(caseInput.trim());
+          search();
         }}
       >
         <label>
-          Application{' '}
-          <select
-            value={applicationId}
-            onChange={(e) => {
-              setApplicationId(e.target.value);
-              setPage(1);
-            }}
-          >
-            {usable.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name} ({a.kind === 'images' ? 'images' : 'PDFs'})
+          Case <input {...field('caseName')} maxLength={500} placeholder="part of a case name" />
+        </label>
+        <label>
+          File name <input {...field('fileName')} maxLength={500} placeholder="part of a file name" />
+        </label>
+        <label>
+          SHA-256 <input {...field('sha256')} maxLength={64} pattern="[0-9a-fA-F]{64}" placeholder="64 hex digits" spellCheck={false} />
+        </label>
+        <label>
+          From <input type="date" {...field('from')} />
+        </label>
+        <label>
+          To <input type="date" {...field('to')} />
+        </label>
+        <label>
+          Verdict{' '}
+          <select {...field('verdict')}>
+            <option value="">Any</option>
+            {(Object.keys(VERDICT_WORDS) as VerdictAssessment[]).map((v) => (
+              <option key={v} value={v}>
+                {VERDICT_WORDS[v]}
               </option>
             ))}
           </select>
         </label>
-        <label>
-          Case <input value={caseInput} onChange={(e) => setCaseInput(e.target.value)} maxLength={200} placeholder="exact case name" />
-        </label>
         <button type="submit">Filter</button>
-        {caseFilter && (
+        {filtered && (
           <button
             type="button"
             onClick={() => {
-              setCaseInput('');
-              setCaseFilter('');
+              setForm({ caseName: '', fileName: '', sha256: '', from: '', to: '', verdict: '' });
+              setFilters({});
               setPage(1);
             }}
           >
-            Show all cases
+            Show everything
           </button>
         )}
       </form>
@@ -164,47 +172,57 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
           {error}
         </p>
       )}
-      {list && list.jobs.length === 0 && <p>No jobs{caseFilter ? ` for case “${caseFilter}”` : ''} yet.</p>}
-      {list && list.jobs.length > 0 && (
+      {list && list.files.length === 0 && <p>No files{filtered ? ' match this search' : ' yet'}.</p>}
+      {list && list.files.length > 0 && (
         <table className="jobs" aria-busy={busy}>
-          <caption className="visually-hidden">Jobs of {application?.name}</caption>
+          <caption className="visually-hidden">Files of every application</caption>
           <thead>
             <tr>
               <th scope="col">Submitted</th>
               <th scope="col">Case</th>
-              <th scope="col">Files</th>
+              <th scope="col">File</th>
+              <th scope="col">Verdict</th>
               <th scope="col">Status</th>
+              <th scope="col">SHA-256</th>
               <th scope="col">Job</th>
               <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
-            {list.jobs.map((entry) => {
-              const caseName = typeof entry.metadata.case === 'string' ? entry.metadata.case : null;
-              return (
-                <tr key={entry.id} data-testid="history-row">
-                  <td>{entry.createdAt ? new Date(entry.createdAt).toLocaleString() : '–'}</td>
-                  <td>{caseName ?? <span className="hint">none</span>}</td>
-                  <td>{describeFiles(details[entry.id])}</td>
-                  <td>{describeStatus(details[entry.id])}</td>
-                  <td>
-                    <code title={entry.id}>{entry.id.slice(0, 8)}</code>
-                  </td>
-                  <td>
-                    <div className="row">
-                    <button type="button" onClick={() => void openJob(entry.id)} aria-label={`Open job ${entry.id.slice(0, 8)}`}>
+            {list.files.map((entry) => (
+              <tr key={entry.fileId} data-testid="history-row" data-sha256={entry.sha256}>
+                <td>{new Date(entry.createdAt).toLocaleString()}</td>
+                <td>{entry.caseName ?? <span className="hint">none</span>}</td>
+                <td>
+                  {entry.name} <span className="hint">({entry.kind === 'images' ? 'image' : 'PDF'})</span>
+                </td>
+                <td data-testid="history-verdict">
+                  {entry.assessment ? VERDICT_WORDS[entry.assessment] : '–'}
+                  {entry.reviewAssessment && <span className="hint"> · reviewed: {VERDICT_WORDS[entry.reviewAssessment]}</span>}
+                </td>
+                <td>{STATUS_WORDS[entry.status]}</td>
+                <td>
+                  <span className="hash" title={entry.sha256}>
+                    {entry.sha256.slice(0, 12)}…
+                  </span>
+                </td>
+                <td>
+                  <code title={entry.jobId}>{entry.jobId.slice(0, 8)}</code>
+                </td>
+                <td>
+                  <div className="row">
+                    <button type="button" onClick={() => void openJob(entry)} aria-label={`Open job ${entry.jobId.slice(0, 8)}`}>
                       Open
                     </button>
-                    {caseName && (
-                      <button type="button" onClick={() => void openCase(caseName)} aria-label={`Open every job of case ${caseName}`}>
+                    {entry.caseId && entry.caseName !== null && (
+                      <button type="button" onClick={() => void openCase(entry.caseId!, entry.caseName!)} aria-label={`Open every job of case ${entry.caseName}`}>
                         Open case
                       </button>
                     )}
-                    </div>
-                  </td>
-                </tr>
-              );
-            })}
+                  </div>
+                </td>
+              </tr>
+            ))}
           </tbody>
         </table>
       )}
@@ -214,7 +232,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
             Previous
           </button>
           <span data-testid="page-status">
-            Page {pagination.page} of {Math.max(pagination.totalPages, 1)} · {pagination.total} job{pagination.total === 1 ? '' : 's'}
+            Page {pagination.page} of {Math.max(pagination.totalPages, 1)} · {pagination.total} file{pagination.total === 1 ? '' : 's'}
           </span>
           <button type="button" disabled={!pagination.hasNextPage || busy} onClick={() => setPage(page + 1)}>
             Next
@@ -225,22 +243,8 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
   );
 }
 
-function describeFiles(job: JobResult | undefined): string {
-  if (!job) return '…';
-  const first = job.results[0]?.file.name ?? '';
-  const more = job.results.length - 1;
-  return more > 0 ? `${first} and ${more} more` : first || 'none';
-}
-
-const STATUS_WORDS: Record<JobResult['status'], string> = {
+const STATUS_WORDS: Record<HistoryEntry['status'], string> = {
   processing: 'Being analysed',
   completed: 'Finished',
-  error: 'Finished with errors',
-  rejected: 'Rejected',
+  error: 'Failed',
 };
-
-function describeStatus(job: JobResult | undefined): string {
-  if (!job) return '…';
-  const reviewed = job.results.filter((r) => r.expertReview).length;
-  return `${STATUS_WORDS[job.status]}${reviewed > 0 ? ` · ${reviewed} reviewed` : ''}`;
-}

@@ -1,8 +1,18 @@
 // The renderer's only way to the core: typed calls over HTTP, every response validated with the zod schemas of
 // src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
 import { z } from 'zod';
-import { ApiError, FileRegions, JobList, JobReport, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
-import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/app-schemas.js';
+import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, type ReviewRequest, type VerdictAssessment } from '../../src/api/schemas.js';
+import {
+  ApiKeyInfo,
+  ApplicationList,
+  CaseInfo,
+  CaseJobList,
+  CaseList,
+  CreatedApiKey,
+  CreatedApplication,
+  HistoryList,
+  type CaseStatus,
+} from '../../src/api/app-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 
 export type FailureKind = 'http' | 'network' | 'invalid-response';
@@ -37,6 +47,19 @@ export interface ListJobsQuery {
   caseName?: string;
 }
 
+export interface HistorySearch {
+  page: number;
+  pageSize: number;
+  /** Part of the case name, of the file name (any case). */
+  caseName?: string;
+  fileName?: string;
+  sha256?: string;
+  /** ISO 8601 instants with a zone. */
+  from?: string;
+  to?: string;
+  verdict?: VerdictAssessment;
+}
+
 export class ApiClient {
   constructor(
     private readonly baseUrl: string,
@@ -64,6 +87,45 @@ export class ApiClient {
     return this.json(ApiKeyInfo, `/app/keys/${encodeURIComponent(keyId)}/revoke`, { method: 'POST', headers: this.auth(this.uiToken) });
   }
 
+  // ---- cases and history (UI token: a case spans both applications) ----
+
+  listCases(query: { page: number; pageSize: number; q?: string; status?: CaseStatus }): Promise<CaseList> {
+    const params = new URLSearchParams({ page: String(query.page), pageSize: String(query.pageSize) });
+    if (query.q) params.set('q', query.q);
+    if (query.status) params.set('status', query.status);
+    return this.json(CaseList, `/app/cases?${params.toString()}`, { headers: this.auth(this.uiToken) });
+  }
+
+  createCase(body: { name: string; notes?: string }): Promise<CaseInfo> {
+    return this.json(CaseInfo, '/app/cases', this.jsonBody('POST', this.uiToken, body));
+  }
+
+  getCase(caseId: string): Promise<CaseInfo> {
+    return this.json(CaseInfo, `/app/cases/${encodeURIComponent(caseId)}`, { headers: this.auth(this.uiToken) });
+  }
+
+  updateCase(caseId: string, patch: { name?: string; notes?: string; status?: CaseStatus }): Promise<CaseInfo> {
+    return this.json(CaseInfo, `/app/cases/${encodeURIComponent(caseId)}`, this.jsonBody('PATCH', this.uiToken, patch));
+  }
+
+  caseJobs(caseId: string, page: number, pageSize: number): Promise<CaseJobList> {
+    return this.json(CaseJobList, `/app/cases/${encodeURIComponent(caseId)}/jobs?page=${page}&pageSize=${pageSize}`, { headers: this.auth(this.uiToken) });
+  }
+
+  searchHistory(query: HistorySearch): Promise<HistoryList> {
+    const params = new URLSearchParams({ page: String(query.page), pageSize: String(query.pageSize) });
+    const filters: [string, string | undefined][] = [
+      ['case', query.caseName],
+      ['name', query.fileName],
+      ['sha256', query.sha256],
+      ['from', query.from],
+      ['to', query.to],
+      ['verdict', query.verdict],
+    ];
+    for (const [name, value] of filters) if (value) params.set(name, value);
+    return this.json(HistoryList, `/app/history?${params.toString()}`, { headers: this.auth(this.uiToken) });
+  }
+
   // ---- /v1 routes (API key) ----
 
   /** POST /v1/assess?wait=false: returns the accepted job (202) or a terminal one (200). */
@@ -80,6 +142,11 @@ export class ApiClient {
 
   getJob(apiKey: string, jobId: string): Promise<JobResult> {
     return this.json(JobResult, `/v1/jobs/${encodeURIComponent(jobId)}?wait=false`, { headers: this.auth(apiKey) });
+  }
+
+  /** Each file's stage (queued, decoding, analysing, done, error) while the job runs. */
+  getProgress(apiKey: string, jobId: string): Promise<JobProgress> {
+    return this.json(JobProgress, `/v1/jobs/${encodeURIComponent(jobId)}/progress`, { headers: this.auth(apiKey) });
   }
 
   listJobs(apiKey: string, query: ListJobsQuery): Promise<JobList> {

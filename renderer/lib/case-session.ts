@@ -1,6 +1,7 @@
 // The working case on screen: sends planned requests (wait=false), keeps the accepted jobs, polls them until every
 // file is finished, and records refusals and failures in words. A small store the React views subscribe to.
-import type { JobResult, PipelineKind } from '../../src/api/schemas.js';
+import type { CaseInfo } from '../../src/api/app-schemas.js';
+import type { FileStage, JobResult, PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from './api-client.js';
 import type { CollectedFile } from './collect-files.js';
 import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
@@ -34,6 +35,34 @@ export interface SessionState {
   notices: Notice[];
   /** Requests planned but not yet accepted, with a line saying what is being sent. */
   sending: string[];
+  /** The case on screen: loose files join it, and the window reopens on it after a reload. */
+  activeCase: CaseInfo | null;
+  /** Each unfinished file's stage, from GET /v1/jobs/{jobId}/progress (by file id). */
+  stages: Record<string, FileStage>;
+}
+
+/** Where the window remembers its case between reloads (the id only; the core holds the case). */
+export const ACTIVE_CASE_KEY = 'veracity.activeCaseId';
+
+export interface CaseStorage {
+  getItem: (key: string) => string | null;
+  setItem: (key: string, value: string) => void;
+  removeItem: (key: string) => void;
+}
+
+const browserStorage = (): CaseStorage | null => {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null; // storage refused (a sandboxed page): the case is not remembered
+  }
+};
+
+/** Makes `caseId` the case the window opens on (History calls this before opening a case's jobs). */
+export function rememberActiveCase(caseId: string | null, storage: CaseStorage | null = browserStorage()): void {
+  if (!storage) return;
+  if (caseId === null) storage.removeItem(ACTIVE_CASE_KEY);
+  else storage.setItem(ACTIVE_CASE_KEY, caseId);
 }
 
 export interface SessionDeps {
@@ -42,7 +71,12 @@ export interface SessionDeps {
   sleep?: (ms: number) => Promise<void>;
   pollIntervalMs?: number;
   newId?: () => string;
+  /** Where the active case's id is kept; defaults to localStorage. */
+  storage?: CaseStorage | null;
 }
+
+/** Jobs of a case read back at once when the window opens on it (a case larger than this shows its first part). */
+const CASE_JOBS_MAX = 2000;
 
 const MAX_RETRIES = 5;
 
@@ -63,7 +97,7 @@ export function progressOf(jobs: TrackedJob[]): { done: number; total: number } 
 }
 
 export class CaseSession {
-  private state: SessionState = { jobs: [], refused: [], notices: [], sending: [] };
+  private state: SessionState = { jobs: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} };
   private listeners = new Set<() => void>();
   private pollTimer: ReturnType<typeof setTimeout> | null = null;
   private noticeId = 0;
@@ -72,7 +106,71 @@ export class CaseSession {
   private dropped = new Map<File, number>();
   private nextDrop = 0;
 
-  constructor(private readonly deps: SessionDeps) {}
+  private readonly storage: CaseStorage | null;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.storage = deps.storage === undefined ? browserStorage() : deps.storage;
+    // The window opens on the case it last worked on (the session is made once the window has its credentials).
+    if (this.storage?.getItem(ACTIVE_CASE_KEY)) void this.restore();
+  }
+
+  /** Opens the case the window last worked on, with its jobs of both applications as the core has them. */
+  async restore(): Promise<void> {
+    const caseId = this.storage?.getItem(ACTIVE_CASE_KEY) ?? null;
+    if (caseId) await this.openCase(caseId);
+  }
+
+  /** Shows every job of a case (read from the core) and makes it the active case. */
+  async openCase(caseId: string): Promise<void> {
+    const generation = ++this.generation;
+    try {
+      const activeCase = await this.deps.client.getCase(caseId);
+      const jobs: TrackedJob[] = [];
+      for (let page = 1; page <= CASE_JOBS_MAX / 100; page++) {
+        const listed = await this.deps.client.caseJobs(caseId, page, 100);
+        for (const entry of listed.jobs) jobs.push({ job: entry.job, kind: entry.kind, apiKey: this.keyFor(entry.kind, entry.applicationId) });
+        if (!listed.pagination.hasNextPage) break;
+      }
+      if (generation !== this.generation) return;
+      rememberActiveCase(caseId, this.storage);
+      this.stopPolling();
+      this.set({ jobs, refused: [], notices: [], sending: [], activeCase, stages: {} });
+      this.schedulePoll();
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+      if (error.apiError?.code === 'not_found') rememberActiveCase(null, this.storage);
+      else this.notice(failureWords(error, { action: 'Opening the case' }));
+    }
+  }
+
+  /** Makes a new, empty case the active one (loose files dropped next join it). */
+  async newCase(name: string, notes?: string): Promise<void> {
+    try {
+      const created = await this.deps.client.createCase(notes === undefined ? { name } : { name, notes });
+      await this.openCase(created.id);
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+      this.notice(failureWords(error, { action: `Creating case “${name}”` }));
+    }
+  }
+
+  /** Renames the active case, changes its notes or its status. */
+  async updateActiveCase(patch: { name?: string; notes?: string; status?: CaseInfo['status'] }): Promise<void> {
+    const current = this.state.activeCase;
+    if (!current) return;
+    try {
+      this.set({ activeCase: await this.deps.client.updateCase(current.id, patch) });
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+      this.notice(failureWords(error, { action: 'Changing the case' }));
+    }
+  }
+
+  /** The window's key for a job's application: the active key of its kind (the window has one per kind). */
+  private keyFor(kind: PipelineKind, applicationId: string): string {
+    const key = this.deps.keys()[kind];
+    return key && key.applicationId === applicationId ? key.apiKey : (key?.apiKey ?? '');
+  }
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -94,18 +192,34 @@ export class CaseSession {
     this.set({ notices: this.state.notices.filter((n) => n.id !== id) });
   }
 
+  /** Empties the screen and leaves the case: the next loose files go in no case, and a reload opens none. */
   clear(): void {
     this.generation++;
     this.stopPolling();
     this.dropped.clear();
-    this.set({ jobs: [], refused: [], notices: [], sending: [] });
+    rememberActiveCase(null, this.storage);
+    this.set({ jobs: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} });
   }
 
-  /** Shows jobs reopened from History in place of the current case. */
+  /**
+   * Shows jobs reopened from History in place of the current case. History remembers the case it opened
+   * (rememberActiveCase) before calling this; that case becomes the active one.
+   */
   open(jobs: TrackedJob[]): void {
+    const caseId = this.storage?.getItem(ACTIVE_CASE_KEY) ?? null;
     this.clear();
     this.set({ jobs });
     this.schedulePoll();
+    if (caseId) {
+      rememberActiveCase(caseId, this.storage);
+      const generation = this.generation;
+      void this.deps.client.getCase(caseId).then(
+        (activeCase) => {
+          if (generation === this.generation) this.set({ activeCase });
+        },
+        () => undefined, // the jobs are on screen; the case's name is shown when it can be read
+      );
+    }
   }
 
   /** Replaces one job (after a poll or a review). */
@@ -120,9 +234,12 @@ export class CaseSession {
     for (const item of collected) {
       this.dropped.set(item.file, this.nextDrop++);
       const head = new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer());
-      candidates.push({ file: item.file, name: item.path, size: item.file.size, caseName: item.caseName, sniffed: sniff(head) });
+      // Loose files (dropped without a folder naming a case) go into the active case.
+      const caseName = item.caseName ?? this.state.activeCase?.name ?? null;
+      candidates.push({ file: item.file, name: item.path, size: item.file.size, caseName, sniffed: sniff(head) });
     }
     const plan = planSubmission(candidates);
+    const named = plan.requests.find((r) => r.caseName !== null)?.caseName ?? null;
     const keys = this.deps.keys();
     const sendable: PlannedRequest<File>[] = [];
     const refused = [...plan.refused];
@@ -144,6 +261,20 @@ export class CaseSession {
       if (generation !== this.generation) return;
       const index = this.state.sending.indexOf(lines[i]);
       if (index >= 0) this.set({ sending: this.state.sending.filter((_, j) => j !== index) });
+    }
+    // A folder dropped with no case open names the case of this work: the window reopens on it after a reload.
+    if (named !== null && this.state.activeCase === null && this.state.jobs.length > 0) await this.adoptCase(named, generation);
+  }
+
+  /** Makes the case called `name` (the core made it with the first job naming it) the active one. */
+  private async adoptCase(name: string, generation: number): Promise<void> {
+    try {
+      const found = (await this.deps.client.listCases({ page: 1, pageSize: 100, q: name })).cases.find((c) => c.name === name);
+      if (!found || generation !== this.generation) return;
+      rememberActiveCase(found.id, this.storage);
+      this.set({ activeCase: found });
+    } catch {
+      // Best effort: the jobs are on screen and in the case; only the reopening after a reload is lost.
     }
   }
 
@@ -209,6 +340,16 @@ export class CaseSession {
     }
   }
 
+  /** Best effort: a stage that cannot be read leaves the file's last one (the result itself is what matters). */
+  private async readStages(apiKey: string, jobId: string): Promise<void> {
+    try {
+      const { files } = await this.deps.client.getProgress(apiKey, jobId);
+      this.set({ stages: { ...this.state.stages, ...Object.fromEntries(files.map((f) => [f.fileId, f.stage])) } });
+    } catch {
+      // the next poll reads it again
+    }
+  }
+
   private schedulePoll(): void {
     if (this.pollTimer !== null) return;
     const generation = this.generation;
@@ -229,7 +370,9 @@ export class CaseSession {
     for (const tracked of open) {
       if (generation !== this.generation) return;
       try {
-        this.updateJob(await this.deps.client.getJob(tracked.apiKey, tracked.job.jobId));
+        const job = await this.deps.client.getJob(tracked.apiKey, tracked.job.jobId);
+        this.updateJob(job);
+        if (job.status === 'processing') await this.readStages(tracked.apiKey, job.jobId);
       } catch (error) {
         if (error instanceof ApiFailure && error.apiError?.code === 'rate_limited') {
           delayForRateLimit = true;

@@ -17,6 +17,8 @@ export interface AnalyseOptions {
   modelsDir: string;
   signal?: AbortSignal;
   threads?: number;
+  /** Told when the file is decoded and the detectors begin (the core shows each file's stage). */
+  onStage?: (stage: 'analysing') => void;
 }
 
 export async function analyseFile(path: string, mediaType: MediaType, opts: AnalyseOptions): Promise<FileAnalysis> {
@@ -29,6 +31,7 @@ export async function analyseFile(path: string, mediaType: MediaType, opts: Anal
     const kind: FileKind = mediaType === 'application/pdf' ? 'pdf' : 'image';
     const image = kind === 'image' ? await decodeImageBuffer(bytes, mediaType, signal) : null;
     const pdf = kind === 'pdf' ? await openPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length).slice(), signal) : null;
+    opts.onStage?.('analysing');
     try {
       const earlier = new Map<string, DetectorOutput>();
       const ctx: DetectorContext = { kind, mediaType, bytes, image, pdf, model, signal, earlier };

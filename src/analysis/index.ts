@@ -2,6 +2,7 @@
 // analyse in the queue's worker, close on worker shutdown; sniffing is a spec rule, in src/api/media-kinds.ts).
 // Decoders and the ONNX runtime are loaded on first use, so a process that only probes never loads onnxruntime.
 import type { Sniffed } from '../api/media-kinds.js';
+import type { AnalyseOptions } from './analyse.js';
 import type { MediaType, ProbeResult, FileAnalysis } from './analysis-results.js';
 
 export { AnalysisError } from './analysis-results.js';
@@ -17,7 +18,7 @@ export async function probeFile(path: string, sniffed: Sniffed, opts?: { signal?
 export async function analyseFile(
   path: string,
   mediaType: MediaType,
-  opts: { modelsDir: string; signal?: AbortSignal; threads?: number },
+  opts: AnalyseOptions,
 ): Promise<FileAnalysis> {
   const m = await import('./analyse.js');
   return m.analyseFile(path, mediaType, opts);

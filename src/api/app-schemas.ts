@@ -1,7 +1,8 @@
 // Schemas of the app-only routes under /app: applications and API keys for the Settings screen. /app routes take the
 // per-launch UI token, never an API key; /v1 routes take API keys (their schemas are in schemas.ts).
 import { z } from 'zod';
-import { PipelineKind } from './schemas.js';
+import { CASE_NAME_MAX, CASE_NOTES_MAX, PAGE_SIZE_MAX, SEARCH_TEXT_MAX } from './limits.js';
+import { JobResult, MediaType, PaginationMeta, PipelineKind, VerdictAssessment, positiveInteger, uuidParameter } from './schemas.js';
 
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -50,3 +51,124 @@ export const CreateKeyRequest = z
 const uuidParam = (name: string) => z.uuid({ error: `${name} must be a UUID.` }).transform((s) => s.toLowerCase());
 export const ApplicationIdParams = z.object({ applicationId: uuidParam('applicationId') });
 export const KeyIdParams = z.object({ keyId: uuidParam('keyId') });
+
+// ---- Cases and the history search (issue #13): the window's workspace, spanning both applications ----
+
+export const CaseStatus = z.enum(['open', 'in_review', 'closed']);
+export type CaseStatus = z.infer<typeof CaseStatus>;
+
+export const CaseInfo = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  notes: z.string(),
+  status: CaseStatus,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  jobCount: z.number().int().nonnegative(),
+  fileCount: z.number().int().nonnegative(),
+  /** Files by machine verdict, plus those still processing or ended in error. */
+  counts: z.object({
+    ai_generated: z.number().int().nonnegative(),
+    authentic: z.number().int().nonnegative(),
+    inconclusive: z.number().int().nonnegative(),
+    processing: z.number().int().nonnegative(),
+    error: z.number().int().nonnegative(),
+  }),
+}).meta({ id: 'CaseInfo' });
+export type CaseInfo = z.infer<typeof CaseInfo>;
+
+export const CaseList = z.object({ cases: z.array(CaseInfo), pagination: PaginationMeta }).meta({ id: 'CaseList' });
+export type CaseList = z.infer<typeof CaseList>;
+
+const caseName = z
+  .string()
+  .trim()
+  .min(1, 'name must not be empty.')
+  .max(CASE_NAME_MAX, `name must be at most ${CASE_NAME_MAX} characters.`);
+const caseNotes = z.string().max(CASE_NOTES_MAX, `notes must be at most ${CASE_NOTES_MAX} characters.`);
+
+export const CreateCaseRequest = z.object({ name: caseName, notes: caseNotes.optional() }).strict().meta({ id: 'CreateCaseRequest' });
+export type CreateCaseRequest = z.infer<typeof CreateCaseRequest>;
+export const UpdateCaseRequest = z
+  .object({ name: caseName.optional(), notes: caseNotes.optional(), status: CaseStatus.optional() })
+  .strict()
+  .refine((b) => b.name !== undefined || b.notes !== undefined || b.status !== undefined, 'Give name, notes or status.')
+  .meta({ id: 'UpdateCaseRequest' });
+export type UpdateCaseRequest = z.infer<typeof UpdateCaseRequest>;
+
+/** One job of a case, with the application it was sent to (its windowKey polls and reviews it). */
+export const CaseJob = z.object({ applicationId: z.uuid(), kind: PipelineKind, job: JobResult }).meta({ id: 'CaseJob' });
+export type CaseJob = z.infer<typeof CaseJob>;
+export const CaseJobList = z.object({ jobs: z.array(CaseJob), pagination: PaginationMeta }).meta({ id: 'CaseJobList' });
+export type CaseJobList = z.infer<typeof CaseJobList>;
+
+export const CaseIdParams = z.object({ caseId: uuidParameter('caseId') });
+
+const searchText = (name: string) =>
+  z
+    .string({ error: `${name} must be given once.` })
+    .trim()
+    .min(1, `${name} must not be empty.`)
+    .max(SEARCH_TEXT_MAX, `${name} must be at most ${SEARCH_TEXT_MAX} characters.`)
+    .optional();
+const paging = {
+  page: positiveInteger('page', 1, Number.MAX_SAFE_INTEGER),
+  pageSize: positiveInteger('pageSize', PAGE_SIZE_MAX, PAGE_SIZE_MAX).meta({ description: `Values above ${PAGE_SIZE_MAX} are clamped to ${PAGE_SIZE_MAX}.` }),
+};
+/** Any other parameter is ignored, but never given twice. */
+const once = z.string({ error: 'A query parameter must be given once.' });
+
+export const CaseListQuery = z
+  .object({
+    q: searchText('q').meta({ description: 'Part of the case name, any case.' }),
+    status: CaseStatus.optional(),
+    ...paging,
+  })
+  .catchall(once);
+export const CaseJobsQuery = z.object(paging).catchall(once);
+
+/** An ISO 8601 instant with its zone, compared as UTC. */
+const instant = (name: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${name} must be an ISO 8601 date and time with a zone (2025-01-31T00:00:00Z).` })
+    .transform((s) => new Date(s).toISOString())
+    .optional();
+
+export const HistoryQuery = z
+  .object({
+    case: searchText('case').meta({ description: 'Part of the case name, any case.' }),
+    name: searchText('name').meta({ description: 'Part of the file name, any case.' }),
+    sha256: z
+      .string({ error: 'sha256 must be given once.' })
+      .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hexadecimal digits.')
+      .transform((s) => s.toLowerCase())
+      .optional(),
+    from: instant('from').meta({ description: 'Jobs created at or after this instant.' }),
+    to: instant('to').meta({ description: 'Jobs created at or before this instant.' }),
+    verdict: VerdictAssessment.optional().meta({ description: 'The machine verdict of the file.' }),
+    ...paging,
+  })
+  .catchall(once)
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { message: 'from must not be after to.', path: ['to'] });
+
+export const HistoryEntry = z.object({
+  jobId: z.uuid(),
+  fileId: z.uuid(),
+  applicationId: z.uuid(),
+  kind: PipelineKind,
+  caseId: z.uuid().nullable(),
+  caseName: z.string().nullable(),
+  name: z.string(),
+  size: z.number().int().nonnegative(),
+  type: MediaType,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  status: z.enum(['processing', 'completed', 'error']),
+  /** The machine verdict; null until the file is done, or when it ended in error. */
+  assessment: VerdictAssessment.nullable(),
+  /** The specialist's review, when there is one. */
+  reviewAssessment: VerdictAssessment.nullable(),
+  createdAt: DateTime,
+}).meta({ id: 'HistoryEntry' });
+export type HistoryEntry = z.infer<typeof HistoryEntry>;
+export const HistoryList = z.object({ files: z.array(HistoryEntry), pagination: PaginationMeta }).meta({ id: 'HistoryList' });
+export type HistoryList = z.infer<typeof HistoryList>;

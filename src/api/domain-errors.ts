@@ -20,7 +20,7 @@ export class IdempotencyConflict extends Error {
 
 /** Something the caller named does not exist, or is not theirs (indistinguishable on purpose, DECISIONS 12). */
 export class NotFound extends Error {
-  constructor(public readonly what: 'job' | 'file' | 'stored file' | 'application' | 'key') {
+  constructor(public readonly what: 'job' | 'file' | 'stored file' | 'application' | 'key' | 'case') {
     super(what === 'stored file' ? 'The stored file is no longer available.' : what === 'file' ? 'No such file in this job.' : `No such ${what}.`);
     this.name = 'NotFound';
   }
@@ -39,5 +39,13 @@ export class JobVanished extends Error {
   constructor(jobId: string) {
     super(`The job ${jobId} could not be read back.`);
     this.name = 'JobVanished';
+  }
+}
+
+/** Another case already has this name: names are how metadata.case finds its case, so they are unique. */
+export class CaseNameTaken extends Error {
+  constructor(public readonly field: string) {
+    super('A case with this name already exists.');
+    this.name = 'CaseNameTaken';
   }
 }

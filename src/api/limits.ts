@@ -25,6 +25,12 @@ export const FILE_NAME_MAX = 1024;
 /** `metadata.case` is kept (and `GET /v1/jobs?case=` compared) up to this many characters. */
 export const CASE_NAME_MAX = 500;
 
+/** A case's notes (`PATCH /app/cases/{caseId}`), in characters. */
+export const CASE_NOTES_MAX = 20_000;
+
+/** A part of a name searched for (`GET /app/cases?q=`, `GET /app/history?case=&name=`), in characters. */
+export const SEARCH_TEXT_MAX = 500;
+
 /** `Idempotency-Key`: 1 to this many printable ASCII characters. */
 export const IDEMPOTENCY_KEY_MAX = 255;
 

@@ -202,18 +202,34 @@ export const JobReport = z.object({
 }).meta({ id: 'JobReport' });
 export type JobReport = z.infer<typeof JobReport>;
 
+/** Where one file of a job stands while work runs (extension: GET /v1/jobs/{jobId}/progress). */
+export const FileStage = z.enum(['queued', 'decoding', 'analysing', 'done', 'error']);
+export type FileStage = z.infer<typeof FileStage>;
+export const JobProgress = z.object({
+  jobId: z.uuid(),
+  files: z.array(
+    z.object({
+      fileId: z.uuid(),
+      stage: FileStage,
+      /** When the analysis of the file began (its latest attempt); null while it waits in the queue. */
+      startedAt: DateTime.nullable(),
+    }),
+  ),
+}).meta({ id: 'JobProgress' });
+export type JobProgress = z.infer<typeof JobProgress>;
+
 // ---- Request parameters: checked by the server before a handler runs (a refusal names the parameter in
 // details.issues[0].path) ----
 
 /** A UUID path or query parameter, any case, compared lower-case. */
-const uuidParameter = (name: string) =>
+export const uuidParameter = (name: string) =>
   z.uuid({ error: (iss) => (iss.input === undefined ? `${name} is required.` : `${name} must be a UUID.`) }).transform((s) => s.toLowerCase());
 
 /**
  * A positive integer of any length, clamped to `max`: a well-formed value is never refused for its size (the spec
  * clamps pageSize; a page past the end is an empty page). Compared as a BigInt, so digits beyond 2^53 are not rounded.
  */
-const positiveInteger = (name: string, fallback: number, max: number) =>
+export const positiveInteger = (name: string, fallback: number, max: number) =>
   z
     .string({ error: `${name} must be a positive integer, given once.` })
     .regex(/^\d+$/, `${name} must be a positive integer.`)

@@ -39,6 +39,8 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     db.pragma('busy_timeout = 5000');
     // For migrations that turn a secret into its digest (migration 2: API keys).
     db.function('sha256_hex', { deterministic: true }, (text: unknown) => crypto.createHash('sha256').update(String(text)).digest('hex'));
+    // For migrations that give existing rows an id (migration 3: a case per distinct metadata.case).
+    db.function('random_uuid', { deterministic: false }, () => crypto.randomUUID());
     const applied = migrate(db, migrations);
     // Best effort, both: on a full disk the core must still start (secure_delete already zeroed what a scrubbing
     // migration freed, and the next start truncates the WAL again).

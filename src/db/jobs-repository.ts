@@ -120,6 +120,8 @@ export interface NewJob {
   applicationId: string;
   metadataJson: string | null; // compact JSON, echoed back verbatim
   caseName: string | null;
+  /** The case the job belongs to (src/db/cases-repository.ts), found or made from caseName. */
+  caseId: string | null;
   createdAt: string;
 }
 export interface NewFile {
@@ -150,8 +152,8 @@ const FILE_COLUMNS = `id, job_id, position, name, size, media_type, sha256, stat
 
 export function createJobsRepository(db: Db) {
   const s = {
-    insertJob: db.prepare(`INSERT INTO jobs (id, application_id, metadata, case_name, status, created_at, updated_at, seq)
-      VALUES (@id, @applicationId, @metadataJson, @caseName, 'processing', @createdAt, @createdAt, (SELECT coalesce(max(seq), 0) + 1 FROM jobs))`),
+    insertJob: db.prepare(`INSERT INTO jobs (id, application_id, metadata, case_name, case_id, status, created_at, updated_at, seq)
+      VALUES (@id, @applicationId, @metadataJson, @caseName, @caseId, 'processing', @createdAt, @createdAt, (SELECT coalesce(max(seq), 0) + 1 FROM jobs))`),
     insertFile: db.prepare(`INSERT INTO job_files (id, job_id, position, name, size, media_type, sha256, status, started_at)
       VALUES (@id, @jobId, @position, @name, @size, @mediaType, @sha256, 'processing', @startedAt)`),
     getJob: db.prepare('SELECT * FROM jobs WHERE id = ?'),

@@ -30,6 +30,7 @@ async function handle(msg: WorkerRequest): Promise<void> {
         modelsDir: msg.modelsDir,
         threads: msg.threads,
         signal: current.signal,
+        onStage: (stage) => send({ id: msg.id, stage }),
       });
       send({ id: msg.id, ok: true, result });
     }

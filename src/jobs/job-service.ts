@@ -2,9 +2,11 @@
 // and recovery after a restart. Heavy work goes to the worker pools; this module only orchestrates.
 import { EventEmitter } from 'node:events';
 import type { FileAnalysis } from '../analysis/index.js';
-import type { ExpertReview, FileRegions, JobList, JobReport, JobResult, MediaType } from '../api/schemas.js';
+import type { ExpertReview, FileRegions, FileStage, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
+import type { CasesRepository } from '../db/cases-repository.js';
 import type { FileRecord, JobsRepository, NewFile } from '../db/jobs-repository.js';
 import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, QueueFull } from '../api/domain-errors.js';
+import { caseIdForName } from './case-service.js';
 import type { FileStore } from './file-store.js';
 import { toJobListEntry, toJobResult } from './job-result.js';
 import { deriveJobStatus } from './job-status.js';
@@ -55,6 +57,8 @@ function keep<K, V>(map: Map<K, V>, key: K, value: V): V {
 
 export interface JobServiceDeps {
   jobs: JobsRepository;
+  /** A job whose metadata names a case joins it (made if missing). */
+  cases: CasesRepository;
   store: FileStore;
   pool: WorkerPool;
   modelsDir: string;
@@ -91,6 +95,11 @@ export function createJobService(d: JobServiceDeps) {
     jobsVersion++;
     terminalResults.delete(jobId);
   };
+  /**
+   * Where each file under analysis stands (the worker reports the start and the end of decoding). Memory only: after
+   * a restart every unfinished file is queued again, which is what a file absent from here is.
+   */
+  const stages = new Map<string, { stage: Extract<FileStage, 'decoding' | 'analysing'>; startedAt: string }>();
   const pruneTimer = setInterval(() => d.jobs.pruneIdempotency(now().getTime() - d.idempotencyTtlMs), 3_600_000);
   pruneTimer.unref();
 
@@ -190,6 +199,19 @@ export function createJobService(d: JobServiceDeps) {
     };
   }
 
+  /** Each file's stage: queued, decoding, analysing (while work runs, from the workers), then done or error. */
+  function progress(applicationId: string, jobId: string): JobProgress {
+    getOwnedJobRecord(applicationId, jobId);
+    return {
+      jobId,
+      files: d.jobs.getFiles(jobId).map((f) => {
+        if (f.status !== 'processing') return { fileId: f.id, stage: f.status === 'completed' ? 'done' : 'error', startedAt: f.startedAt };
+        const running = stages.get(f.id);
+        return { fileId: f.id, stage: running?.stage ?? 'queued', startedAt: running?.startedAt ?? null };
+      }),
+    };
+  }
+
   function enqueue(files: FileRecord[] | { id: string; jobId: string; mediaType: MediaType }[]): void {
     for (const f of files) {
       inFlight++;
@@ -227,7 +249,13 @@ export function createJobService(d: JobServiceDeps) {
         const result = await d.pool.run<FileAnalysis>(
           { op: 'analyse', path: d.store.pathOf(fileId), mediaType, modelsDir: d.modelsDir, threads: d.threadsPerWorker },
           d.fileTimeoutMs,
-          { onStart: () => ((started = true), recordStart(fileId)) },
+          {
+            onStart: () => ((started = true), recordStart(fileId)),
+            onStage: (stage) => {
+              const current = stages.get(fileId);
+              if (current) current.stage = stage;
+            },
+          },
         );
         outcome = {
           status: 'completed',
@@ -238,6 +266,7 @@ export function createJobService(d: JobServiceDeps) {
           aggregation: result.aggregation,
         };
       } catch (err) {
+        stages.delete(fileId);
         if (err instanceof WorkerTaskError && err.reason === 'closed') {
           // A clean shutdown stopped it: the file is resumed at the next start, and a stop is not the file's fault.
           if (started) handBack(fileId);
@@ -248,6 +277,7 @@ export function createJobService(d: JobServiceDeps) {
         d.log?.info({ fileId, jobId, code, err: message }, 'file analysis ended in error');
         outcome = { status: 'error', completedAt: now().toISOString(), errorCode: code, errorMessage: message };
       }
+      stages.delete(fileId);
       await durably(fileId, () => finishFile(jobId, fileId, outcome));
     } catch (err) {
       d.log?.error({ err, fileId, jobId }, 'analysis bookkeeping failed');
@@ -259,8 +289,10 @@ export function createJobService(d: JobServiceDeps) {
    * a failed write (disk full) is logged, not retried: the analysis goes on and its result is still recorded.
    */
   function recordStart(fileId: string): void {
+    const at = now().toISOString();
+    stages.set(fileId, { stage: 'decoding', startedAt: at });
     try {
-      d.jobs.startFile(fileId, now().toISOString());
+      d.jobs.startFile(fileId, at);
     } catch (err) {
       d.log?.error({ err, fileId }, 'could not record the start of an analysis');
     }
@@ -326,7 +358,8 @@ export function createJobService(d: JobServiceDeps) {
         // Re-checked inside the transaction: a concurrent request with the same key may have committed meanwhile.
         const raced = s.idempotency && d.jobs.findIdempotency(s.applicationId, s.idempotency.key, nowMs - d.idempotencyTtlMs);
         if (raced) return replayOrConflict(raced.fingerprint, raced.jobId, s);
-        d.jobs.insertJob({ id: jobId, applicationId: s.applicationId, metadataJson: s.metadataJson, caseName: s.caseName, createdAt }, newFiles);
+        const caseId = s.caseName === null ? null : caseIdForName(d.cases, s.caseName, createdAt);
+        d.jobs.insertJob({ id: jobId, applicationId: s.applicationId, metadataJson: s.metadataJson, caseName: s.caseName, caseId, createdAt }, newFiles);
         jobsChanged(jobId);
         if (s.idempotency) {
           d.jobs.insertIdempotency({ applicationId: s.applicationId, key: s.idempotency.key, fingerprint: s.idempotency.fingerprint, jobId, createdAtMs: nowMs });
@@ -440,6 +473,7 @@ export function createJobService(d: JobServiceDeps) {
     fileRegions,
     storedFile,
     report,
+    progress,
     waitForTerminal,
     setReview,
     recover,

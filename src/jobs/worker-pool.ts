@@ -25,6 +25,7 @@ interface Pending {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
   onStart?: () => void;
+  onStage?: (stage: 'analysing') => void;
 }
 
 export interface RunOptions {
@@ -33,6 +34,8 @@ export interface RunOptions {
    * worker still booting, or killed before it read the message, has not started anything).
    */
   onStart?: () => void;
+  /** Called when the worker reports a later stage of the task (an analysis: decoding done, detectors running). */
+  onStage?: (stage: 'analysing') => void;
 }
 
 interface Slot {
@@ -90,7 +93,7 @@ export class WorkerPool {
   run<T>(input: TaskInput, timeoutMs: number, opts: RunOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ input, timeoutMs, resolve: resolve as (v: unknown) => void, reject, onStart: opts.onStart });
+      this.queue.push({ input, timeoutMs, resolve: resolve as (v: unknown) => void, reject, onStart: opts.onStart, onStage: opts.onStage });
       this.dispatch();
     });
   }
@@ -181,6 +184,10 @@ export class WorkerPool {
       const onStart = slot.busy.onStart;
       slot.busy.onStart = undefined; // once
       onStart?.();
+      return;
+    }
+    if ('stage' in msg) {
+      slot.busy.onStage?.(msg.stage);
       return;
     }
     const task = this.settle(slot)!;

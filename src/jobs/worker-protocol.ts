@@ -11,5 +11,7 @@ export type WorkerRequest =
 export type WorkerResponse =
   /** Sent by the worker when it begins work on task `id` (analysis really starts: the attempt counts from here). */
   | { id: number; started: true }
+  /** Sent by an analysis worker when the file is decoded and the detectors begin (per-file stage, issue #13). */
+  | { id: number; stage: 'analysing' }
   | { id: number; ok: true; result: ProbeResult | FileAnalysis | 'ready' }
   | { id: number; ok: false; error: { code: AnalysisErrorCode; message: string } };

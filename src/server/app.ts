@@ -6,6 +6,7 @@ import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import type { Principal, KeyService } from '../auth/api-keys.js';
 import type { CoreConfig } from '../config/config.js';
+import type { CaseService } from '../jobs/case-service.js';
 import type { FileStore } from '../jobs/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
@@ -16,8 +17,10 @@ import { registerOpenApi } from './openapi.js';
 import { serializeResponse, validateRequest } from './route-schemas.js';
 import { registerAppRoutes } from './routes/app-routes.js';
 import { registerAssessRoute } from './routes/assess-route.js';
+import { registerCaseRoutes } from './routes/case-routes.js';
 import { registerExtensionRoutes } from './routes/extension-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
+import { registerProgressRoute } from './routes/progress-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
 
@@ -43,6 +46,7 @@ export interface AppDeps {
   config: CoreConfig;
   keys: KeyService;
   jobs: JobService;
+  cases: CaseService;
   store: FileStore;
   probePool: WorkerPool;
   /** The port clients must name in Host/Origin: the listening port (80 for inject()). */
@@ -179,7 +183,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAssessRoute(app, deps);
   registerJobRoutes(app, deps);
   registerExtensionRoutes(app, deps);
+  registerProgressRoute(app, deps);
   registerAppRoutes(app, deps);
+  registerCaseRoutes(app, deps);
   await registerRendererRoutes(app, deps);
   return app;
 }

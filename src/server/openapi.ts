@@ -47,12 +47,22 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description: 'Local (127.0.0.1) implementation of the v1 File Assessment interface, with additive extensions.',
       },
       servers: [{ url: '/' }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          // The window's per-launch token (the #token= of its address), for the /app routes documented here.
+          uiToken: { type: 'http', scheme: 'bearer', description: 'The per-launch UI token of the window; never an API key.' },
+        },
+      },
       security: [{ apiKey: [] }],
     },
-    // The window's own /app routes (per-launch UI token) and the static renderer are not part of the API.
+    // The static renderer and the window's Settings routes are not part of the API; /app routes that declare the
+    // uiToken security (cases and history, src/server/routes/case-routes.ts) are.
     hideUntagged: false,
-    transform: (route) => (route.url.startsWith('/v1/') ? transform(route) : { schema: { ...route.schema, hide: true }, url: route.url }),
+    transform: (route) =>
+      route.url.startsWith('/v1/') || (route.url.startsWith('/app/') && route.schema?.security !== undefined)
+        ? transform(route)
+        : { schema: { ...route.schema, hide: true }, url: route.url },
     transformObject: jsonSchemaTransformObject,
   });
   let doc: unknown = null;

@@ -30,14 +30,20 @@ describe('GET /v1/openapi.json', () => {
     expect(res.statusCode).toBe(200);
     const doc = JSON.parse(res.body) as Doc;
     expect(doc.openapi).toBe('3.1.0');
-    // Every v1 route and nothing else: the window's /app routes and the document itself are not part of the API.
+    // Every v1 route, the window's case and history routes (uiToken), and nothing else: the Settings routes and the
+    // document itself are not part of the API.
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/app/cases',
+      '/app/cases/{caseId}',
+      '/app/cases/{caseId}/jobs',
+      '/app/history',
       '/v1/assess',
       '/v1/jobs',
       '/v1/jobs/{jobId}',
       '/v1/jobs/{jobId}/files/{fileId}/content',
       '/v1/jobs/{jobId}/files/{fileId}/regions',
       '/v1/jobs/{jobId}/files/{fileId}/review',
+      '/v1/jobs/{jobId}/progress',
       '/v1/jobs/{jobId}/report',
     ]);
 
@@ -103,6 +109,26 @@ describe('GET /v1/openapi.json', () => {
     expect(params(reportOp)).toMatchObject({ 'path:jobId': { required: true, format: 'uuid' } });
     expect(ref(reportOp, '200')).toBe('#/components/schemas/JobReport');
     expect(doc.components.schemas.JobResult.properties).toHaveProperty('results');
+
+    // Issue #13: per-file stage (API key), cases and history (the window's UI token, a case spans both applications).
+    const progressOp = doc.paths['/v1/jobs/{jobId}/progress'].get;
+    expect(params(progressOp)).toMatchObject({ 'path:jobId': { required: true, format: 'uuid' } });
+    expect(ref(progressOp, '200')).toBe('#/components/schemas/JobProgress');
+    const cases = doc.paths['/app/cases'] as Record<string, Operation & { security?: unknown }>;
+    expect(Object.keys(cases).sort()).toEqual(['get', 'post']);
+    expect(cases.post.security).toEqual([{ uiToken: [] }]);
+    expect(statuses(cases.post)).toEqual(['201', '400', '401', '403', '422', '429', '500']);
+    expect(ref(cases.post, '201')).toBe('#/components/schemas/CaseInfo');
+    expect(Object.keys(doc.paths['/app/cases/{caseId}']).sort()).toEqual(['get', 'patch']);
+    expect(statuses(doc.paths['/app/cases/{caseId}'].patch)).toEqual(['200', '400', '401', '403', '404', '422', '429', '500']);
+    const historyOp = doc.paths['/app/history'].get;
+    expect(params(historyOp)).toMatchObject({
+      'query:sha256': { required: false, pattern: '^[0-9a-fA-F]{64}$' },
+      'query:verdict': { required: false, enum: ['ai_generated', 'authentic', 'inconclusive'] },
+      'query:from': { required: false, format: 'date-time' },
+    });
+    expect(ref(historyOp, '200')).toBe('#/components/schemas/HistoryList');
+    expect((doc as unknown as { components: { securitySchemes: Record<string, unknown> } }).components.securitySchemes).toHaveProperty('uiToken');
   });
 });
 

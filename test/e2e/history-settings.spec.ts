@@ -22,18 +22,18 @@ test('history pages through the jobs of a case and reopens one', async ({ appPag
   await expect(page.getByRole('heading', { name: 'History' })).toBeVisible();
   await page.getByRole('textbox', { name: 'Case' }).fill('Paging case');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 jobs');
+  await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 files');
   await expect(page.getByTestId('history-row')).toHaveCount(10);
   await expect(page.getByTestId('history-row').first()).toContainText(/page-3\d\d\.jpg/);
   // The rows follow their jobs while History is open.
   await expect(page.getByTestId('history-row').first()).toContainText('Finished', { timeout: 60_000 });
   await page.screenshot({ path: path.join(ARTIFACTS, '06-history.png'), fullPage: true });
   await page.getByRole('button', { name: 'Next' }).click();
-  await expect(page.getByTestId('page-status')).toHaveText('Page 2 of 2 · 12 jobs');
+  await expect(page.getByTestId('page-status')).toHaveText('Page 2 of 2 · 12 files');
   await expect(page.getByTestId('history-row')).toHaveCount(2);
   await expect(page.getByRole('button', { name: 'Next' })).toBeDisabled();
   await page.getByRole('button', { name: 'Previous' }).click();
-  await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 jobs');
+  await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 files');
 
   // Reopen one job on the Assess screen.
   const firstRow = page.getByTestId('history-row').first();

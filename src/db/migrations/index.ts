@@ -109,4 +109,33 @@ ALTER TABLE api_keys_hashed RENAME TO api_keys;
 CREATE INDEX api_keys_application ON api_keys(application_id);
 `,
   },
+  {
+    id: 3,
+    name: 'cases',
+    // A case was only the free text of metadata.case (jobs.case_name). It becomes a row of its own that jobs of
+    // both applications link to; each distinct case_name becomes one case (random_uuid is registered by
+    // connection.ts), dated by its jobs. case_name stays: it is what GET /v1/jobs?case= compares, as sent.
+    sql: `
+CREATE TABLE cases (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  notes TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'in_review', 'closed')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX cases_updated ON cases(updated_at DESC);
+
+ALTER TABLE jobs ADD COLUMN case_id TEXT REFERENCES cases(id);
+INSERT INTO cases (id, name, created_at, updated_at)
+  SELECT random_uuid(), case_name, min(created_at), max(updated_at) FROM jobs WHERE case_name IS NOT NULL GROUP BY case_name;
+UPDATE jobs SET case_id = (SELECT c.id FROM cases c WHERE c.name = jobs.case_name) WHERE case_name IS NOT NULL;
+CREATE INDEX jobs_case_seq ON jobs(case_id, seq);
+
+-- History search: exact SHA-256, date ranges, newest first.
+CREATE INDEX job_files_sha256 ON job_files(sha256);
+CREATE INDEX jobs_created ON jobs(created_at);
+CREATE INDEX jobs_seq ON jobs(seq DESC);
+`,
+  },
 ];

@@ -1,0 +1,258 @@
+// Cases (a specialist's unit of work, spanning both applications) and the history search over every file. Rows are
+// mapped to domain types here; the searches are built from fixed SQL fragments with bound parameters only.
+import type { CaseStatus } from '../api/app-schemas.js';
+import type { MediaType, PipelineKind, VerdictAssessment } from '../api/schemas.js';
+import type { Db } from './connection.js';
+
+export interface CaseRecord {
+  id: string;
+  name: string;
+  notes: string;
+  status: CaseStatus;
+  createdAt: string;
+  updatedAt: string;
+  jobCount: number;
+  fileCount: number;
+  /** Files by machine verdict, and those still processing or ended in error. */
+  counts: Record<VerdictAssessment | 'processing' | 'error', number>;
+}
+
+export interface CaseJobRef {
+  jobId: string;
+  applicationId: string;
+  kind: PipelineKind;
+}
+
+export interface HistoryFilter {
+  /** Part of the case name, any case. */
+  caseName?: string;
+  /** Part of the file name, any case. */
+  fileName?: string;
+  /** The exact SHA-256, lower-case hex. */
+  sha256?: string;
+  /** Jobs created at or after / at or before these instants (ISO 8601 UTC, as stored). */
+  from?: string;
+  to?: string;
+  verdict?: VerdictAssessment;
+}
+
+export interface HistoryRecord {
+  jobId: string;
+  fileId: string;
+  applicationId: string;
+  kind: PipelineKind;
+  caseId: string | null;
+  caseName: string | null;
+  name: string;
+  size: number;
+  mediaType: MediaType;
+  sha256: string;
+  status: 'processing' | 'completed' | 'error';
+  assessment: VerdictAssessment | null;
+  reviewAssessment: VerdictAssessment | null;
+  createdAt: string;
+}
+
+interface CaseRow {
+  id: string;
+  name: string;
+  notes: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  job_count: number;
+  file_count: number;
+  ai_generated: number;
+  authentic: number;
+  inconclusive: number;
+  processing: number;
+  error: number;
+}
+
+interface HistoryRow {
+  job_id: string;
+  file_id: string;
+  application_id: string;
+  kind: string;
+  case_id: string | null;
+  case_name: string | null;
+  name: string;
+  size: number;
+  media_type: string;
+  sha256: string;
+  status: string;
+  assessment: string | null;
+  review_assessment: string | null;
+  created_at: string;
+}
+
+/** A LIKE pattern matching `text` anywhere, its own % _ and \ taken literally (ESCAPE '\'). */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** A case with its counts: bounded by the size of one case (its jobs by index, their files by job). */
+const CASE_SELECT = `SELECT c.*,
+  (SELECT count(*) FROM jobs j WHERE j.case_id = c.id) AS job_count,
+  count(f.id) AS file_count,
+  count(CASE WHEN f.status = 'completed' AND json_extract(f.verdict, '$.assessment') = 'ai_generated' THEN 1 END) AS ai_generated,
+  count(CASE WHEN f.status = 'completed' AND json_extract(f.verdict, '$.assessment') = 'authentic' THEN 1 END) AS authentic,
+  count(CASE WHEN f.status = 'completed' AND json_extract(f.verdict, '$.assessment') = 'inconclusive' THEN 1 END) AS inconclusive,
+  count(CASE WHEN f.status = 'processing' THEN 1 END) AS processing,
+  count(CASE WHEN f.status = 'error' THEN 1 END) AS error
+  FROM cases c LEFT JOIN jobs j ON j.case_id = c.id LEFT JOIN job_files f ON f.job_id = j.id`;
+
+const toCase = (r: CaseRow): CaseRecord => ({
+  id: r.id,
+  name: r.name,
+  notes: r.notes,
+  status: r.status as CaseStatus,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  jobCount: r.job_count,
+  fileCount: r.file_count,
+  counts: { ai_generated: r.ai_generated, authentic: r.authentic, inconclusive: r.inconclusive, processing: r.processing, error: r.error },
+});
+
+const toHistory = (r: HistoryRow): HistoryRecord => ({
+  jobId: r.job_id,
+  fileId: r.file_id,
+  applicationId: r.application_id,
+  kind: r.kind as PipelineKind,
+  caseId: r.case_id,
+  caseName: r.case_name,
+  name: r.name,
+  size: r.size,
+  mediaType: r.media_type as MediaType,
+  sha256: r.sha256,
+  status: r.status as HistoryRecord['status'],
+  assessment: r.assessment as VerdictAssessment | null,
+  reviewAssessment: r.review_assessment as VerdictAssessment | null,
+  createdAt: r.created_at,
+});
+
+/** The WHERE clause of a history search and its parameters; every condition is a fixed fragment. */
+function historyWhere(f: HistoryFilter): { sql: string; params: Record<string, string> } {
+  const conditions: string[] = [];
+  const params: Record<string, string> = {};
+  if (f.caseName !== undefined) {
+    conditions.push(`c.name LIKE @casePattern ESCAPE '\\'`);
+    params.casePattern = containsPattern(f.caseName);
+  }
+  if (f.fileName !== undefined) {
+    conditions.push(`f.name LIKE @namePattern ESCAPE '\\'`);
+    params.namePattern = containsPattern(f.fileName);
+  }
+  if (f.sha256 !== undefined) {
+    conditions.push('f.sha256 = @sha256');
+    params.sha256 = f.sha256;
+  }
+  if (f.from !== undefined) {
+    conditions.push('j.created_at >= @from');
+    params.from = f.from;
+  }
+  if (f.to !== undefined) {
+    conditions.push('j.created_at <= @to');
+    params.to = f.to;
+  }
+  if (f.verdict !== undefined) {
+    conditions.push(`f.status = 'completed' AND json_extract(f.verdict, '$.assessment') = @verdict`);
+    params.verdict = f.verdict;
+  }
+  return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+const HISTORY_FROM = `FROM job_files f JOIN jobs j ON j.id = f.job_id JOIN applications a ON a.id = j.application_id
+  LEFT JOIN cases c ON c.id = j.case_id`;
+
+export function createCasesRepository(db: Db) {
+  const s = {
+    insert: db.prepare(`INSERT INTO cases (id, name, notes, status, created_at, updated_at) VALUES (@id, @name, @notes, 'open', @at, @at)`),
+    get: db.prepare(`${CASE_SELECT} WHERE c.id = ? GROUP BY c.id`),
+    idByName: db.prepare('SELECT id FROM cases WHERE name = ?'),
+    list: db.prepare(`${CASE_SELECT} WHERE c.id IN (SELECT id FROM cases
+        WHERE (@pattern IS NULL OR name LIKE @pattern ESCAPE '\\') AND (@status IS NULL OR status = @status)
+        ORDER BY updated_at DESC, id LIMIT @limit OFFSET @offset)
+      GROUP BY c.id ORDER BY c.updated_at DESC, c.id`),
+    count: db.prepare(`SELECT count(*) AS n FROM cases WHERE (@pattern IS NULL OR name LIKE @pattern ESCAPE '\\') AND (@status IS NULL OR status = @status)`),
+    update: db.prepare(`UPDATE cases SET name = coalesce(@name, name), notes = coalesce(@notes, notes), status = coalesce(@status, status),
+      updated_at = @at WHERE id = @id`),
+    touch: db.prepare('UPDATE cases SET updated_at = ? WHERE id = ?'),
+    jobs: db.prepare(`SELECT j.id AS job_id, j.application_id, a.kind FROM jobs j JOIN applications a ON a.id = j.application_id
+      WHERE j.case_id = ? ORDER BY j.seq LIMIT ? OFFSET ?`),
+    countJobs: db.prepare('SELECT count(*) AS n FROM jobs WHERE case_id = ?'),
+    linkJob: db.prepare('UPDATE jobs SET case_id = ? WHERE id = ?'),
+    countAll: db.prepare('SELECT count(*) AS n FROM cases'),
+  };
+  const historySelect = new Map<string, { page: ReturnType<Db['prepare']>; count: ReturnType<Db['prepare']> }>();
+
+  return {
+    insert(c: { id: string; name: string; notes: string; at: string }): void {
+      s.insert.run(c);
+    },
+    get(id: string): CaseRecord | undefined {
+      const r = s.get.get(id) as CaseRow | undefined;
+      return r && toCase(r);
+    },
+    idByName(name: string): string | undefined {
+      return (s.idByName.get(name) as { id: string } | undefined)?.id;
+    },
+    list(q: { nameContains: string | null; status: CaseStatus | null; limit: number; offset: number }): CaseRecord[] {
+      const pattern = q.nameContains === null ? null : containsPattern(q.nameContains);
+      return (s.list.all({ pattern, status: q.status, limit: q.limit, offset: q.offset }) as CaseRow[]).map(toCase);
+    },
+    count(q: { nameContains: string | null; status: CaseStatus | null }): number {
+      const pattern = q.nameContains === null ? null : containsPattern(q.nameContains);
+      return (s.count.get({ pattern, status: q.status }) as { n: number }).n;
+    },
+    countAll(): number {
+      return (s.countAll.get() as { n: number }).n;
+    },
+    /** Changes what is given; returns false when there is no such case. */
+    update(id: string, patch: { name?: string; notes?: string; status?: CaseStatus }, at: string): boolean {
+      return s.update.run({ id, name: patch.name ?? null, notes: patch.notes ?? null, status: patch.status ?? null, at }).changes === 1;
+    },
+    touch(id: string, at: string): void {
+      s.touch.run(at, id);
+    },
+    linkJob(caseId: string, jobId: string): void {
+      s.linkJob.run(caseId, jobId);
+    },
+    /** The case's jobs in the order they were submitted (drop order). */
+    jobs(caseId: string, limit: number, offset: number): CaseJobRef[] {
+      return (s.jobs.all(caseId, limit, offset) as { job_id: string; application_id: string; kind: string }[]).map((r) => ({
+        jobId: r.job_id,
+        applicationId: r.application_id,
+        kind: r.kind as PipelineKind,
+      }));
+    },
+    countJobs(caseId: string): number {
+      return (s.countJobs.get(caseId) as { n: number }).n;
+    },
+    /**
+     * One page of files of every application matching the filter, newest job first, in submission order within a
+     * job. SHA-256 and dates use indexes; a name part is a LIKE over the files joined (a desktop history's size).
+     */
+    history(f: HistoryFilter, limit: number, offset: number): HistoryRecord[] {
+      return (this.prepared(f).page.all({ ...historyWhere(f).params, limit, offset }) as HistoryRow[]).map(toHistory);
+    },
+    countHistory(f: HistoryFilter): number {
+      return (this.prepared(f).count.get(historyWhere(f).params) as { n: number }).n;
+    },
+    /** Statements per combination of filters (at most 2^6), prepared once. */
+    prepared(f: HistoryFilter) {
+      const { sql } = historyWhere(f);
+      let st = historySelect.get(sql);
+      if (!st) {
+        st = {
+          page: db.prepare(`SELECT f.job_id, f.id AS file_id, j.application_id, a.kind, j.case_id, c.name AS case_name, f.name, f.size,
+              f.media_type, f.sha256, f.status, json_extract(f.verdict, '$.assessment') AS assessment,
+              json_extract(f.review, '$.assessment') AS review_assessment, j.created_at
+            ${HISTORY_FROM} ${sql} ORDER BY j.seq DESC, f.position LIMIT @limit OFFSET @offset`),
+          count: db.prepare(`SELECT count(*) AS n ${HISTORY_FROM} ${sql}`),
+        };
+        historySelect.set(sql, st);
+      }
+      return st;
+    },
+  };
+}
+export type CasesRepository = ReturnType<typeof createCasesRepository>;
