@@ -19,6 +19,7 @@ import { registerAssessRoute } from './routes/assess-route.js';
 import { registerExtensionRoutes } from './routes/extension-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
+import { registerReportRoutes } from './routes/report-routes.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
 
 declare module 'fastify' {
@@ -180,6 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJobRoutes(app, deps);
   registerExtensionRoutes(app, deps);
   registerAppRoutes(app, deps);
+  registerReportRoutes(app, deps);
   await registerRendererRoutes(app, deps);
   return app;
 }
