@@ -214,28 +214,33 @@ export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer>
 
   heading('Files');
   {
-    const cols = [22, 200, 150, width - 372];
+    const cols = [22, 168, 128, 98, width - 416];
+    const x = (c: number) => left + 4 + cols.slice(0, c).reduce((a, b) => a + b, 0);
     const head = (y: number) => {
       doc.rect(left, y, width, 15).fill(BAND);
-      ['#', 'File', 'Machine verdict', 'SHA-256 (first 16 hex digits)'].forEach((h, i) =>
-        text(h, left + 4 + cols.slice(0, i).reduce((a, b) => a + b, 0), y + 4, { font: 'Helvetica-Bold', size: 8, colour: MUTED, width: cols[i] - 8 }),
-      );
+      ['#', 'File', 'Machine verdict', 'Expert review', 'SHA-256 (start)'].forEach((h, i) => text(h, x(i), y + 4, { font: 'Helvetica-Bold', size: 8, colour: MUTED, width: cols[i] - 8 }));
       return y + 15;
     };
     let y = head(doc.y);
     report.files.forEach((f, i) => {
       const v = verdictLine(f);
+      const review = f.expertReview ? `${VERDICT_WORDS[f.expertReview.assessment]} (${f.expertReview.reviewer})` : '–';
       doc.font('Helvetica').fontSize(8.5);
-      const h = Math.max(doc.heightOfString(printable(f.name), { width: cols[1] - 8 }), doc.heightOfString(v.label, { width: cols[2] - 8 })) + 6;
+      const h =
+        Math.max(
+          doc.heightOfString(printable(f.name), { width: cols[1] - 8 }),
+          doc.heightOfString(v.label, { width: cols[2] - 8 }),
+          doc.heightOfString(printable(review), { width: cols[3] - 8 }),
+        ) + 6;
       if (y + h > bottom()) {
         doc.addPage();
         y = head(doc.y);
       }
-      const x = (c: number) => left + 4 + cols.slice(0, c).reduce((a, b) => a + b, 0);
       text(String(i + 1), x(0), y + 3, { size: 8.5, colour: MUTED, width: cols[0] - 8 });
       text(f.name, x(1), y + 3, { size: 8.5, width: cols[1] - 8 });
       text(v.label, x(2), y + 3, { font: 'Helvetica-Bold', size: 8.5, colour: v.colour, width: cols[2] - 8 });
-      text(`${f.sha256.slice(0, 16)}…`, x(3), y + 3, { font: 'Courier', size: 8.5, width: cols[3] - 8 });
+      text(review, x(3), y + 3, { size: 8.5, colour: f.expertReview ? VERDICT_COLOURS[f.expertReview.assessment] : MUTED, width: cols[3] - 8 });
+      text(`${f.sha256.slice(0, 12)}…`, x(4), y + 3, { font: 'Courier', size: 8.5, width: cols[4] - 8 });
       y += h;
       doc.moveTo(left, y).lineTo(left + width, y).lineWidth(0.4).strokeColor(RULE).stroke();
     });
