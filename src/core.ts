@@ -59,6 +59,9 @@ export async function createCore(
     cases: casesRepo,
     store,
     pool: analysisPool,
+    // A preview is asked for by a person waiting on the window: the probe pool, at normal priority, not the queue.
+    previewPool: probePool,
+    previewTimeoutMs: config.probeTimeoutMs,
     modelsDir: config.modelsDir,
     threadsPerWorker: config.threadsPerWorker,
     fileTimeoutMs: config.fileTimeoutMs,

@@ -1,9 +1,8 @@
-// "Export report": fetches /report for every job of the working case and downloads the case report as JSON and as a
-// printable HTML page.
+// "Export report": downloads the case report the core prints (a PDF for the claim file) and the JSON whose SHA-256 the
+// PDF prints: for the working case (every job filed under its name) or, without a case name, for each job.
 import { useState } from 'react';
-import type { JobReport } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
-import { buildCaseReport, caseReportHtml, reportFileName } from '../lib/case-report.js';
+import { fetchReportPair, reportFileName } from '../lib/case-report.js';
 import type { TrackedJob } from '../lib/case-session.js';
 import { failureWords } from '../lib/words.js';
 
@@ -13,8 +12,8 @@ interface Props {
   caseName: string | null;
 }
 
-function download(name: string, type: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+function download(name: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -32,12 +31,13 @@ export function ReportExport({ client, jobs, caseName }: Props): React.JSX.Eleme
     setBusy(true);
     setError(null);
     try {
-      const reports: JobReport[] = [];
-      for (const tracked of jobs) reports.push(await client.getReport(tracked.apiKey, tracked.job.jobId));
       const now = new Date();
-      const report = buildCaseReport(caseName, reports, now);
-      download(reportFileName(caseName, now, 'json'), 'application/json', JSON.stringify(report, null, 2));
-      download(reportFileName(caseName, now, 'html'), 'text/html', caseReportHtml(report));
+      const targets = caseName !== null ? [{ of: { caseName }, name: caseName }] : jobs.map((t) => ({ of: { apiKey: t.apiKey, jobId: t.job.jobId }, name: `job-${t.job.jobId.slice(0, 8)}` }));
+      for (const target of targets) {
+        const { pdf, json } = await fetchReportPair(client, target.of);
+        download(reportFileName(target.name, now, 'pdf'), pdf);
+        download(reportFileName(target.name, now, 'json'), json);
+      }
     } catch (e) {
       setError(e instanceof ApiFailure ? failureWords(e, { action: 'Exporting the report' }) : String(e));
     } finally {
@@ -48,7 +48,7 @@ export function ReportExport({ client, jobs, caseName }: Props): React.JSX.Eleme
   return (
     <>
       <button type="button" className="primary" disabled={busy || jobs.length === 0} onClick={() => void exportReport()}>
-        {busy ? 'Exporting…' : 'Export report (JSON + HTML)'}
+        {busy ? 'Exporting…' : 'Export report (PDF + JSON)'}
       </button>
       {error && (
         <p className="result-error" role="alert">

@@ -1,6 +1,7 @@
-// Builds the exported case report from the core's /report answers: a JSON file (machine-readable, complete) and a
-// standalone printable HTML page with file hashes, verdicts, expert reviews and the model version. All text escaped.
+// The exported case report: the core's PDF and canonical JSON (fetchReportPair), and the earlier HTML page built from
+// the /report answers (file hashes, verdicts, expert reviews, the model version; all text escaped).
 import type { JobReport } from '../../src/api/schemas.js';
+import type { ApiClient } from './api-client.js';
 import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, checkName, dimensionFinding, isEvidence, resultErrorWords } from './words.js';
 import { formatBytes } from './plan-submission.js';
 
@@ -21,9 +22,21 @@ export function escapeHtml(text: string): string {
 }
 
 /** A safe file name for the download: letters, digits, dot, dash and underscore only. */
-export function reportFileName(caseName: string | null, now: Date, extension: 'json' | 'html'): string {
+export function reportFileName(caseName: string | null, now: Date, extension: 'json' | 'html' | 'pdf'): string {
   const base = (caseName ?? 'case').normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 60) || 'case';
   return `veracity-report-${base}-${now.toISOString().slice(0, 10)}.${extension}`;
+}
+
+/**
+ * The core's printable report and its JSON, of one state of the case: the PDF prints the SHA-256 of the JSON, so a
+ * pair whose hashes differ (the case changed between the two requests) is asked for again, once.
+ */
+export async function fetchReportPair(client: ApiClient, of: Parameters<ApiClient['getReportFile']>[0]): Promise<{ pdf: Blob; json: Blob }> {
+  for (let attempt = 1; ; attempt++) {
+    const json = await client.getReportFile(of, 'json');
+    const pdf = await client.getReportFile(of, 'pdf');
+    if (json.sha256 === pdf.sha256 || attempt >= 2) return { pdf: pdf.blob, json: json.blob };
+  }
 }
 
 const STYLE = `

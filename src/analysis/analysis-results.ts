@@ -22,7 +22,8 @@ export interface FileAnalysis {
   findings: Finding[];
 }
 
-export type AnalysisErrorCode = 'result_unavailable' | 'internal_error';
+/** `unprocessable`: a preview of a file that gives no picture (an analysis never ends with it). */
+export type AnalysisErrorCode = 'result_unavailable' | 'internal_error' | 'unprocessable';
 
 /** Thrown (or returned across the worker boundary) when analysis of an accepted file fails. */
 export class AnalysisError extends Error {

@@ -1,6 +1,6 @@
 // Turns an accepted image (its bytes) into the plain 8-bit sRGB RGB pixels the detector reads, with every decoder bounded
 // (pixel ceiling checked from the header first, libvips timeout, abort signal) so a hostile file ends in an error.
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import type { MediaType } from './analysis-results.js';
 import { readHeifHeader, readJpegHeader, readPngHeader, type HeaderInfo } from './image-headers.js';
 
@@ -110,6 +110,50 @@ export async function checkDecodes(buf: Buffer, mediaType: MediaType, signal?: A
   } catch (err) {
     if (signal?.aborted) throw err;
     // libvips repeats its message once per line of the failing call chain: the first line says it.
+    throw new DecodeError(`the image cannot be decoded: ${String((err as Error).message).split('\n')[0]}`);
+  }
+}
+
+/** Long side of a preview at most (the window's viewer and the case report read it; never the stored original). */
+export const PREVIEW_MAX_SIDE = 2048;
+
+export interface PreviewImage {
+  /** PNG for a PNG original (lossless graphics, transparency kept), JPEG otherwise. */
+  mediaType: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+/**
+ * A picture of the image made by the core itself, for clients that cannot decode the original (browsers and HEIC):
+ * decoded with the analysis' own bounded decoder (header checked first, libvips timeout, abort), EXIF orientation
+ * applied, at most `maxSide` on its longest side, sRGB, and written fresh so that no metadata of the original is in it.
+ */
+export async function renderImagePreview(buf: Buffer, mediaType: MediaType, maxSide = PREVIEW_MAX_SIDE, signal?: AbortSignal): Promise<PreviewImage> {
+  const header = readImageHeader(buf, mediaType);
+  const refusal = checkHeader(header);
+  if (refusal) throw new DecodeError(refusal);
+  signal?.throwIfAborted();
+  let pipeline: Sharp;
+  if (mediaType === 'image/heic' || mediaType === 'image/heif') {
+    // libvips here has no HEVC: the WebAssembly libheif decodes it (irot/imir applied), sharp only resizes its pixels.
+    const img = await decodeHeifRgba(buf, signal);
+    const rgba = Buffer.from(img.data.buffer, img.data.byteOffset, img.width * img.height * 4);
+    pipeline = sharp(rgba, { raw: { width: img.width, height: img.height, channels: 4 } }).removeAlpha();
+  } else {
+    pipeline = sharp(buf, SHARP_INPUT).timeout({ seconds: DECODE_TIMEOUT_S }).rotate();
+  }
+  pipeline = pipeline
+    .resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
+    .toColourspace('srgb');
+  // sharp writes no metadata unless asked (no withMetadata/keepExif): EXIF, XMP, ICC and text chunks are dropped.
+  pipeline = mediaType === 'image/png' ? pipeline.png({ compressionLevel: 6 }) : pipeline.jpeg({ quality: 85, mozjpeg: false });
+  try {
+    const { data, info } = await abortable(pipeline.toBuffer({ resolveWithObject: true }), signal);
+    return { mediaType: mediaType === 'image/png' ? 'image/png' : 'image/jpeg', width: info.width, height: info.height, data };
+  } catch (err) {
+    if (signal?.aborted || err instanceof DecodeError) throw err;
     throw new DecodeError(`the image cannot be decoded: ${String((err as Error).message).split('\n')[0]}`);
   }
 }

@@ -3,10 +3,12 @@
 // Decoders and the ONNX runtime are loaded on first use, so a process that only probes never loads onnxruntime.
 import type { Sniffed } from '../api/media-kinds.js';
 import type { AnalyseOptions } from './analyse.js';
-import type { MediaType, ProbeResult, FileAnalysis } from './analysis-results.js';
+import { AnalysisError, type MediaType, type ProbeResult, type FileAnalysis } from './analysis-results.js';
+import type { PreviewImage } from './decode-image.js';
 
-export { AnalysisError } from './analysis-results.js';
+export { AnalysisError };
 export type { AnalysisErrorCode, FileAnalysis, ProbeResult } from './analysis-results.js';
+export type { PreviewImage } from './decode-image.js';
 
 /** The submission-time check (see probe.ts): { ok: false, code: 'unprocessable' } for files that cannot be analysed. */
 export async function probeFile(path: string, sniffed: Sniffed, opts?: { signal?: AbortSignal }): Promise<ProbeResult> {
@@ -22,6 +24,22 @@ export async function analyseFile(
 ): Promise<FileAnalysis> {
   const m = await import('./analyse.js');
   return m.analyseFile(path, mediaType, opts);
+}
+
+/**
+ * A PNG or JPEG of the file made by the core (see preview.ts), at most `maxSide` on its longest side; throws
+ * AnalysisError('unprocessable') when the file gives no picture.
+ */
+export async function previewFile(path: string, mediaType: MediaType, opts: { maxSide?: number; signal?: AbortSignal } = {}): Promise<PreviewImage> {
+  const m = await import('./preview.js');
+  const { DecodeError } = await import('./decode-image.js');
+  const { PdfRefusal } = await import('./pdf-document.js');
+  try {
+    return await m.previewFile(path, mediaType, opts.maxSide, opts.signal);
+  } catch (err) {
+    if (err instanceof DecodeError || err instanceof PdfRefusal) throw new AnalysisError('unprocessable', err.message);
+    throw err;
+  }
 }
 
 /** Releases the ONNX session (the next analyseFile loads it again). */

@@ -321,3 +321,18 @@ async function renderPage(page: PDFPageProxy, density: number, signal?: AbortSig
   }
   return { width, height, data: out };
 }
+
+/**
+ * Page `pageNumber` drawn at most `maxSide` pixels on its longest side (the document's own size when smaller), for
+ * previews: the same hostile-input settings as the analysis. Null when the page cannot be drawn.
+ */
+export async function renderPagePreview(doc: PDFDocumentProxy, pageNumber: number, maxSide: number, signal?: AbortSignal): Promise<RgbImage | null> {
+  const page = await doc.getPage(pageNumber);
+  try {
+    const base = page.getViewport({ scale: 1 });
+    // renderPage never scales below 1 and caps at MAX_RENDER_SIDE: a density under 1 draws the page at its own size.
+    return await renderPage(page, Math.min(maxSide, MAX_RENDER_SIDE) / Math.max(base.width, base.height), signal);
+  } finally {
+    page.cleanup();
+  }
+}

@@ -218,6 +218,56 @@ export const JobProgress = z.object({
 }).meta({ id: 'JobProgress' });
 export type JobProgress = z.infer<typeof JobProgress>;
 
+/**
+ * GET /app/report.json?case=NAME and GET /v1/jobs/{jobId}/report.json: the case report as data, the same every time
+ * the case is unchanged (no time of printing in it), written as canonical JSON (keys sorted, no spaces). The PDF
+ * beside it prints the SHA-256 of exactly these bytes, which binds the two.
+ */
+export const CaseReportFile = z.object({
+  fileId: z.uuid(),
+  jobId: z.uuid(),
+  applicationId: z.uuid(),
+  name: z.string(),
+  mediaType: MediaType,
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  status: z.enum(['processing', 'completed', 'error']),
+  submittedAt: DateTime,
+  completedAt: DateTime.nullable(),
+  verdict: Verdict.nullable(),
+  error: JobResultError.nullable(),
+  expertReview: ExpertReview.nullable(),
+  modelVersion: z.string().nullable(),
+  aggregation: z.string().nullable(),
+  /** The tile scores behind the heatmap (what GET .../regions serves). */
+  regions: z.array(RegionGrid),
+});
+export type CaseReportFile = z.infer<typeof CaseReportFile>;
+
+export const CaseReport = z.object({
+  format: z.literal('veracity-case-report'),
+  version: z.literal(2),
+  caseName: z.string().nullable(),
+  appVersion: z.string(),
+  /** The core's local time zone (IANA), in which the PDF states every time. */
+  timeZone: z.string(),
+  /** The latest change to any job of the report: the state the report describes. */
+  asOf: DateTime,
+  summary: z.object({
+    files: z.number().int().nonnegative(),
+    ai_generated: z.number().int().nonnegative(),
+    authentic: z.number().int().nonnegative(),
+    inconclusive: z.number().int().nonnegative(),
+    processing: z.number().int().nonnegative(),
+    error: z.number().int().nonnegative(),
+    reviewed: z.number().int().nonnegative(),
+  }),
+  jobs: z.array(z.object({ jobId: z.uuid(), applicationId: z.uuid(), status: JobStatus, createdAt: DateTime, completedAt: DateTime.nullable() })),
+  /** In submission order: by job, then by the file's place in its request. */
+  files: z.array(CaseReportFile),
+}).meta({ id: 'CaseReport' });
+export type CaseReport = z.infer<typeof CaseReport>;
+
 // ---- Request parameters: checked by the server before a handler runs (a refusal names the parameter in
 // details.issues[0].path) ----
 
@@ -247,6 +297,23 @@ export const WaitQuery = z.object({
 });
 
 export const JobIdParams = z.object({ jobId: uuidParameter('jobId') });
+
+/** The case of a case report: the jobs whose metadata.case equals it, in every application. */
+export const CaseReportQuery = z
+  .object({
+    case: z
+      .string({ error: 'case is required, once.' })
+      .min(1, 'case is required.')
+      .max(CASE_NAME_MAX, `case must be a string of at most ${CASE_NAME_MAX} characters.`)
+      .meta({ description: 'The case name: jobs whose metadata.case equals it.' }),
+    examiner: z
+      .string({ error: 'examiner must be given once.' })
+      .max(200, 'examiner must be at most 200 characters.')
+      .optional()
+      .meta({ description: 'Printed in the sign-off block of the PDF (left blank to be written by hand when absent).' }),
+  })
+  .catchall(z.string({ error: 'A query parameter must be given once.' }));
+export const JobReportQuery = CaseReportQuery.pick({ examiner: true }).catchall(z.string({ error: 'A query parameter must be given once.' }));
 /** Both ids are checked before either is looked up: a malformed fileId is 400 whether or not the job exists. */
 export const JobFileParams = z.object({ jobId: uuidParameter('jobId'), fileId: uuidParameter('fileId') });
 

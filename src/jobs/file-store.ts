@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 
+/** Suffix of a stored file's preview (a file id is a UUID: no stored file ends with it). */
+const PREVIEW_SUFFIX = '.preview';
+
 export function createFileStore(dataDir: string) {
   const filesDir = path.join(dataDir, 'files');
   const tmpDir = path.join(dataDir, 'tmp');
@@ -32,6 +35,10 @@ export function createFileStore(dataDir: string) {
     pathOf(fileId: string): string {
       return path.join(filesDir, fileId);
     },
+    /** The picture the core made of a stored file (src/jobs/job-service.ts filePreview), kept beside it. */
+    previewPathOf(fileId: string): string {
+      return path.join(filesDir, `${fileId}${PREVIEW_SUFFIX}`);
+    },
     /**
      * Moves fully written and flushed temp files into place and makes the renames durable, all or none: when one
      * step fails, the files already moved go back to their temp paths (for the intake to delete) and it throws.
@@ -54,7 +61,7 @@ export function createFileStore(dataDir: string) {
       await Promise.all(paths.map((p) => fsp.rm(p, { force: true })));
     },
     async removeFiles(fileIds: string[]): Promise<void> {
-      await Promise.all(fileIds.map((id) => fsp.rm(path.join(filesDir, id), { force: true })));
+      await Promise.all(fileIds.flatMap((id) => [id, `${id}${PREVIEW_SUFFIX}`].map((name) => fsp.rm(path.join(filesDir, name), { force: true }))));
     },
     exists(fileId: string): boolean {
       return fs.existsSync(path.join(filesDir, fileId));
@@ -68,7 +75,9 @@ export function createFileStore(dataDir: string) {
         tmp++;
       }
       for (const name of fs.readdirSync(filesDir)) {
-        if (!knownFileIds.has(name)) {
+        // A preview goes with its file: kept while the file is, removed with it.
+        const owner = name.endsWith(PREVIEW_SUFFIX) ? name.slice(0, -PREVIEW_SUFFIX.length) : name;
+        if (!knownFileIds.has(owner)) {
           fs.rmSync(path.join(filesDir, name), { force: true, recursive: true });
           orphans++;
         }

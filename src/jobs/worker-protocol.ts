@@ -1,11 +1,13 @@
 // Messages between the core and its analysis worker processes.
-import type { AnalysisErrorCode, FileAnalysis, ProbeResult } from '../analysis/index.js';
+import type { AnalysisErrorCode, FileAnalysis, PreviewImage, ProbeResult } from '../analysis/index.js';
 import type { Sniffed } from '../api/media-kinds.js';
 import type { MediaType } from '../api/schemas.js';
 
 export type WorkerRequest =
   | { id: number; op: 'probe'; path: string; sniffed: Sniffed }
   | { id: number; op: 'analyse'; path: string; mediaType: MediaType; modelsDir: string; threads: number }
+  /** A PNG/JPEG picture of a stored file, made here so that no hostile original is decoded by the HTTP process. */
+  | { id: number; op: 'preview'; path: string; mediaType: MediaType; maxSide: number }
   | { id: number; op: 'shutdown' };
 
 export type WorkerResponse =
@@ -13,5 +15,5 @@ export type WorkerResponse =
   | { id: number; started: true }
   /** Sent by an analysis worker when the file is decoded and the detectors begin (per-file stage, issue #13). */
   | { id: number; stage: 'analysing' }
-  | { id: number; ok: true; result: ProbeResult | FileAnalysis | 'ready' }
+  | { id: number; ok: true; result: ProbeResult | FileAnalysis | PreviewImage | 'ready' }
   | { id: number; ok: false; error: { code: AnalysisErrorCode; message: string } };

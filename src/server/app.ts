@@ -22,6 +22,7 @@ import { registerExtensionRoutes } from './routes/extension-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerProgressRoute } from './routes/progress-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
+import { registerReportRoutes } from './routes/report-routes.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
 
 declare module 'fastify' {
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerProgressRoute(app, deps);
   registerAppRoutes(app, deps);
   registerCaseRoutes(app, deps);
+  registerReportRoutes(app, deps);
   await registerRendererRoutes(app, deps);
   return app;
 }

@@ -41,10 +41,13 @@ describe('GET /v1/openapi.json', () => {
       '/v1/jobs',
       '/v1/jobs/{jobId}',
       '/v1/jobs/{jobId}/files/{fileId}/content',
+      '/v1/jobs/{jobId}/files/{fileId}/preview',
       '/v1/jobs/{jobId}/files/{fileId}/regions',
       '/v1/jobs/{jobId}/files/{fileId}/review',
       '/v1/jobs/{jobId}/progress',
       '/v1/jobs/{jobId}/report',
+      '/v1/jobs/{jobId}/report.json',
+      '/v1/jobs/{jobId}/report.pdf',
     ]);
 
     // POST /v1/assess: wait, Idempotency-Key (1 to 255), a multipart body of 1 to 20 files and metadata.

@@ -1,12 +1,13 @@
 // The Assess screen against the real core: a folder becomes a case, refused files are listed with reasons, more than
 // 20 files go out as several requests of one case, cards appear on acceptance and fill in, a review is recorded and
 // read back through GET /v1/jobs/{jobId}, and the case report is exported.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { JobList, JobResult } from '../../src/api/schemas.js';
+import { CaseReport, JobList, JobResult } from '../../src/api/schemas.js';
 import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
 import { makeImage, makePdf, writeFiles } from './generate-files.js';
 
@@ -174,7 +175,7 @@ test('an expert review is stored beside the machine verdict and read back throug
   // The machine verdict is untouched by the review (DECISIONS 7).
   expect(result?.status).toBe(core.modelPresent ? 'completed' : 'error');
 
-  // Export: a JSON report and a printable HTML page, with the file hashes, the review and the model version.
+  // Export: the core's printable PDF and the JSON whose SHA-256 it prints, with the file hashes, the review and the model version.
   const downloads: string[] = [];
   const waitTwo = new Promise<void>((resolve) => {
     page.on('download', async (download) => {
@@ -184,25 +185,23 @@ test('an expert review is stored beside the machine verdict and read back throug
       if (downloads.length === 2) resolve();
     });
   });
-  await page.getByRole('button', { name: 'Export report (JSON + HTML)' }).click();
+  await page.getByRole('button', { name: 'Export report (PDF + JSON)' }).click();
   await waitTwo;
   const jsonPath = downloads.find((d) => d.endsWith('.json'))!;
-  const htmlPath = downloads.find((d) => d.endsWith('.html'))!;
+  const pdfPath = downloads.find((d) => d.endsWith('.pdf'))!;
   expect(path.basename(jsonPath)).toMatch(/^veracity-report-Review-case-\d{4}-\d{2}-\d{2}\.json$/);
-  const report = JSON.parse(fs.readFileSync(jsonPath, 'utf8')) as { caseName: string; jobs: { files: { name: string; sha256: string }[]; job: JobResult }[] };
+  const jsonBytes = fs.readFileSync(jsonPath);
+  const report = CaseReport.parse(JSON.parse(jsonBytes.toString('utf8')));
   expect(report.caseName).toBe('Review case');
   expect(report.jobs).toHaveLength(2);
   const sha = createHash('sha256').update(fs.readFileSync(photoPath)).digest('hex');
-  expect(report.jobs.flatMap((j) => j.files.map((f) => f.sha256))).toContain(sha);
-  expect(report.jobs.flatMap((j) => j.job.results).find((r) => r.file.id === fileId)?.expertReview?.reviewer).toBe('A. Specialist');
-  const html = fs.readFileSync(htmlPath, 'utf8');
-  expect(html).toContain(sha);
-  expect(html).toContain('A. Specialist');
-  expect(html).toContain('&lt;b&gt;seen&lt;/b&gt;');
-  const reportPage = await page.context().newPage();
-  await reportPage.goto(`file://${htmlPath}`);
-  await reportPage.screenshot({ path: path.join(ARTIFACTS, '05-report.png'), fullPage: true });
-  await reportPage.close();
+  expect(report.files.map((f) => f.sha256)).toContain(sha);
+  expect(report.files.find((f) => f.fileId === fileId)?.expertReview?.reviewer).toBe('A. Specialist');
+  const text = execFileSync('pdftotext', ['-layout', pdfPath, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+  for (const f of report.files) expect(text).toContain(f.sha256);
+  expect(text).toContain('A. Specialist');
+  expect(/Report SHA-256 ([0-9a-f]{64})/.exec(text)?.[1]).toBe(createHash('sha256').update(jsonBytes).digest('hex'));
+  execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', pdfPath, path.join(ARTIFACTS, '05-report')]);
 });
 
 test('a file the core refuses is named in plain words, and the rest of its request is still sent', async ({ appPage: page, core }) => {

@@ -1,0 +1,392 @@
+// The case report as a printable PDF for a claim file, drawn with pdfkit: a summary of the case, then one section
+// per file (thumbnail with heatmap, verdict, findings, expert review, hashes), page numbers, a sign-off block, and
+// the SHA-256 of the report's canonical JSON, which binds this printout to the JSON served beside it.
+import PDFDocument from 'pdfkit';
+import type { CaseReport, CaseReportFile, VerdictAssessment } from '../api/schemas.js';
+import { canonicalJson, sha256Hex } from './canonical-json.js';
+import { pictureGrid, scoreColour, thumbnailWithHeatmap } from './heatmap-picture.js';
+
+/** What the PDF is made from: the report's data (hashed as canonical JSON) and what is printed beside it. */
+export interface CaseReportData {
+  report: CaseReport;
+  /** fileId -> a PNG or JPEG the core made of the file (its preview); a file without one is printed without a picture. */
+  pictures: ReadonlyMap<string, Buffer>;
+  /** When this copy is printed (not part of the JSON: the same case gives the same JSON, whenever it is asked for). */
+  printedAt: Date;
+  /** Printed in the sign-off block; left blank for a hand-written name when absent. */
+  examiner?: string | null;
+}
+
+export const VERDICT_WORDS: Record<VerdictAssessment, string> = { ai_generated: 'AI-generated', authentic: 'Authentic', inconclusive: 'Inconclusive' };
+const CONFIDENCE_WORDS = { high: 'high confidence', medium: 'medium confidence', low: 'low confidence' } as const;
+const DIMENSION_WORDS = { likely_ai: 'Likely AI-generated', likely_authentic: 'Likely authentic', inconclusive: 'Inconclusive' } as const;
+const MEDIA_WORDS: Record<string, string> = {
+  'image/jpeg': 'JPEG image',
+  'image/png': 'PNG image',
+  'image/heic': 'HEIC image',
+  'image/heif': 'HEIF image',
+  'application/pdf': 'PDF document',
+};
+
+const INK = '#111827';
+const MUTED = '#4b5563';
+const RULE = '#d1d5db';
+const BAND = '#f3f4f6';
+const ACCENT = '#1e3a5f';
+const VERDICT_COLOURS: Record<VerdictAssessment | 'none', string> = { ai_generated: '#b91c1c', authentic: '#15803d', inconclusive: '#b45309', none: '#6b7280' };
+
+const MARGIN = 50;
+const FOOTER_SPACE = 40;
+const THUMB = 150;
+/** Thumbnails are drawn at about 2.4 pixels per point: sharp on paper, small in the file. */
+const THUMB_PIXELS = 360;
+
+/**
+ * Characters the PDF's standard fonts (WinAnsi) can show; others print as '?'. The JSON beside the PDF keeps every
+ * name exactly.
+ */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+export function printable(text: string): string {
+  let out = '';
+  for (const ch of text.normalize('NFC')) {
+    const c = ch.codePointAt(0)!;
+    out += (c >= 0x20 && c < 0x7f) || (c >= 0xa0 && c <= 0xff) || WIN_ANSI_EXTRA.has(ch) ? ch : c === 0x09 || c === 0x0a ? ' ' : '?';
+  }
+  return out;
+}
+
+function offsetOf(date: Date, timeZone: string): string {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  return name === 'GMT' ? 'UTC+00:00' : name.replace('GMT', 'UTC');
+}
+
+/** "2025-11-23 10:41:07 (UTC+01:00)": a local time of the core's zone, with its offset on that date. */
+export function localTime(iso: string | Date, timeZone: string): string {
+  const date = typeof iso === 'string' ? new Date(iso) : iso;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      .formatToParts(date)
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} (${offsetOf(date, timeZone)})`;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB (${n.toLocaleString('en-US')} bytes)`;
+  return `${(n / 1024 / 1024).toFixed(2)} MiB (${n.toLocaleString('en-US')} bytes)`;
+}
+
+function verdictLine(f: CaseReportFile): { label: string; colour: string } {
+  if (f.verdict) return { label: `${VERDICT_WORDS[f.verdict.assessment]}, ${CONFIDENCE_WORDS[f.verdict.confidence]}`, colour: VERDICT_COLOURS[f.verdict.assessment] };
+  if (f.status === 'processing') return { label: 'Still being analysed', colour: VERDICT_COLOURS.none };
+  return { label: 'Not assessed (analysis failed)', colour: VERDICT_COLOURS.none };
+}
+
+function errorWords(f: CaseReportFile): string {
+  if (!f.error) return '';
+  if (f.error.code === 'result_unavailable') return 'Not assessed: the detector model was not installed on this computer or could not run.';
+  return `The analysis of this file failed (${f.error.message || f.error.code}).`;
+}
+
+export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer> {
+  const { report } = data;
+  const reportHash = sha256Hex(canonicalJson(report));
+  const tz = report.timeZone;
+  const thumbs = new Map<string, Buffer>();
+  for (const f of report.files) {
+    const picture = data.pictures.get(f.fileId);
+    if (!picture) continue;
+    try {
+      thumbs.set(f.fileId, (await thumbnailWithHeatmap(picture, pictureGrid(f.regions), THUMB_PIXELS)).data);
+    } catch {
+      // A picture that cannot be redrawn is left out; the file's section says so.
+    }
+  }
+
+  const title = report.caseName ? `Case ${report.caseName}` : 'Case report';
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + FOOTER_SPACE },
+    bufferPages: true,
+    info: { Title: printable(`Veracity case report: ${title}`), Author: 'Veracity', Subject: `Report SHA-256 ${reportHash}`, Creator: `Veracity ${report.appVersion}` },
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const ended = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+
+  const left = MARGIN;
+  const width = doc.page.width - 2 * MARGIN;
+  const bottom = () => doc.page.height - MARGIN - FOOTER_SPACE;
+  const ensure = (h: number) => {
+    if (doc.y + h > bottom()) doc.addPage();
+  };
+  const text = (s: string, x: number, y: number, opts: PDFKit.Mixins.TextOptions & { font?: string; size?: number; colour?: string } = {}) => {
+    doc.font(opts.font ?? 'Helvetica').fontSize(opts.size ?? 9.5).fillColor(opts.colour ?? INK);
+    doc.text(printable(s), x, y, opts);
+  };
+  const heading = (s: string) => {
+    ensure(40);
+    doc.moveDown(0.6);
+    const y = doc.y;
+    text(s, left, y, { font: 'Helvetica-Bold', size: 12, colour: ACCENT });
+    doc.moveTo(left, doc.y + 2).lineTo(left + width, doc.y + 2).lineWidth(0.8).strokeColor(ACCENT).stroke();
+    doc.y += 8;
+  };
+  /** Label/value rows in two columns, each row as tall as its value. */
+  const table = (rows: [string, string][], x: number, w: number, labelW: number, opts: { mono?: Set<string> } = {}) => {
+    for (const [label, value] of rows) {
+      const valueFont = opts.mono?.has(label) ? 'Courier' : 'Helvetica';
+      doc.font(valueFont).fontSize(9);
+      const h = Math.max(12, doc.heightOfString(printable(value), { width: w - labelW - 6 })) + 3;
+      ensure(h);
+      const y = doc.y;
+      text(label, x, y, { font: 'Helvetica-Bold', size: 8.5, colour: MUTED, width: labelW });
+      text(value, x + labelW + 6, y, { font: valueFont, size: 9, width: w - labelW - 6 });
+      doc.y = y + h;
+    }
+  };
+
+  // ---- First page: what this document is, the case at a glance ----
+  doc.rect(0, 0, doc.page.width, 92).fill(ACCENT);
+  text('VERACITY  ·  IMAGE AND DOCUMENT AUTHENTICITY REPORT', left, 26, { font: 'Helvetica-Bold', size: 8.5, colour: '#c7d2fe', characterSpacing: 0.6 });
+  text(title, left, 42, { font: 'Helvetica-Bold', size: 20, colour: '#ffffff', width, height: 28, ellipsis: true });
+  text(`${report.summary.files} file${report.summary.files === 1 ? '' : 's'} in ${report.jobs.length} submission${report.jobs.length === 1 ? '' : 's'}`, left, 68, { size: 10, colour: '#e0e7ff' });
+  doc.y = 110;
+
+  const models = [...new Set(report.files.map((f) => f.modelVersion).filter((m): m is string => !!m))];
+  table(
+    [
+      ['Case', report.caseName ?? '(no case name)'],
+      ['Printed', localTime(data.printedAt, tz)],
+      ['State as of', `${localTime(report.asOf, tz)} (the latest change to any file of the case)`],
+      ['Time zone', `${tz}: every time in this report is local time of the computer that ran Veracity, with its offset from UTC`],
+      ['Veracity version', report.appVersion],
+      ['Detector model', models.length ? models.join(', ') : 'none (no file was assessed by the model)'],
+      ['Report SHA-256', reportHash],
+    ],
+    left,
+    width,
+    110,
+    { mono: new Set(['Report SHA-256']) },
+  );
+  text(
+    'The Report SHA-256 is the SHA-256 of the JSON report issued with this document (canonical JSON: keys sorted, no spaces). ' +
+      'Anyone holding that file can check that it hashes to this value, and so that this printout and the data describe the same case.',
+    left,
+    doc.y + 2,
+    { size: 8, colour: MUTED, width },
+  );
+
+  heading('Summary');
+  const s = report.summary;
+  const summaryRows: [string, number, string][] = [
+    ['AI-generated', s.ai_generated, VERDICT_COLOURS.ai_generated],
+    ['Authentic', s.authentic, VERDICT_COLOURS.authentic],
+    ['Inconclusive', s.inconclusive, VERDICT_COLOURS.inconclusive],
+    ...(s.processing ? [['Still being analysed', s.processing, VERDICT_COLOURS.none] as [string, number, string]] : []),
+    ...(s.error ? [['Not assessed (analysis failed)', s.error, VERDICT_COLOURS.none] as [string, number, string]] : []),
+  ];
+  {
+    const colW = [220, 70, 70];
+    let y = doc.y;
+    doc.rect(left, y, colW[0] + colW[1] + colW[2], 16).fill(BAND);
+    text('Machine verdict', left + 6, y + 4, { font: 'Helvetica-Bold', size: 8.5, colour: MUTED });
+    text('Files', left + colW[0], y + 4, { font: 'Helvetica-Bold', size: 8.5, colour: MUTED, width: colW[1] - 6, align: 'right' });
+    text('Share', left + colW[0] + colW[1], y + 4, { font: 'Helvetica-Bold', size: 8.5, colour: MUTED, width: colW[2] - 6, align: 'right' });
+    y += 16;
+    for (const [label, n, colour] of [...summaryRows, ['Total', s.files, INK] as [string, number, string]]) {
+      const total = label === 'Total';
+      if (total) doc.moveTo(left, y).lineTo(left + colW[0] + colW[1] + colW[2], y).lineWidth(0.8).strokeColor(INK).stroke();
+      if (!total) doc.rect(left + 6, y + 4, 7, 7).fill(colour);
+      text(label, left + (total ? 6 : 18), y + 3, { font: total ? 'Helvetica-Bold' : 'Helvetica', size: 9.5 });
+      text(String(n), left + colW[0], y + 3, { font: 'Helvetica-Bold', size: 9.5, width: colW[1] - 6, align: 'right' });
+      text(s.files ? `${Math.round((n / s.files) * 100)} %` : '–', left + colW[0] + colW[1], y + 3, { size: 9.5, colour: MUTED, width: colW[2] - 6, align: 'right' });
+      y += 16;
+      if (!total) doc.moveTo(left, y).lineTo(left + colW[0] + colW[1] + colW[2], y).lineWidth(0.4).strokeColor(RULE).stroke();
+    }
+    doc.y = y + 4;
+    text(`Expert review recorded for ${s.reviewed} of ${s.files} file${s.files === 1 ? '' : 's'}.`, left, doc.y, { size: 9, colour: MUTED, width });
+  }
+
+  heading('Files');
+  {
+    const cols = [22, 168, 128, 98, width - 416];
+    const x = (c: number) => left + 4 + cols.slice(0, c).reduce((a, b) => a + b, 0);
+    const head = (y: number) => {
+      doc.rect(left, y, width, 15).fill(BAND);
+      ['#', 'File', 'Machine verdict', 'Expert review', 'SHA-256 (start)'].forEach((h, i) => text(h, x(i), y + 4, { font: 'Helvetica-Bold', size: 8, colour: MUTED, width: cols[i] - 8 }));
+      return y + 15;
+    };
+    let y = head(doc.y);
+    report.files.forEach((f, i) => {
+      const v = verdictLine(f);
+      const review = f.expertReview ? `${VERDICT_WORDS[f.expertReview.assessment]} (${f.expertReview.reviewer})` : '–';
+      doc.font('Helvetica').fontSize(8.5);
+      const h =
+        Math.max(
+          doc.heightOfString(printable(f.name), { width: cols[1] - 8 }),
+          doc.heightOfString(v.label, { width: cols[2] - 8 }),
+          doc.heightOfString(printable(review), { width: cols[3] - 8 }),
+        ) + 6;
+      if (y + h > bottom()) {
+        doc.addPage();
+        y = head(doc.y);
+      }
+      text(String(i + 1), x(0), y + 3, { size: 8.5, colour: MUTED, width: cols[0] - 8 });
+      text(f.name, x(1), y + 3, { size: 8.5, width: cols[1] - 8 });
+      text(v.label, x(2), y + 3, { font: 'Helvetica-Bold', size: 8.5, colour: v.colour, width: cols[2] - 8 });
+      text(review, x(3), y + 3, { size: 8.5, colour: f.expertReview ? VERDICT_COLOURS[f.expertReview.assessment] : MUTED, width: cols[3] - 8 });
+      text(`${f.sha256.slice(0, 12)}…`, x(4), y + 3, { font: 'Courier', size: 8.5, width: cols[4] - 8 });
+      y += h;
+      doc.moveTo(left, y).lineTo(left + width, y).lineWidth(0.4).strokeColor(RULE).stroke();
+    });
+    doc.y = y + 4;
+  }
+  text(
+    'How to read this report: a machine verdict is an estimate made on this computer from the file itself (provenance ' +
+      'records, metadata, how the file was built, and a detector model that scores tiles of the picture). On the ' +
+      'thumbnails, red tiles lean AI-generated and blue tiles lean authentic; unshaded areas were not scored. ' +
+      'The model alone never gives "AI-generated": that verdict needs provenance evidence. An expert review, where ' +
+      'present, is the specialist\'s own assessment and is shown beside the machine verdict, never in its place.',
+    left,
+    doc.y + 6,
+    { size: 8, colour: MUTED, width },
+  );
+
+  // ---- One section per file ----
+  report.files.forEach((f, i) => {
+    if (i === 0) doc.addPage();
+    const v = verdictLine(f);
+    const rightX = left + THUMB + 16;
+    const rightW = width - THUMB - 16;
+    ensure(THUMB + 60);
+    // File title bar
+    const top = doc.y;
+    doc.rect(left, top, width, 22).fill(BAND);
+    text(`File ${i + 1} of ${report.files.length}`, left + 8, top + 7, { font: 'Helvetica-Bold', size: 8.5, colour: MUTED, width: 70 });
+    text(f.name, left + 80, top + 6, { font: 'Helvetica-Bold', size: 10.5, width: width - 88, height: 13, ellipsis: true });
+    const bodyTop = top + 30;
+
+    // Thumbnail with heatmap (left column)
+    const thumb = thumbs.get(f.fileId);
+    if (thumb) {
+      doc.image(thumb, left, bodyTop, { fit: [THUMB, THUMB], align: 'center', valign: 'center' });
+      doc.rect(left, bodyTop, THUMB, THUMB).lineWidth(0.5).strokeColor(RULE).stroke();
+    } else {
+      doc.rect(left, bodyTop, THUMB, THUMB).lineWidth(0.5).strokeColor(RULE).stroke();
+      text('No picture', left, bodyTop + THUMB / 2 - 5, { size: 8.5, colour: MUTED, width: THUMB, align: 'center' });
+    }
+    const grid = pictureGrid(f.regions);
+    let legendY = bodyTop + THUMB + 5;
+    if (thumb && grid) {
+      for (const [score, label] of [
+        [0.95, 'leans AI'],
+        [0.05, 'leans authentic'],
+      ] as const) {
+        const [r, g, b] = scoreColour(score);
+        doc.rect(left, legendY + 1, 7, 7).fill(`#${[r, g, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`);
+        text(label, left + 10, legendY, { size: 7.5, colour: MUTED, width: 70 });
+        legendY += 10;
+      }
+      const max = Math.max(...grid.tiles.map((t) => t.score));
+      text(`${grid.tiles.length} tiles scored, highest ${Math.round(max * 100)} %${grid.source.kind === 'pdf_page' ? ' (page 1)' : ''}`, left, legendY, { size: 7.5, colour: MUTED, width: THUMB });
+      legendY = doc.y;
+    } else if (f.mediaType === 'application/pdf' && thumb) {
+      text('Page 1 of the document', left, legendY, { size: 7.5, colour: MUTED, width: THUMB });
+      legendY = doc.y;
+    }
+
+    // Verdict and details (right column)
+    doc.y = bodyTop;
+    text(v.label, rightX, doc.y, { font: 'Helvetica-Bold', size: 13, colour: v.colour, width: rightW });
+    if (f.verdict?.display.title) text(f.verdict.display.title, rightX, doc.y + 2, { font: 'Helvetica-Bold', size: 9.5, width: rightW });
+    const description = f.verdict?.display.description ?? errorWords(f);
+    if (description) text(description, rightX, doc.y + 2, { size: 9, colour: INK, width: rightW, lineGap: 1 });
+    doc.y += 6;
+
+    const dims = f.verdict?.dimensions ?? [];
+    if (dims.length) {
+      text('Findings', rightX, doc.y, { font: 'Helvetica-Bold', size: 9, colour: ACCENT });
+      doc.y += 2;
+      for (const d of dims) {
+        const y = doc.y;
+        const words = [d.assessment ? DIMENSION_WORDS[d.assessment] : null, d.confidence ? CONFIDENCE_WORDS[d.confidence] : null].filter(Boolean).join(', ');
+        text(d.label, rightX, y, { size: 8.5, width: rightW * 0.45 });
+        const h1 = doc.y - y;
+        text(`${Math.round(d.score * 100)} %`, rightX + rightW * 0.45, y, { font: 'Helvetica-Bold', size: 8.5, width: 40, align: 'right' });
+        text(words || '–', rightX + rightW * 0.45 + 48, y, { size: 8.5, colour: MUTED, width: rightW * 0.55 - 48 });
+        doc.y = y + Math.max(h1, doc.y - y) + 1;
+      }
+      doc.y += 4;
+    }
+
+    text('Expert review', rightX, doc.y, { font: 'Helvetica-Bold', size: 9, colour: ACCENT });
+    if (f.expertReview) {
+      const r = f.expertReview;
+      text(`${VERDICT_WORDS[r.assessment]}, by ${r.reviewer}, ${localTime(r.reviewedAt, tz)}`, rightX, doc.y + 1, { font: 'Helvetica-Bold', size: 9, colour: VERDICT_COLOURS[r.assessment], width: rightW });
+      if (r.note) text(`“${r.note}”`, rightX, doc.y + 1, { font: 'Helvetica-Oblique', size: 8.5, width: rightW });
+    } else {
+      text('Not reviewed.', rightX, doc.y + 1, { size: 9, colour: MUTED, width: rightW });
+    }
+    doc.y = Math.max(doc.y + 8, legendY + 6, bodyTop + THUMB + 8);
+
+    table(
+      [
+        ['SHA-256', f.sha256],
+        ['Type and size', `${MEDIA_WORDS[f.mediaType] ?? f.mediaType}, ${formatBytes(f.size)}`],
+        ['Submitted', localTime(f.submittedAt, tz)],
+        ['Assessed', f.completedAt ? localTime(f.completedAt, tz) : 'not yet'],
+        ['Model', f.modelVersion ? `${f.modelVersion}${f.aggregation ? `. ${f.aggregation}` : ''}` : 'none'],
+        ['Identifiers', `file ${f.fileId}, submission ${f.jobId}`],
+      ],
+      left,
+      width,
+      90,
+      { mono: new Set(['SHA-256']) },
+    );
+    doc.y += 14;
+  });
+
+  // ---- Sign-off ----
+  ensure(170);
+  heading('Examiner sign-off');
+  text(
+    'I have examined the files listed in this report. Where my assessment differs from the machine verdict, it is recorded as the expert review of that file.',
+    left,
+    doc.y,
+    { size: 9, width },
+  );
+  doc.y += 18;
+  const line = (label: string, value: string | null, x: number, w: number) => {
+    const y = doc.y;
+    if (value) text(value, x, y, { size: 10.5, width: w });
+    doc.moveTo(x, y + 16).lineTo(x + w, y + 16).lineWidth(0.6).strokeColor(INK).stroke();
+    text(label, x, y + 19, { size: 8, colour: MUTED, width: w });
+    doc.y = y;
+  };
+  line('Examiner name', data.examiner ? data.examiner : null, left, width * 0.55);
+  line('Date', null, left + width * 0.62, width * 0.38);
+  doc.y += 52;
+  line('Signature', null, left, width * 0.55);
+  doc.y += 40;
+  text(`Report SHA-256: ${reportHash}`, left, doc.y, { font: 'Courier', size: 8, colour: MUTED, width });
+
+  // ---- Footer on every page: what it is, the binding hash, page x of y ----
+  const range = doc.bufferedPageRange();
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    const saved = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0; // writing below the bottom margin must not open a page
+    const y = doc.page.height - MARGIN - 14;
+    doc.moveTo(left, y - 6).lineTo(left + width, y - 6).lineWidth(0.5).strokeColor(RULE).stroke();
+    text(`Veracity case report · ${report.caseName ?? 'no case name'} · report SHA-256 ${reportHash.slice(0, 16)}…`, left, y, { size: 7.5, colour: MUTED, width: width - 90, height: 10, ellipsis: true });
+    text(`Page ${i - range.start + 1} of ${range.count}`, left + width - 90, y, { size: 7.5, colour: MUTED, width: 90, align: 'right' });
+    doc.page.margins.bottom = saved;
+  }
+  doc.end();
+  return ended;
+}

@@ -1,0 +1,164 @@
+// The case report as a printable PDF with its JSON beside it, against the real core and model: the PDF's text
+// (pdftotext, poppler-utils) holds every file's SHA-256 and verdict, the app and model versions and page numbers, and
+// the report hash it prints is the SHA-256 of the JSON variant. The first page is saved as the README's screenshot.
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import PDFDocument from 'pdfkit';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { CaseReport, JobResult } from '../../src/api/schemas.js';
+import { makeJpeg, makePng, MODELS_DIR, photoRgb } from '../unit/analysis/fixtures.js';
+import { REPO, assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir, type TestCore } from './helpers.js';
+
+const VERDICT_WORDS = { ai_generated: 'AI-generated', authentic: 'Authentic', inconclusive: 'Inconclusive' } as const;
+const APP_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+const sha256 = (b: Buffer | string) => crypto.createHash('sha256').update(b).digest('hex');
+
+function pdfText(pdf: Buffer): string {
+  const dir = tempDir('veracity-report-');
+  fs.writeFileSync(path.join(dir, 'r.pdf'), pdf);
+  return execFileSync('pdftotext', ['-layout', path.join(dir, 'r.pdf'), '-'], { encoding: 'utf8' });
+}
+
+/** A one-page PDF holding a photo, as a scanner or an insurer's form would: made with pdfkit. */
+async function photoPdf(): Promise<Buffer> {
+  const jpeg = await sharp(await photoRgb(480, 360), { raw: { width: 480, height: 360, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const doc = new PDFDocument({ size: 'A4' });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
+  doc.fontSize(16).text('Repair estimate, claim CLM-2041', 72, 72);
+  doc.image(jpeg, 72, 110, { width: 400 });
+  doc.end();
+  return done;
+}
+
+function heic(jpeg: Buffer): Buffer {
+  const dir = tempDir('veracity-heic-');
+  fs.writeFileSync(path.join(dir, 'in.jpg'), jpeg);
+  execFileSync('heif-enc', ['-q', '85', '-o', path.join(dir, 'out.heic'), path.join(dir, 'in.jpg')], { stdio: 'ignore' });
+  return fs.readFileSync(path.join(dir, 'out.heic'));
+}
+
+const ui = (core: TestCore, url: string) => core.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${core.uiToken}` } });
+
+/** A case of four files in two submissions, one per application, with an expert review on one file. */
+async function caseOfFour(core: TestCore, caseName: string) {
+  const metadata = { name: 'metadata', data: JSON.stringify({ case: caseName }) };
+  const images = body(
+    await assess(core, [filePart(await makeJpeg(640, 480), 'kitchen-ceiling.jpg'), filePart(heic(await makeJpeg(512, 384)), 'IMG_4410.HEIC'), filePart(await makePng(320, 240), 'receipt-scan.png'), metadata]),
+    JobResult,
+  );
+  const pdfs = body(await assess(core, [filePart(await photoPdf(), 'repair-estimate.pdf'), metadata], { key: core.pdfsKey }), JobResult);
+  expect([images.status, pdfs.status]).toEqual(['completed', 'completed']);
+  const reviewed = await core.app.inject({
+    method: 'PUT',
+    url: `/v1/jobs/${images.jobId}/files/${images.results[0].file.id}/review`,
+    headers: { authorization: `Bearer ${core.imagesKey}` },
+    payload: { assessment: 'authentic', reviewer: 'Dana Whitfield', note: 'Matches the adjuster’s site photos.' },
+  });
+  expect(reviewed.statusCode).toBe(200);
+  return { images, pdfs };
+}
+
+describe('the case report (PDF and JSON)', () => {
+  it('GET /app/report.pdf?case= prints every file of the case across both applications, bound to /app/report.json by its SHA-256', async () => {
+    const core = await startCore({ modelsDir: MODELS_DIR });
+    const { images, pdfs } = await caseOfFour(core, 'CLM-2041');
+    // A job of another case is not in the report.
+    await assess(core, [filePart(await makeJpeg(64, 64), 'other-case.jpg'), { name: 'metadata', data: '{"case":"CLM-9999"}' }]);
+
+    const json = await ui(core, '/app/report.json?case=CLM-2041');
+    expect(json.statusCode).toBe(200);
+    expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+    const report = body(json, CaseReport);
+    expect(report.files.map((f) => f.name)).toEqual(['kitchen-ceiling.jpg', 'IMG_4410.HEIC', 'receipt-scan.png', 'repair-estimate.pdf']);
+    expect(report.jobs.map((j) => j.jobId)).toEqual([images.jobId, pdfs.jobId]);
+    expect(report.appVersion).toBe(APP_VERSION);
+    expect(report.summary.files).toBe(4);
+    expect(report.summary.reviewed).toBe(1);
+    expect(report.summary.ai_generated + report.summary.authentic + report.summary.inconclusive).toBe(4);
+    expect(json.headers['veracity-report-sha256']).toBe(sha256(json.rawPayload));
+
+    const pdfAnswer = await ui(core, `/app/report.pdf?case=CLM-2041&examiner=${encodeURIComponent('Dana Whitfield')}`);
+    expect(pdfAnswer.statusCode).toBe(200);
+    expect(pdfAnswer.headers['content-type']).toBe('application/pdf');
+    expect(pdfAnswer.headers['content-disposition']).toBe('attachment; filename="veracity-report-CLM-2041.pdf"');
+    expect(pdfAnswer.headers['x-content-type-options']).toBe('nosniff');
+    const pdf = pdfAnswer.rawPayload;
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const text = pdfText(pdf);
+    const flat = text.replace(/\s+/g, ' ');
+
+    for (const f of report.files) {
+      expect(flat, f.name).toContain(f.sha256);
+      expect(flat, f.name).toContain(f.name);
+      expect(flat, f.name).toContain(VERDICT_WORDS[f.verdict!.assessment]);
+    }
+    const models = [...new Set(report.files.map((f) => f.modelVersion))];
+    expect(models).toHaveLength(1);
+    expect(flat).toContain(models[0]!);
+    expect(flat).toContain(`Veracity version ${APP_VERSION}`);
+    expect(flat).toContain('Dana Whitfield');
+    expect(flat).toMatch(/Examiner name/);
+    expect(flat).toContain(`Time zone ${report.timeZone}`);
+    const pages = Number(/Page 1 of (\d+)/.exec(flat)?.[1]);
+    expect(pages).toBeGreaterThan(1);
+    for (let p = 1; p <= pages; p++) expect(flat).toContain(`Page ${p} of ${pages}`);
+    // The printed hash is the SHA-256 of the JSON variant's bytes (the case did not change in between).
+    const printed = /Report SHA-256 ([0-9a-f]{64})/.exec(flat)?.[1];
+    expect(printed).toBe(sha256(json.rawPayload));
+    expect(pdfAnswer.headers['veracity-report-sha256']).toBe(printed);
+
+    // The first page, as the README shows it.
+    const dir = tempDir('veracity-report-png-');
+    fs.writeFileSync(path.join(dir, 'r.pdf'), pdf);
+    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', path.join(dir, 'r.pdf'), path.join(dir, 'page')]);
+    fs.copyFileSync(path.join(dir, 'page.png'), path.join(REPO, 'renderer', 'screenshots', 'report.png'));
+
+    // A change to the case (a new review) changes the JSON, and so the hash.
+    const review = await core.app.inject({
+      method: 'PUT',
+      url: `/v1/jobs/${pdfs.jobId}/files/${pdfs.results[0].file.id}/review`,
+      headers: { authorization: `Bearer ${core.pdfsKey}` },
+      payload: { assessment: 'inconclusive', reviewer: 'Dana Whitfield' },
+    });
+    expect(review.statusCode).toBe(200);
+    const after = await ui(core, '/app/report.json?case=CLM-2041');
+    expect(sha256(after.rawPayload)).not.toBe(printed);
+    // Asked again without a change: the same bytes (nothing in the JSON depends on when it is asked for).
+    expect((await ui(core, '/app/report.json?case=CLM-2041')).rawPayload.equals(after.rawPayload)).toBe(true);
+  });
+
+  it('GET /v1/jobs/{jobId}/report.pdf|.json: one job of the caller\'s application; refusals as the other job endpoints, nothing left behind', async () => {
+    const core = await startCore();
+    const job = body(await assess(core, [filePart(await makeJpeg(200, 150), 'front-door.jpg'), { name: 'metadata', data: '{"case":"CLM-7"}' }]), JobResult);
+    const json = await get(core, `/v1/jobs/${job.jobId}/report.json`);
+    expect(json.statusCode).toBe(200);
+    const report = body(json, CaseReport);
+    expect(report.caseName).toBe('CLM-7');
+    // No model in this core: the file is not assessed, and the report says so.
+    expect(report.files[0]).toMatchObject({ status: 'error', verdict: null, error: { code: 'result_unavailable' } });
+    const pdf = await get(core, `/v1/jobs/${job.jobId}/report.pdf`);
+    expect(pdf.statusCode).toBe(200);
+    const flat = pdfText(pdf.rawPayload).replace(/\s+/g, ' ');
+    expect(flat).toContain(report.files[0].sha256);
+    expect(flat).toContain('Not assessed');
+    expect(/Report SHA-256 ([0-9a-f]{64})/.exec(flat)?.[1]).toBe(sha256(json.rawPayload));
+
+    const before = footprint(core);
+    expectError(await get(core, `/v1/jobs/${job.jobId}/report.pdf`, core.pdfsKey), 404, 'not_found');
+    expectError(await get(core, `/v1/jobs/${job.jobId}/report.json`, core.pdfsKey), 404, 'not_found');
+    expectError(await get(core, '/v1/jobs/not-a-uuid/report.pdf'), 400, 'invalid_request', 'jobId');
+    expectError(await get(core, '/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301/report.pdf'), 404, 'not_found');
+    expectError(await get(core, `/v1/jobs/${job.jobId}/report.pdf`, core.uiToken!), 401, 'unauthorized');
+    expectError(await core.app.inject({ method: 'GET', url: '/app/report.pdf' , headers: { authorization: `Bearer ${core.uiToken}` } }), 400, 'invalid_request', 'case');
+    expectError(await ui(core, '/app/report.pdf?case=CLM-7&case=CLM-8'), 400, 'invalid_request', 'case');
+    expectError(await ui(core, '/app/report.pdf?case=NO-SUCH-CASE'), 404, 'not_found');
+    expectError(await get(core, '/app/report.pdf?case=CLM-7'), 401, 'unauthorized');
+    expectError(await core.app.inject({ method: 'GET', url: '/app/report.json?case=CLM-7' }), 401, 'unauthorized');
+    await expectNothingLeft(core, before);
+  });
+});
