@@ -174,6 +174,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
       )}
       {list && list.files.length === 0 && <p>No files{filtered ? ' match this search' : ' yet'}.</p>}
       {list && list.files.length > 0 && (
+        <div className="table-scroll">
         <table className="jobs" aria-busy={busy}>
           <caption className="visually-hidden">Files of every application</caption>
           <thead>
@@ -225,6 +226,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
             ))}
           </tbody>
         </table>
+        </div>
       )}
       {pagination && pagination.total > 0 && (
         <nav className="pager" aria-label="Pages">
