@@ -88,7 +88,7 @@ export function readPngHeader(buf: Buffer): HeaderInfo {
   return { width, height, defect: 'the PNG is truncated (no IEND chunk)' };
 }
 
-interface Box {
+export interface Box {
   type: string;
   start: number; // of the payload
   end: number;
@@ -181,7 +181,7 @@ export function readHeifHeader(buf: Buffer): HeaderInfo {
 }
 
 /** Property indices (1-based) associated with one item in an ipma box. */
-function associations(buf: Buffer, ipma: Box, itemId: number): number[] | null {
+export function associations(buf: Buffer, ipma: Box, itemId: number): number[] | null {
   const version = buf[ipma.start];
   const flags = buf.readUIntBE(ipma.start + 1, 3);
   let off = ipma.start + 4;

@@ -1,5 +1,6 @@
 // The ISO-BMFF structure of a HEIF file as a phone writes it: brands, item types, item references and the
 // primary item's properties. heic-decode (libheif) decodes pixels but exposes none of this, so a small box walker.
+import { associations, type Box } from '../image-headers.js';
 
 export interface HeicStructure {
   majorBrand: string;
@@ -17,11 +18,6 @@ export interface HeicStructure {
   hasExif: boolean;
 }
 
-interface Box {
-  type: string;
-  start: number;
-  end: number;
-}
 
 function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
   let off = from;
@@ -112,23 +108,3 @@ export function readHeicStructure(buf: Buffer): HeicStructure | null {
   }
 }
 
-function associations(buf: Buffer, ipma: Box, itemId: number): number[] | null {
-  const version = buf[ipma.start];
-  const flags = buf.readUIntBE(ipma.start + 1, 3);
-  let off = ipma.start + 4;
-  const count = buf.readUInt32BE(off);
-  off += 4;
-  for (let i = 0; i < count && off < ipma.end; i++) {
-    const id = version < 1 ? buf.readUInt16BE(off) : buf.readUInt32BE(off);
-    off += version < 1 ? 2 : 4;
-    const n = buf[off];
-    off += 1;
-    const list: number[] = [];
-    for (let j = 0; j < n; j++) {
-      list.push(flags & 1 ? buf.readUInt16BE(off) & 0x7fff : buf[off] & 0x7f);
-      off += flags & 1 ? 2 : 1;
-    }
-    if (id === itemId) return list;
-  }
-  return null;
-}
