@@ -12,6 +12,7 @@ import { rendererAvailable } from './server/renderer-files.js';
 
 const USAGE = `Usage:
   veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--ui-token TOKEN]
+  veracity serve --host ADDRESS --allow-network --allowed-host NAME[:PORT] [--allowed-host ...] [...]
   veracity keys create --kind images|pdfs [--name NAME] [--expires-in-days N] [--data-dir DIR]
   veracity keys create --application APPLICATION_ID [--name NAME] [--expires-in-days N] [--data-dir DIR]
   veracity keys list [--data-dir DIR]
@@ -20,7 +21,11 @@ const USAGE = `Usage:
 
 \`keys create\` prints the new key once; Veracity keeps only its digest, so \`keys list\` shows ids, names, dates and
 the key's last four characters, never the key. The data dir defaults to the platform's app-data folder;
-VERACITY_DATA_DIR overrides it.`;
+VERACITY_DATA_DIR overrides it.
+
+\`serve\` listens on loopback only. A team server that other machines reach needs --allow-network and the exact
+host names clients (or the TLS proxy in front) put in Host (--allowed-host, repeatable, or VERACITY_ALLOWED_HOSTS,
+comma-separated); anything else is refused. Put TLS in front of it: keys travel in the Authorization header.`;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -64,18 +69,29 @@ async function serve(args: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       'models-dir': { type: 'string' },
       'ui-token': { type: 'string' },
+      'allow-network': { type: 'boolean' },
+      'allowed-host': { type: 'string', multiple: true },
     },
     strict: true,
   });
   const host = values.host ?? '127.0.0.1';
-  if (!LOOPBACK.has(host)) throw new Error(`--host must be a loopback address (127.0.0.1 or ::1): Veracity never listens on the network.`);
+  const network = values['allow-network'] === true;
+  if (!LOOPBACK.has(host) && !network) {
+    throw new Error(`--host must be a loopback address (127.0.0.1 or ::1) unless --allow-network is given with --allowed-host: by default Veracity never listens on the network.`);
+  }
+  if (!network && values['allowed-host'] !== undefined) throw new Error('--allowed-host needs --allow-network.');
   const config = loadConfig({
     host: host === 'localhost' ? '127.0.0.1' : host,
+    // Loopback-only by default: the environment's list applies only to a server started with --allow-network.
+    allowedHosts: network ? (values['allowed-host'] ?? process.env.VERACITY_ALLOWED_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean) ?? []) : [],
     port: values.port,
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined,
     modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined,
     uiToken: values['ui-token'],
   });
+  if (network && config.allowedHosts.length === 0) {
+    throw new Error('--allow-network needs at least one --allowed-host NAME[:PORT] (or VERACITY_ALLOWED_HOSTS): the host names clients use to reach this server.');
+  }
   const core = await createCore(config);
   let url: string;
   try {

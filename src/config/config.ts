@@ -4,11 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { canonicalAuthority } from '../api/host-names.js';
 import { defaultDataDir } from './data-dir.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const Int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const LOOPBACK_LISTEN = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const CoreConfig = z.object({
   dataDir: z.string().min(1),
@@ -35,8 +38,28 @@ export const CoreConfig = z.object({
   headersTimeoutMs: Int(1000, 600_000).default(10_000),
   /** Extra origins allowed besides the server's own (e.g. an Electron custom scheme). */
   extraOrigins: z.array(z.string()).default([]),
+  /**
+   * Authorities (`name` or `name:port`, canonical: see loopback-guard.ts) a team server answers to besides loopback.
+   * Empty on the desktop. Only `veracity serve --allow-network` sets them (its flags or VERACITY_ALLOWED_HOSTS); the desktop never reads them.
+   */
+  allowedHosts: z
+    .array(z.string())
+    .default([])
+    .transform((hosts, ctx) =>
+      hosts.map((h) => {
+        const canonical = canonicalAuthority(h.trim());
+        if (canonical === null) ctx.addIssue({ code: 'custom', message: `"${h}" is not a host name with an optional port` });
+        return canonical ?? h;
+      }),
+    ),
   uiToken: z.string().min(16).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).superRefine((c, ctx) => {
+  // Loopback by default (DECISIONS 28): listening anywhere else takes an explicit allowed-hosts list, which only
+  // `veracity serve --allow-network` gives; the desktop never does.
+  if (!LOOPBACK_LISTEN.has(c.host) && c.allowedHosts.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['host'], message: `"${c.host}" is not a loopback address; a server on the network needs allowed host names (--allow-network --allowed-host NAME)` });
+  }
 });
 export type CoreConfig = z.infer<typeof CoreConfig>;
 

@@ -122,11 +122,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28).
   app.addHook('onRequest', async (req) => {
     const { authority } = splitRequestTarget(req.originalUrl);
-    if (!isAllowedHost(req.headers.host, deps.port()) || (authority !== null && !isAllowedHost(authority, deps.port()))) {
-      throw new ApiHttpError('forbidden', 'Requests must be addressed to this computer (loopback host).');
+    const allowed = config.allowedHosts;
+    if (!isAllowedHost(req.headers.host, deps.port(), allowed) || (authority !== null && !isAllowedHost(authority, deps.port(), allowed))) {
+      throw new ApiHttpError('forbidden', allowed.length === 0 ? 'Requests must be addressed to this computer (loopback host).' : 'Requests must be addressed to one of this server\'s allowed host names.');
     }
     const origin = req.headers.origin;
-    if (!isAllowedOrigin(origin, deps.port(), config.extraOrigins)) throw new ApiHttpError('forbidden', 'Cross-origin requests are not allowed.');
+    if (!isAllowedOrigin(origin, deps.port(), config.extraOrigins, allowed)) throw new ApiHttpError('forbidden', 'Cross-origin requests are not allowed.');
   });
 
   // 2. Authentication: API keys for /v1, the per-launch UI token for /app (before the body is read). A refusal is

@@ -1,32 +1,34 @@
-// DNS-rebinding and cross-origin defence for a server on 127.0.0.1 (DECISIONS 28): only loopback names with our
-// own port in Host, and no Origin but our own. Runs first, before auth, rate limiting or any body is read.
+// DNS-rebinding and cross-origin defence (DECISIONS 28): only loopback names with our own port in Host, and no
+// Origin but our own. Runs first, before auth, rate limiting or any body is read. A team server that listens on the
+// network (`veracity serve --allow-network --allowed-host NAME`) also answers to the exact authorities it was given,
+// and to their http/https origins, nothing else.
 // Also splits an absolute-form request target, so that every hook decides on the same origin-form path.
+
+import { parseHost } from '../api/host-names.js';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** Splits a Host header into name and port; null if malformed. */
-export function parseHost(host: string | undefined): { name: string; port: number | null } | null {
-  if (!host) return null;
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host.trim());
-  if (!m) return null;
-  return { name: m[1].toLowerCase(), port: m[2] === undefined ? null : Number(m[2]) };
-}
-
-/** A Host is allowed when it names a loopback host and the port this server listens on (80 implied when absent). */
-export function isAllowedHost(host: string | undefined, port: number): boolean {
+/**
+ * A Host is allowed when it names a loopback host and the port this server listens on (80 implied when absent), or
+ * is exactly one of the operator's allowed authorities (canonical form: an entry without a port matches a Host
+ * without one, as a TLS proxy on 443 forwards it).
+ */
+export function isAllowedHost(host: string | undefined, port: number, allowedHosts: readonly string[] = []): boolean {
   const parsed = parseHost(host);
-  if (!parsed || !LOOPBACK_NAMES.has(parsed.name)) return false;
-  return (parsed.port ?? 80) === port;
+  if (!parsed) return false;
+  if (LOOPBACK_NAMES.has(parsed.name)) return (parsed.port ?? 80) === port;
+  if (allowedHosts.length === 0) return false;
+  return allowedHosts.includes(parsed.port === null ? parsed.name : `${parsed.name}:${parsed.port}`);
 }
 
-export function ownOrigins(port: number): string[] {
-  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
+export function ownOrigins(port: number, allowedHosts: readonly string[] = []): string[] {
+  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, ...allowedHosts.flatMap((h) => [`https://${h}`, `http://${h}`])];
 }
 
 /** Requests without Origin (curl, local tools) pass; a present Origin must be exactly one of ours. */
-export function isAllowedOrigin(origin: string | undefined, port: number, extra: readonly string[] = []): boolean {
+export function isAllowedOrigin(origin: string | undefined, port: number, extra: readonly string[] = [], allowedHosts: readonly string[] = []): boolean {
   if (origin === undefined) return true;
-  return ownOrigins(port).includes(origin) || extra.includes(origin);
+  return ownOrigins(port, allowedHosts).includes(origin) || extra.includes(origin);
 }
 
 const ABSOLUTE_FORM = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/is;
