@@ -9,6 +9,7 @@ import { progressOf, type AppKey, type CaseSession } from '../lib/case-session.j
 import type { CollectedFile } from '../lib/collect-files.js';
 import { caseFiles, countByState, filterFiles, sortFiles, TRIAGE_STATES, type Filter, type SortKey } from '../lib/triage.js';
 import { STATE_WORDS } from '../lib/words.js';
+import { CaseHeader } from './case-header.js';
 import { DropZone } from './drop-zone.js';
 import { EvidenceViewer } from './evidence-viewer.js';
 import { ReportExport } from './report-export.js';
@@ -42,6 +43,18 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
     returnFocus.current = null;
   }, [viewing]);
 
+  // A rename of the active case carries over to the loose-files field when it held the old name, so the next
+  // loose files join the renamed case rather than making a new one under the old name.
+  const shownCase = useRef<{ id: string; name: string } | null>(null);
+  useEffect(() => {
+    const active = state.activeCase;
+    const before = shownCase.current;
+    if (active && before && before.id === active.id && before.name !== active.name) {
+      setCaseName((typed) => (typed.trim() === before.name ? active.name : typed));
+    }
+    shownCase.current = active ? { id: active.id, name: active.name } : null;
+  }, [state.activeCase]);
+
   const onFiles = (files: CollectedFile[]): void => {
     session.submit(files).catch((error: unknown) => session.notice(`Sending failed: ${String(error)}`));
   };
@@ -51,6 +64,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       <h2 id="assess-title" className="visually-hidden">
         Assess files
       </h2>
+      {state.activeCase && <CaseHeader activeCase={state.activeCase} onChange={(patch) => session.updateActiveCase(patch)} />}
       <div className="intake">
         <label className="case-name">
           Case name for loose files <span className="hint">(a dropped folder is a case of its own)</span>
@@ -158,6 +172,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
               result={result}
               viewerKey={key}
               onView={() => setViewing(key)}
+              stage={state.stages[result.file.id]}
               onJobUpdated={(job) => session.updateJob(job)}
               onReassess={() => session.reassess(tracked, result.file.id)}
             />

@@ -188,3 +188,19 @@ export function refusalWords(failure: ApiFailure): string {
       return failureWords(failure);
   }
 }
+
+/** Where one file stands while the core works on it (GET /v1/jobs/{jobId}/progress), shown on its card. */
+export const STAGE_WORDS: Record<import('../../src/api/schemas.js').FileStage, string> = {
+  queued: 'Queued',
+  decoding: 'Decoding',
+  analysing: 'Analysing',
+  done: 'Done',
+  error: 'Failed',
+};
+
+/** The status of a case, as the specialist sets it in the case header. */
+export const CASE_STATUS_WORDS: Record<import('../../src/api/app-schemas.js').CaseStatus, string> = {
+  open: 'Open',
+  in_review: 'In review',
+  closed: 'Closed',
+};
