@@ -6,7 +6,7 @@ import { ApiFailure, type ApiClient } from './api-client.js';
 import type { CollectedFile } from './collect-files.js';
 import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
-import { failureWords, refusalWords } from './words.js';
+import { caseChangeWords, failureWords, refusalWords } from './words.js';
 
 export interface AppKey {
   applicationId: string;
@@ -165,7 +165,7 @@ export class CaseSession {
       return true;
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
-      this.notice(failureWords(error, { action: 'Changing the case' }));
+      this.notice(caseChangeWords(error, patch));
       return false;
     }
   }

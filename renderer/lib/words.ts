@@ -204,3 +204,12 @@ export const CASE_STATUS_WORDS: Record<import('../../src/api/app-schemas.js').Ca
   in_review: 'In review',
   closed: 'Closed',
 };
+
+/** Why the core refused a change to the case (a name another case has is said as such, not as a malformed request). */
+export function caseChangeWords(failure: ApiFailure, patch: { name?: string }): string {
+  const issue = failure.apiError?.details?.issues?.[0];
+  if (failure.apiError?.code === 'invalid_request' && issue?.path === 'name' && patch.name !== undefined && /already exists/i.test(failure.apiError.message)) {
+    return `Another case is already called “${patch.name}”: choose another name, or open that case from History.`;
+  }
+  return failureWords(failure, { action: 'Changing the case' });
+}
