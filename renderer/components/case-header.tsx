@@ -140,7 +140,7 @@ export function CaseHeader({ activeCase, onChange }: Props): React.JSX.Element {
       <textarea
         id={`${id}-notes`}
         value={notes}
-        rows={3}
+        rows={2}
         maxLength={CASE_NOTES_MAX}
         data-testid="case-notes"
         placeholder="Claim number, who sent the files, what to look at…"

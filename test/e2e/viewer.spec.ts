@@ -82,6 +82,15 @@ test('cards keep drop order; counts by verdict match the cards; sort and filter 
   await expect(page.getByTestId('glossary')).toContainText('Capture consistency');
   await page.getByTestId('glossary').locator('summary').click();
 
+  // The case header as a specialist leaves it mid-review, for the README's picture of the case view.
+  const header = page.getByTestId('case-header');
+  await expect(header.getByTestId('case-name')).toHaveText('Triage case');
+  await header.getByTestId('case-status').selectOption('in_review');
+  await expect(header.getByTestId('case-saved')).toHaveText('Status saved.');
+  await header.getByLabel('Notes').fill('Claim CLM-2291, storm damage at the quay. Five files from the policyholder by e-mail; the PNG says it was generated.');
+  await header.getByRole('button', { name: 'Save notes' }).click();
+  await expect(header.getByTestId('case-saved')).toHaveText('Notes saved.');
+
   for (const card of await cards(page).all()) await card.scrollIntoViewIfNeeded();
   await page.evaluate(() => window.scrollTo(0, 0));
   await expect(page.locator('img[data-testid="thumbnail"]')).toHaveCount(5);
