@@ -5,10 +5,10 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'reac
 import { CASE_NAME_MAX } from '../../src/api/limits.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
-import { progressOf, type AppKey, type CaseSession } from '../lib/case-session.js';
+import { progressOf, stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
 import { caseFiles, countByState, filterFiles, sortFiles, TRIAGE_STATES, type Filter, type SortKey } from '../lib/triage.js';
-import { STATE_WORDS } from '../lib/words.js';
+import { STAGE_WORDS, STATE_WORDS } from '../lib/words.js';
 import { CaseHeader } from './case-header.js';
 import { DropZone } from './drop-zone.js';
 import { EvidenceViewer } from './evidence-viewer.js';
@@ -25,6 +25,11 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   const state = useSyncExternalStore(session.subscribe, session.getState);
   const [caseName, setCaseName] = useState('');
   const progress = progressOf(state.jobs);
+  const atStage = stageCounts(state.jobs, state.stages);
+  const stageLine = (['queued', 'decoding', 'analysing'] as const)
+    .filter((s) => atStage[s])
+    .map((s) => `${atStage[s]} ${STAGE_WORDS[s].toLowerCase()}`)
+    .join(', ');
   const cases = [...new Set(state.jobs.map((t) => t.job.metadata?.case).filter((c): c is string => typeof c === 'string'))];
   const missing = (['images', 'pdfs'] as const).filter((k) => !keys[k]);
   const [sortKey, setSortKey] = useState<SortKey>('drop');
@@ -109,6 +114,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
           <div className="progress" role="status" aria-live="polite">
             <span>
               {progress.done} of {progress.total} file{progress.total === 1 ? '' : 's'} finished
+              {stageLine ? ` (${stageLine})` : ''}
               {cases.length > 0 ? ` · case ${cases.map((c) => `“${c}”`).join(', ')}` : ''}
               {state.sending.length > 0 ? ` · sending ${state.sending[0]}${state.sending.length > 1 ? ` and ${state.sending.length - 1} more` : ''}…` : ''}
             </span>

@@ -84,6 +84,18 @@ export function isTerminal(job: JobResult): boolean {
   return job.status !== 'processing';
 }
 
+/** How many unfinished files are at each stage, for the progress line ("3 queued, 1 analysing"). */
+export function stageCounts(jobs: TrackedJob[], stages: Record<string, FileStage>): Partial<Record<FileStage, number>> {
+  const counts: Partial<Record<FileStage, number>> = {};
+  for (const { job } of jobs) {
+    for (const result of job.results) {
+      const stage = result.status === 'processing' ? stages[result.file.id] : undefined;
+      if (stage) counts[stage] = (counts[stage] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
 export function progressOf(jobs: TrackedJob[]): { done: number; total: number } {
   let done = 0;
   let total = 0;
@@ -135,6 +147,7 @@ export class CaseSession {
       rememberActiveCase(caseId, this.storage);
       this.stopPolling();
       this.set({ jobs, refused: [], notices: [], sending: [], activeCase, stages: {} });
+      this.readOpenStages();
       this.schedulePoll();
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
@@ -213,6 +226,7 @@ export class CaseSession {
     const caseId = this.storage?.getItem(ACTIVE_CASE_KEY) ?? null;
     this.clear();
     this.set({ jobs });
+    this.readOpenStages();
     this.schedulePoll();
     if (caseId) {
       rememberActiveCase(caseId, this.storage);
@@ -363,6 +377,11 @@ export class CaseSession {
       if (error instanceof ApiFailure && error.apiError?.code === 'rate_limited') throw error;
       return null;
     }
+  }
+
+  /** The stages of every unfinished job at once (one request each), when jobs come on screen still running. */
+  private readOpenStages(): void {
+    for (const { job, apiKey } of this.state.jobs) if (!isTerminal(job)) void this.readStages(apiKey, job.jobId).catch(() => undefined);
   }
 
   private schedulePoll(): void {

@@ -80,7 +80,11 @@ test('every card of a drop shows its stage before its verdict, read with one pro
         entry.words.push(stage.textContent?.trim() ?? '');
       }
     };
+    const lines: string[] = [];
+    (window as unknown as { progressLines: string[] }).progressLines = lines;
     new MutationObserver((mutations) => {
+      const line = document.querySelector('.progress span')?.textContent ?? '';
+      if (line && lines.at(-1) !== line) lines.push(line);
       for (const m of mutations) {
         const element = m.target instanceof Element ? m.target : m.target.parentElement;
         record(element?.closest('[data-testid="verdict-card"]') ?? null);
@@ -113,6 +117,10 @@ test('every card of a drop shows its stage before its verdict, read with one pro
       expect(entry.words[i].startsWith(words[stage]), `${name}: “${entry.words[i]}”`).toBe(true);
     });
   }
+
+  // The progress line counted the files at each stage while they ran.
+  const lines = await page.evaluate(() => (window as unknown as { progressLines: string[] }).progressLines);
+  expect(lines.some((l) => /finished \((\d+ (queued|decoding|analysing)(, )?)+\)/.test(l)), lines.join(' | ')).toBe(true);
 
   // One job for the four images: its stages are polled, and the job itself is read again only when files finished
   // (at most once per file), not on every poll.
