@@ -5,10 +5,11 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'reac
 import { CASE_NAME_MAX } from '../../src/api/limits.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
-import { progressOf, type AppKey, type CaseSession } from '../lib/case-session.js';
+import { progressOf, stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
 import { caseFiles, countByState, filterFiles, sortFiles, TRIAGE_STATES, type Filter, type SortKey } from '../lib/triage.js';
-import { STATE_WORDS } from '../lib/words.js';
+import { STAGE_WORDS, STATE_WORDS } from '../lib/words.js';
+import { CaseHeader } from './case-header.js';
 import { DropZone } from './drop-zone.js';
 import { EvidenceViewer } from './evidence-viewer.js';
 import { ReportExport } from './report-export.js';
@@ -24,6 +25,11 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   const state = useSyncExternalStore(session.subscribe, session.getState);
   const [caseName, setCaseName] = useState('');
   const progress = progressOf(state.jobs);
+  const atStage = stageCounts(state.jobs, state.stages);
+  const stageLine = (['queued', 'decoding', 'analysing'] as const)
+    .filter((s) => atStage[s])
+    .map((s) => `${atStage[s]} ${STAGE_WORDS[s].toLowerCase()}`)
+    .join(', ');
   const cases = [...new Set(state.jobs.map((t) => t.job.metadata?.case).filter((c): c is string => typeof c === 'string'))];
   const missing = (['images', 'pdfs'] as const).filter((k) => !keys[k]);
   const [sortKey, setSortKey] = useState<SortKey>('drop');
@@ -42,6 +48,18 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
     returnFocus.current = null;
   }, [viewing]);
 
+  // A rename of the active case carries over to the loose-files field when it held the old name, so the next
+  // loose files join the renamed case rather than making a new one under the old name.
+  const shownCase = useRef<{ id: string; name: string } | null>(null);
+  useEffect(() => {
+    const active = state.activeCase;
+    const before = shownCase.current;
+    if (active && before && before.id === active.id && before.name !== active.name) {
+      setCaseName((typed) => (typed.trim() === before.name ? active.name : typed));
+    }
+    shownCase.current = active ? { id: active.id, name: active.name } : null;
+  }, [state.activeCase]);
+
   const onFiles = (files: CollectedFile[]): void => {
     session.submit(files).catch((error: unknown) => session.notice(`Sending failed: ${String(error)}`));
   };
@@ -51,6 +69,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       <h2 id="assess-title" className="visually-hidden">
         Assess files
       </h2>
+      {state.activeCase && <CaseHeader activeCase={state.activeCase} onChange={(patch) => session.updateActiveCase(patch)} />}
       <div className="intake">
         <label className="case-name">
           Case name for loose files <span className="hint">(a dropped folder is a case of its own)</span>
@@ -95,6 +114,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
           <div className="progress" role="status" aria-live="polite">
             <span>
               {progress.done} of {progress.total} file{progress.total === 1 ? '' : 's'} finished
+              {stageLine ? ` (${stageLine})` : ''}
               {cases.length > 0 ? ` · case ${cases.map((c) => `“${c}”`).join(', ')}` : ''}
               {state.sending.length > 0 ? ` · sending ${state.sending[0]}${state.sending.length > 1 ? ` and ${state.sending.length - 1} more` : ''}…` : ''}
             </span>
@@ -158,6 +178,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
               result={result}
               viewerKey={key}
               onView={() => setViewing(key)}
+              stage={state.stages[result.file.id]}
               onJobUpdated={(job) => session.updateJob(job)}
               onReassess={() => session.reassess(tracked, result.file.id)}
             />

@@ -123,6 +123,11 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
   const [placements, setPlacements] = useState<Map<number, Map<number, Matrix>>>(new Map());
   const isPdf = result.file.type === 'application/pdf';
   const isHeic = result.file.type === 'image/heic' || result.file.type === 'image/heif';
+  const [heicPreview, setHeicPreview] = useState<'shown' | 'failed'>('shown');
+  const onPreviewFailed = useCallback((why: string) => {
+    setHeicPreview('failed');
+    setProblem(why);
+  }, []);
 
   useEffect(() => {
     if (result.status !== 'completed') return;
@@ -248,8 +253,10 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
         >
           {isPdf ? (
             <PdfPages client={client} file={file} grids={showHeatmap ? grids : []} onSize={setContent} onProblem={setProblem} onPlacements={setPlacements} />
-          ) : isHeic ? (
+          ) : isHeic && heicPreview === 'failed' ? (
             <HeicStandIn grid={imageGrid?.grid ?? null} onSize={setContent} />
+          ) : isHeic ? (
+            <CorePreview client={client} file={file} grid={imageGrid?.grid ?? null} onSize={setContent} onFailed={onPreviewFailed} />
           ) : (
             <OriginalImage client={client} file={file} onSize={setContent} onProblem={setProblem} />
           )}
@@ -319,10 +326,15 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
             {problem}
           </p>
         )}
-        {isHeic && (
+        {isHeic && heicPreview === 'shown' && (
+          <p className="hint" data-testid="heic-note">
+            This browser cannot draw HEIC: the picture shown is a preview Veracity decoded itself from the original (at most 2048 pixels a side,
+            turned upright, without metadata).
+          </p>
+        )}
+        {isHeic && heicPreview === 'failed' && (
           <p className="warning" data-testid="heic-note">
-            No preview: this browser cannot draw HEIC, and Veracity does not yet make a preview of it. The heatmap is drawn on a blank area of the
-            picture&apos;s size.
+            No preview: Veracity could not make a picture of this HEIC. The heatmap is drawn on a blank area of the picture&apos;s size.
           </p>
         )}
 
@@ -419,10 +431,64 @@ function OriginalImage({ client, file, onSize, onProblem }: { client: ApiClient;
 }
 
 /**
- * HEIC originals cannot be drawn by Chromium. TODO(issue 13, core): show the picture from the preview the core is
- * to serve, decoded by itself (`GET /v1/jobs/{jobId}/files/{fileId}/preview`); until then the heatmap is drawn on a
- * blank area of the analysed picture's size, as the card does.
+ * A picture Chromium cannot draw (HEIC), shown from the preview the core decoded itself
+ * (`GET /v1/jobs/{jobId}/files/{fileId}/preview`, at most 2048 px). It is laid out at the analysed picture's size
+ * when the heatmap's grid has the same shape, so 1:1 still means one pixel of the original and the tiles fall where
+ * they were scored; otherwise at its own size.
  */
+function CorePreview({
+  client,
+  file,
+  grid,
+  onSize,
+  onFailed,
+}: {
+  client: ApiClient;
+  file: CaseFile;
+  grid: RegionGrid | null;
+  onSize: (s: Size) => void;
+  onFailed: (why: string) => void;
+}): React.JSX.Element | null {
+  const [url, setUrl] = useState<string | null>(null);
+  const [natural, setNatural] = useState<Size | null>(null);
+  const { tracked, result } = file;
+  useEffect(() => {
+    let live = true;
+    let created: string | null = null;
+    client
+      .getPreview(tracked.apiKey, tracked.job.jobId, result.file.id)
+      .then((blob) => {
+        if (!live) return;
+        created = URL.createObjectURL(blob);
+        setUrl(created);
+      })
+      .catch((e: unknown) => live && onFailed(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Loading the preview' }) : String(e)));
+    return () => {
+      live = false;
+      if (created) URL.revokeObjectURL(created);
+    };
+  }, [client, tracked.apiKey, tracked.job.jobId, result.file.id, result.file.name, onFailed]);
+  useEffect(() => {
+    if (!natural) return;
+    const sameShape = grid !== null && Math.abs(grid.width / grid.height - natural.width / natural.height) < 0.01;
+    onSize(sameShape ? { width: grid.width, height: grid.height } : natural);
+  }, [natural, grid, onSize]);
+  if (!url) return null;
+  return (
+    <img
+      className="viewer-image"
+      src={url}
+      alt={`${result.file.name}, as decoded by Veracity (HEIC picture)`}
+      data-testid="viewer-image"
+      data-preview="core"
+      draggable={false}
+      onLoad={(e) => setNatural({ width: e.currentTarget.naturalWidth, height: e.currentTarget.naturalHeight })}
+      onError={() => onFailed('This browser could not draw the preview Veracity made.')}
+    />
+  );
+}
+
+/** A HEIC whose preview could not be had: the heatmap is drawn on a blank area of the analysed picture's size. */
 function HeicStandIn({ grid, onSize }: { grid: RegionGrid | null; onSize: (s: Size) => void }): React.JSX.Element {
   const width = grid?.width ?? 480;
   const height = grid?.height ?? 360;

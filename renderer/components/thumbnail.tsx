@@ -1,5 +1,6 @@
 // A file's thumbnail from its stored original (fetched with the API key as a blob, shown through a blob: URL);
-// a PDF shows its first page drawn by pdf.js; HEIC files, which Chromium cannot draw, get an icon with their kind.
+// a PDF shows its first page drawn by pdf.js; a HEIC, which Chromium cannot draw, shows the preview the core decoded
+// itself (GET .../preview). A file that cannot be shown gets an icon with its kind.
 import { useEffect, useRef, useState } from 'react';
 import type { FileResult } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
@@ -13,12 +14,15 @@ interface Props {
 }
 
 const DRAWABLE = new Set(['image/jpeg', 'image/png']);
+/** Originals Chromium cannot draw: the core's own preview of them is shown instead. */
+export const PREVIEWED = new Set(['image/heic', 'image/heif']);
 
 export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Element {
   const [url, setUrl] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
   const isPdf = file.type === 'application/pdf';
-  const drawable = DRAWABLE.has(file.type) || isPdf;
+  const previewed = PREVIEWED.has(file.type);
+  const drawable = DRAWABLE.has(file.type) || isPdf || previewed;
   const placeholder = useRef<HTMLDivElement>(null);
   const [visible, setVisible] = useState(false);
 
@@ -41,10 +45,11 @@ export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Ele
     if (!drawable || !visible) return;
     let live = true;
     let created: string | null = null;
-    client
-      .getContent(apiKey, jobId, file.id)
+    // The preview comes with its own type (image/png or image/jpeg) from the core.
+    (previewed ? client.getPreview(apiKey, jobId, file.id) : client.getContent(apiKey, jobId, file.id))
       .then((blob) => {
         if (!live) return;
+        if (previewed) return blob;
         // The core sends the original as an attachment; the type is set here from the detected media type.
         return isPdf ? blob.arrayBuffer().then((bytes) => renderPdfThumbnail(bytes)) : new Blob([blob], { type: file.type });
       })
@@ -58,10 +63,11 @@ export function Thumbnail({ client, apiKey, jobId, file }: Props): React.JSX.Ele
       live = false;
       if (created) URL.revokeObjectURL(created);
     };
-  }, [client, apiKey, jobId, file.id, file.type, drawable, isPdf, visible]);
+  }, [client, apiKey, jobId, file.id, file.type, drawable, isPdf, previewed, visible]);
 
   if (drawable && url) {
-    return <img className={`thumb${isPdf ? ' thumb-page' : ''}`} src={url} alt={isPdf ? `First page of ${file.name}` : `Thumbnail of ${file.name}`} data-testid="thumbnail" />;
+    const alt = isPdf ? `First page of ${file.name}` : previewed ? `Thumbnail of ${file.name} (decoded by Veracity)` : `Thumbnail of ${file.name}`;
+    return <img className={`thumb${isPdf ? ' thumb-page' : ''}`} src={url} alt={alt} data-testid="thumbnail" data-preview={previewed ? 'core' : undefined} />;
   }
   const label = file.type === 'application/pdf' ? 'PDF' : file.type === 'image/heic' || file.type === 'image/heif' ? 'HEIC' : 'FILE';
   return (

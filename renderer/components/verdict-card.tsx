@@ -2,13 +2,13 @@
 // verdict in the window's one vocabulary, what each check found (a bar only where it is evidence), why the verdict
 // can be less certain than a check, the file's facts, and the expert review beside the machine verdict.
 import { useEffect, useMemo, useState } from 'react';
-import type { FileRegions, FileResult, JobResult } from '../../src/api/schemas.js';
+import type { FileRegions, FileResult, FileStage, JobResult } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import type { TrackedJob } from '../lib/case-session.js';
 import { overlayTiles, pickGrid } from '../lib/heatmap.js';
 import { aiScore } from '../lib/triage.js';
 import { formatBytes } from '../lib/plan-submission.js';
-import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
+import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
 import { ReviewPanel } from './review-panel.js';
 import { Thumbnail } from './thumbnail.js';
 
@@ -19,11 +19,13 @@ interface Props {
   /** Marks the card's "View" button, where the focus goes back when the viewer closes. */
   viewerKey?: string;
   onView?: () => void;
+  /** Where the file stands while the core works on it (GET /v1/jobs/{jobId}/progress); absent until first read. */
+  stage?: FileStage;
   onJobUpdated: (job: JobResult) => void;
   onReassess: () => Promise<void>;
 }
 
-export function VerdictCard({ client, tracked, result, viewerKey, onView, onJobUpdated, onReassess }: Props): React.JSX.Element {
+export function VerdictCard({ client, tracked, result, viewerKey, onView, stage, onJobUpdated, onReassess }: Props): React.JSX.Element {
   const [reassessing, setReassessing] = useState(false);
   const { job, apiKey } = tracked;
   const [showHeatmap, setShowHeatmap] = useState(false);
@@ -77,8 +79,9 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, onJobU
         </p>
 
         {result.status === 'processing' && (
-          <p className="pending" role="status">
-            <span className="spinner" aria-hidden="true" /> Analysing…
+          <p className="pending" role="status" data-testid="file-stage" data-stage={stage ?? ''}>
+            <span className="spinner" aria-hidden="true" />{' '}
+            {stage === undefined ? 'Sent…' : stage === 'done' ? `${STAGE_WORDS.done}: reading the verdict…` : `${STAGE_WORDS[stage]}…`}
           </p>
         )}
         {result.status === 'error' && (

@@ -172,6 +172,12 @@ export class ApiClient {
     return response.blob();
   }
 
+  /** The picture the core decoded itself (a PNG or JPEG, at most 2048 px): for originals a browser cannot draw (HEIC). */
+  async getPreview(apiKey: string, jobId: string, fileId: string): Promise<Blob> {
+    const response = await this.send(`${this.filePath(jobId, fileId)}/preview`, { headers: this.auth(apiKey) });
+    return response.blob();
+  }
+
   getReport(apiKey: string, jobId: string): Promise<JobReport> {
     return this.json(JobReport, `/v1/jobs/${encodeURIComponent(jobId)}/report`, { headers: this.auth(apiKey) });
   }

@@ -1,12 +1,12 @@
 // The working case on screen: sends planned requests (wait=false), keeps the accepted jobs, polls them until every
 // file is finished, and records refusals and failures in words. A small store the React views subscribe to.
 import type { CaseInfo } from '../../src/api/app-schemas.js';
-import type { FileStage, JobResult, PipelineKind } from '../../src/api/schemas.js';
+import type { FileStage, JobProgress, JobResult, PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from './api-client.js';
 import type { CollectedFile } from './collect-files.js';
 import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
-import { failureWords, refusalWords } from './words.js';
+import { caseChangeWords, failureWords, refusalWords } from './words.js';
 
 export interface AppKey {
   applicationId: string;
@@ -84,6 +84,18 @@ export function isTerminal(job: JobResult): boolean {
   return job.status !== 'processing';
 }
 
+/** How many unfinished files are at each stage, for the progress line ("3 queued, 1 analysing"). */
+export function stageCounts(jobs: TrackedJob[], stages: Record<string, FileStage>): Partial<Record<FileStage, number>> {
+  const counts: Partial<Record<FileStage, number>> = {};
+  for (const { job } of jobs) {
+    for (const result of job.results) {
+      const stage = result.status === 'processing' ? stages[result.file.id] : undefined;
+      if (stage) counts[stage] = (counts[stage] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
 export function progressOf(jobs: TrackedJob[]): { done: number; total: number } {
   let done = 0;
   let total = 0;
@@ -135,6 +147,7 @@ export class CaseSession {
       rememberActiveCase(caseId, this.storage);
       this.stopPolling();
       this.set({ jobs, refused: [], notices: [], sending: [], activeCase, stages: {} });
+      this.readOpenStages();
       this.schedulePoll();
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
@@ -154,15 +167,19 @@ export class CaseSession {
     }
   }
 
-  /** Renames the active case, changes its notes or its status. */
-  async updateActiveCase(patch: { name?: string; notes?: string; status?: CaseInfo['status'] }): Promise<void> {
+  /** Renames the active case, changes its notes or its status; says whether the core took the change. */
+  async updateActiveCase(patch: { name?: string; notes?: string; status?: CaseInfo['status'] }): Promise<boolean> {
     const current = this.state.activeCase;
-    if (!current) return;
+    if (!current) return false;
     try {
-      this.set({ activeCase: await this.deps.client.updateCase(current.id, patch) });
+      const updated = await this.deps.client.updateCase(current.id, patch);
+      // The specialist may have opened another case while the change was under way: that one stays on screen.
+      if (this.state.activeCase?.id === updated.id) this.set({ activeCase: updated });
+      return true;
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
-      this.notice(failureWords(error, { action: 'Changing the case' }));
+      this.notice(caseChangeWords(error, patch));
+      return false;
     }
   }
 
@@ -209,6 +226,7 @@ export class CaseSession {
     const caseId = this.storage?.getItem(ACTIVE_CASE_KEY) ?? null;
     this.clear();
     this.set({ jobs });
+    this.readOpenStages();
     this.schedulePoll();
     if (caseId) {
       rememberActiveCase(caseId, this.storage);
@@ -220,6 +238,10 @@ export class CaseSession {
         () => undefined, // the jobs are on screen; the case's name is shown when it can be read
       );
     }
+  }
+
+  private currentJob(jobId: string): JobResult | undefined {
+    return this.state.jobs.find((t) => t.job.jobId === jobId)?.job;
   }
 
   /** Replaces one job (after a poll or a review). */
@@ -314,6 +336,8 @@ export class CaseSession {
         const dropOrder = files.map((f) => this.dropped.get(f.file) ?? this.nextDrop++);
         for (const f of files) this.dropped.delete(f.file);
         this.set({ jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder }] });
+        // Each file's stage is shown at once, not a poll interval later (the first drop of a cold start waits longest).
+        if (!isTerminal(job)) void this.readStages(key.apiKey, job.jobId).catch(() => undefined);
         this.schedulePoll();
         return;
       } catch (error) {
@@ -340,14 +364,24 @@ export class CaseSession {
     }
   }
 
-  /** Best effort: a stage that cannot be read leaves the file's last one (the result itself is what matters). */
-  private async readStages(apiKey: string, jobId: string): Promise<void> {
+  /**
+   * Reads each file's stage of one job; returns them, or null when they cannot be read (best effort: a file keeps
+   * its last stage, and the job itself is read instead). A refusal for too many requests is thrown to the poll.
+   */
+  private async readStages(apiKey: string, jobId: string, generation = this.generation): Promise<JobProgress['files'] | null> {
     try {
       const { files } = await this.deps.client.getProgress(apiKey, jobId);
-      this.set({ stages: { ...this.state.stages, ...Object.fromEntries(files.map((f) => [f.fileId, f.stage])) } });
-    } catch {
-      // the next poll reads it again
+      if (generation === this.generation) this.set({ stages: { ...this.state.stages, ...Object.fromEntries(files.map((f) => [f.fileId, f.stage])) } });
+      return files;
+    } catch (error) {
+      if (error instanceof ApiFailure && error.apiError?.code === 'rate_limited') throw error;
+      return null;
     }
+  }
+
+  /** The stages of every unfinished job at once (one request each), when jobs come on screen still running. */
+  private readOpenStages(): void {
+    for (const { job, apiKey } of this.state.jobs) if (!isTerminal(job)) void this.readStages(apiKey, job.jobId).catch(() => undefined);
   }
 
   private schedulePoll(): void {
@@ -370,9 +404,14 @@ export class CaseSession {
     for (const tracked of open) {
       if (generation !== this.generation) return;
       try {
+        // One request per job and poll: its files' stages. The job itself is read again only when one of its files
+        // has finished (its verdict or error is then there to show), or when its stages cannot be read.
+        const stages = await this.readStages(tracked.apiKey, tracked.job.jobId, generation);
+        if (generation !== this.generation) return;
+        if (stages !== null && !needsJobRead(this.currentJob(tracked.job.jobId) ?? tracked.job, stages)) continue;
         const job = await this.deps.client.getJob(tracked.apiKey, tracked.job.jobId);
+        if (generation !== this.generation) return;
         this.updateJob(job);
-        if (job.status === 'processing') await this.readStages(tracked.apiKey, job.jobId);
       } catch (error) {
         if (error instanceof ApiFailure && error.apiError?.code === 'rate_limited') {
           delayForRateLimit = true;
@@ -391,6 +430,20 @@ export class CaseSession {
       this.schedulePoll();
     }
   }
+}
+
+/**
+ * Whether a job must be read again after its stages: a file the window still shows as processing has finished, or
+ * every file has (the job is then terminal), or the stages do not name the job's files.
+ */
+export function needsJobRead(job: JobResult, stages: JobProgress['files']): boolean {
+  const finished = (stage: FileStage): boolean => stage === 'done' || stage === 'error';
+  if (stages.length === 0 || stages.every((f) => finished(f.stage))) return true;
+  const byId = new Map(stages.map((f) => [f.fileId, f.stage]));
+  return job.results.some((r) => {
+    const stage = byId.get(r.file.id);
+    return stage === undefined || (r.status === 'processing' && finished(stage));
+  });
 }
 
 function describeRequest(request: PlannedRequest<File>): string {

@@ -188,3 +188,28 @@ export function refusalWords(failure: ApiFailure): string {
       return failureWords(failure);
   }
 }
+
+/** Where one file stands while the core works on it (GET /v1/jobs/{jobId}/progress), shown on its card. */
+export const STAGE_WORDS: Record<import('../../src/api/schemas.js').FileStage, string> = {
+  queued: 'Queued',
+  decoding: 'Decoding',
+  analysing: 'Analysing',
+  done: 'Done',
+  error: 'Failed',
+};
+
+/** The status of a case, as the specialist sets it in the case header. */
+export const CASE_STATUS_WORDS: Record<import('../../src/api/app-schemas.js').CaseStatus, string> = {
+  open: 'Open',
+  in_review: 'In review',
+  closed: 'Closed',
+};
+
+/** Why the core refused a change to the case (a name another case has is said as such, not as a malformed request). */
+export function caseChangeWords(failure: ApiFailure, patch: { name?: string }): string {
+  const issue = failure.apiError?.details?.issues?.[0];
+  if (failure.apiError?.code === 'invalid_request' && issue?.path === 'name' && patch.name !== undefined && /already exists/i.test(failure.apiError.message)) {
+    return `Another case is already called “${patch.name}”: choose another name, or open that case from History.`;
+  }
+  return failureWords(failure, { action: 'Changing the case' });
+}

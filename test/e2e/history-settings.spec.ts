@@ -115,7 +115,7 @@ test('dark theme and 200 % zoom stay readable without horizontal scrolling', asy
     { name: 'letter.pdf', mimeType: 'application/pdf', buffer: await makePdf(42) },
   ]);
   await expect(page.locator('[data-testid="verdict-card"]:not([data-status="processing"])')).toHaveCount(2, { timeout: 120_000 });
-  await page.getByLabel('Theme').selectOption('dark');
+  await page.getByRole('combobox', { name: /^Theme/ }).selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   expect(background).toBe('rgb(17, 20, 24)');
@@ -130,7 +130,7 @@ test('dark theme and 200 % zoom stay readable without horizontal scrolling', asy
   }
   await page.getByRole('button', { name: 'Assess', exact: true }).click();
   await page.screenshot({ path: path.join(ARTIFACTS, '09-zoom-200.png'), fullPage: true });
-  await page.getByLabel('Theme').selectOption('system');
+  await page.getByRole('combobox', { name: /^Theme/ }).selectOption('system');
 });
 
 test('the main actions are reachable with the keyboard', async ({ appPage: page }) => {

@@ -82,6 +82,15 @@ test('cards keep drop order; counts by verdict match the cards; sort and filter 
   await expect(page.getByTestId('glossary')).toContainText('Capture consistency');
   await page.getByTestId('glossary').locator('summary').click();
 
+  // The case header as a specialist leaves it mid-review, for the README's picture of the case view.
+  const header = page.getByTestId('case-header');
+  await expect(header.getByTestId('case-name')).toHaveText('Triage case');
+  await header.getByTestId('case-status').selectOption('in_review');
+  await expect(header.getByTestId('case-saved')).toHaveText('Status saved.');
+  await header.getByLabel('Notes').fill('Claim CLM-2291, storm damage at the quay. Five files from the policyholder by e-mail; the PNG says it was generated.');
+  await header.getByRole('button', { name: 'Save notes' }).click();
+  await expect(header.getByTestId('case-saved')).toHaveText('Notes saved.');
+
   for (const card of await cards(page).all()) await card.scrollIntoViewIfNeeded();
   await page.evaluate(() => window.scrollTo(0, 0));
   await expect(page.locator('img[data-testid="thumbnail"]')).toHaveCount(5);
@@ -246,16 +255,64 @@ test('a PDF whose picture is JPEG 2000 is drawn in the viewer, with the pictureâ
 });
 
 const HEIC_FIXTURE = 'test/fixtures/analysis/camera-exif-128x96.heic';
-test('a HEIC file opens in the viewer with its heatmap on a blank area, saying there is no preview yet', async ({ appPage: page, core }) => {
+test('a HEIC file shows the picture the core decoded, on its card and in the viewer, with its heatmap over it', async ({ appPage: page, core }) => {
   test.skip(!fs.existsSync(HEIC_FIXTURE), `${HEIC_FIXTURE} is absent`);
   await page.getByLabel(/Case name for loose files/).fill('HEIC case');
   await page.getByTestId('file-input').setInputFiles(HEIC_FIXTURE);
   await finished(page, 1);
-  await cards(page).first().getByTestId('open-viewer').click();
+  const card = cards(page).first();
+  // The picture, drawn from the core's preview (Chromium cannot draw HEIC): loaded, 128 Ã— 96, and not a blank area.
+  const picture = async (img: import('@playwright/test').Locator) => {
+    await expect.poll(() => img.evaluate((e: HTMLImageElement) => (e.complete ? e.naturalWidth : 0))).toBeGreaterThan(0);
+    return img.evaluate((e: HTMLImageElement) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = e.naturalWidth;
+      canvas.height = e.naturalHeight;
+      const context = canvas.getContext('2d')!;
+      context.drawImage(e, 0, 0);
+      const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+      const colours = new Set<number>();
+      for (let i = 0; i < data.length; i += 4) colours.add((data[i] >> 3) * 1024 + (data[i + 1] >> 3) * 32 + (data[i + 2] >> 3));
+      return { width: e.naturalWidth, height: e.naturalHeight, colours: colours.size };
+    });
+  };
+  const thumb = card.getByTestId('thumbnail');
+  await expect(thumb).toHaveAttribute('data-preview', 'core');
+  const onCard = await picture(thumb);
+  expect([onCard.width, onCard.height]).toEqual([128, 96]);
+  expect(onCard.colours).toBeGreaterThan(20);
+  if (core.modelPresent) {
+    await card.getByLabel('Show heatmap of tile scores').check();
+    await expect(card.getByTestId('heatmap')).toBeVisible();
+    const heat = (await card.getByTestId('heatmap').boundingBox())!;
+    const shown = (await thumb.boundingBox())!;
+    expect(heat.width).toBeCloseTo(shown.width, 0);
+    expect(heat.height).toBeCloseTo(shown.height, 0);
+  }
+
+  await card.getByTestId('open-viewer').click();
   const viewer = page.getByRole('dialog');
-  await expect(viewer.getByTestId('heic-note')).toContainText('No preview');
-  await expect(viewer.getByRole('img', { name: /HEIC picture/ })).toBeVisible();
-  if (core.modelPresent) await expect(viewer.getByTestId('heat-tile').first()).toBeAttached();
+  const image = viewer.getByTestId('viewer-image');
+  await expect(image).toHaveAttribute('data-preview', 'core');
+  await expect(image).toBeVisible();
+  const inViewer = await picture(image);
+  expect([inViewer.width, inViewer.height]).toEqual([128, 96]);
+  expect(inViewer.colours).toBeGreaterThan(20);
+  await expect(viewer.getByTestId('heic-note')).toContainText('a preview Veracity decoded itself');
+  await expect(viewer.getByText(/no preview/i)).toHaveCount(0);
+  if (core.modelPresent) {
+    // The heatmap lies over the picture, edge to edge, and reads a tile's score on hover.
+    const heat = viewer.getByTestId('viewer-heatmap');
+    await expect(heat).toBeVisible();
+    await expect(viewer.getByTestId('heat-tile').first()).toBeAttached();
+    const heatBox = (await heat.boundingBox())!;
+    const imageBox = (await image.boundingBox())!;
+    for (const k of ['x', 'y', 'width', 'height'] as const) expect(heatBox[k]).toBeCloseTo(imageBox[k], 0);
+    const tile = (await viewer.getByTestId('heat-tile').first().boundingBox())!;
+    await page.mouse.move(tile.x + tile.width / 2, tile.y + tile.height / 2);
+    await expect(viewer.getByTestId('tile-score')).toHaveText(/^Tile score \d+ %/);
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, 'viewer-heic.png') });
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
 });
