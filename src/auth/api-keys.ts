@@ -265,19 +265,32 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     });
   }
 
+  const keysOf = (applicationId: string): ApiKeyInfo[] => deps.apps.listKeys(applicationId).map(keyInfo);
+
+  /** Every application with its keys, by identity only: what `veracity keys list` prints. */
+  function applicationsWithKeys(): { application: Application; keys: ApiKeyInfo[] }[] {
+    return deps.apps.listApplications().map((a) => ({ application: a, keys: keysOf(a.id) }));
+  }
+
   /** Every application with its keys (identity only) and the window's credential for it (the Settings screen). */
   async function listApplications(): Promise<ApplicationInfo[]> {
     return Promise.all(deps.apps.listApplications().map(applicationInfo));
   }
 
   async function applicationInfo(a: Application): Promise<ApplicationInfo> {
-    return { ...a, keys: deps.apps.listKeys(a.id).map(keyInfo), windowKey: await windowKey(a.id) };
+    return { ...a, keys: keysOf(a.id), windowKey: await windowKey(a.id) };
+  }
+
+  /** An existing application, or NotFound. */
+  function getApplication(applicationId: string): Application {
+    const application = deps.apps.getApplication(applicationId);
+    if (!application) throw new NotFound('application');
+    return application;
   }
 
   /** A new key for an existing application, named after it unless a name is given. */
   async function issueKeyFor(applicationId: string, name: string | undefined, expiresInDays?: number): Promise<IssuedKey> {
-    const application = deps.apps.getApplication(applicationId);
-    if (!application) throw new NotFound('application');
+    const application = getApplication(applicationId);
     return issueKey(application.id, name ?? `${application.name} key`, expiresInDays);
   }
 
@@ -288,6 +301,30 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     return keyInfo(deps.apps.getKey(keyId)!);
   }
 
-  return { issueKey, issueKeyFor, createApplication, applicationInfo, listApplications, revokeKey, windowKey, verify, ensureDefaultApplications };
+  /**
+   * Revokes the key with this id, or else every key of the application with this id (`veracity keys revoke`).
+   * Returns how many keys this revoked: 0 where they already were.
+   */
+  function revokeKeyOrApplication(id: string): number {
+    const at = now().toISOString();
+    if (deps.apps.getKey(id)) return deps.apps.revokeKey(id, at);
+    if (deps.apps.getApplication(id)) return deps.apps.revokeApplicationKeys(id, at);
+    throw new NotFound('key');
+  }
+
+  return {
+    issueKey,
+    issueKeyFor,
+    createApplication,
+    getApplication,
+    applicationInfo,
+    applicationsWithKeys,
+    listApplications,
+    revokeKey,
+    revokeKeyOrApplication,
+    windowKey,
+    verify,
+    ensureDefaultApplications,
+  };
 }
 export type KeyService = ReturnType<typeof createKeyService>;
