@@ -68,7 +68,7 @@ describe('veracity keys', () => {
     expectError(await get(again, `/v1/jobs?applicationId=${created.applicationId}`, created.apiKey), 401, 'unauthorized');
     await expect(veracity('keys', 'create', '--kind', 'videos', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1 });
     await expect(veracity('keys', 'create', '--application', imagesApp.applicationId, '--expires-in-days', '0', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1 });
-  }, 180_000); // eleven CLI processes, each compiling the core with tsx: minutes on a loaded machine
+  }, 300_000); // eleven CLI processes, each compiling the core with tsx: minutes on a loaded machine
 });
 
 describe('veracity serve', () => {
