@@ -1,8 +1,11 @@
 // Lint: TypeScript rules plus the dependency direction of STYLE.md, enforced mechanically with one
 // no-restricted-imports block per folder. Across processes: src never imports electron/react/DOM code; main imports
 // only src/api and src/config/data-dir (the core runs in its own process); renderer imports src/api only. Inside
-// src, dependencies point one way: api <- every layer; server -> jobs -> db/analysis; auth -> db; nothing back;
-// analysis and db import nothing of src but api; code outside src/analysis goes through src/analysis/index.ts.
+// src, dependencies point one way: api <- every layer; server -> jobs -> db/analysis; server and jobs -> report ->
+// analysis; auth -> db; config is read by server, jobs and the composition (cli.ts, core.ts); nothing back. Code
+// outside src/analysis goes through src/analysis/index.ts. src/bin holds two .mjs launchers that register tsx and
+// import their entry (cli.ts, jobs/analysis-worker.ts) dynamically: no-restricted-imports does not see dynamic
+// imports, so they have no block of their own.
 import tseslint from 'typescript-eslint';
 
 /** One ban list per folder (a later block replaces an earlier one for the same file, so each list is whole). */
@@ -34,13 +37,16 @@ export default tseslint.config(
       'no-restricted-imports': noImport([notHeadless]),
     },
   },
-  srcLayer('api', ['server', 'jobs', 'db', 'analysis', 'auth', 'config'], 'src/api is the contract every layer imports: it imports none of them.', [
+  srcLayer('api', ['server', 'jobs', 'db', 'analysis', 'auth', 'config', 'report'], 'src/api is the contract every layer imports: it imports none of them.', [
     { group: ['node:*'], message: 'src/api is bundled into the renderer: no Node modules.' },
   ]),
-  srcLayer('config', ['server', 'jobs', 'db', 'analysis', 'auth'], 'src/config is read by every layer: it imports none of them.'),
-  srcLayer('analysis', ['server', 'jobs', 'db', 'auth', 'config'], 'src/analysis is a pure pipeline: it imports src/api only, never the server, jobs, db or auth.'),
-  srcLayer('db', ['server', 'jobs', 'analysis', 'auth', 'config'], 'src/db is the bottom layer: it imports src/api types only.'),
-  srcLayer('auth', ['server', 'jobs', 'analysis'], 'src/auth verifies keys over src/db: it never imports the server, jobs or analysis.'),
+  srcLayer('config', ['server', 'jobs', 'db', 'analysis', 'auth', 'report'], 'src/config is read by every layer: it imports none of them.'),
+  srcLayer('analysis', ['server', 'jobs', 'db', 'auth', 'config', 'report'], 'src/analysis is a pure pipeline: it imports src/api only, never the server, jobs, db or auth.'),
+  srcLayer('db', ['server', 'jobs', 'analysis', 'auth', 'config', 'report'], 'src/db is the bottom layer: it imports src/api types only.'),
+  srcLayer('auth', ['server', 'jobs', 'analysis', 'report'], 'src/auth verifies keys over src/db: it never imports the server, jobs or analysis.'),
+  srcLayer('report', ['server', 'jobs', 'db', 'auth', 'config'], 'src/report renders what src/server and src/jobs collected: it imports src/api (and the analysis through its index), never a service, repository or the server.', [
+    analysisSurface,
+  ]),
   srcLayer('jobs', ['server', 'auth'], 'src/jobs sits below src/server: errors it raises are mapped to HTTP in src/server.', [analysisSurface]),
   srcLayer('server', ['db', 'analysis'], 'src/server talks to src/jobs (services), never to repositories or the analysis pipeline.'),
   {

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { coreReady } from './api/core-ready.js';
+import { NotFound } from './api/domain-errors.js';
 import { KEY_EXPIRES_IN_DAYS_MAX } from './api/limits.js';
 import type { IssuedKey } from './auth/api-keys.js';
 import { loadConfig } from './config/config.js';
@@ -125,7 +126,7 @@ async function keys(args: string[]): Promise<number> {
     strict: true,
   });
   const config = loadConfig({ dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined });
-  const { db, apps, keys: keyService } = await openDataDir(config.dataDir);
+  const { db, keys: keyService } = await openDataDir(config.dataDir);
   try {
     if (sub === 'create') {
       const days = values['expires-in-days'];
@@ -137,10 +138,8 @@ async function keys(args: string[]): Promise<number> {
       let key: IssuedKey;
       if (values.application !== undefined) {
         if (values.kind !== undefined) throw new Error('Give --kind (a new application) or --application (an existing one), not both.');
-        const found = apps.getApplication(values.application);
-        if (!found) throw new Error(`No application with id ${values.application}.`);
-        application = found;
-        key = await keyService.issueKey(found.id, values.name ?? `${found.name} key`, expiresInDays);
+        application = named(values.application, 'application', () => keyService.getApplication(values.application!));
+        key = await keyService.issueKeyFor(application.id, values.name, expiresInDays);
       } else {
         if (values.kind !== 'images' && values.kind !== 'pdfs') throw new Error('--kind must be "images" or "pdfs" (or give --application ID).');
         const name = values.name ?? (values.kind === 'images' ? 'Images' : 'PDFs');
@@ -153,12 +152,12 @@ async function keys(args: string[]): Promise<number> {
       return 0;
     }
     if (sub === 'list') {
-      const out = apps.listApplications().map((a) => ({
+      const out = keyService.applicationsWithKeys().map(({ application: a, keys: list }) => ({
         applicationId: a.id,
         name: a.name,
         kind: a.kind,
         createdAt: a.createdAt,
-        keys: apps.listKeys(a.id).map((k) => ({ keyId: k.id, name: k.name, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt, hint: k.hint })),
+        keys: list.map(({ id, ...k }) => ({ keyId: id, ...k })),
       }));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return 0;
@@ -166,16 +165,22 @@ async function keys(args: string[]): Promise<number> {
     if (sub === 'revoke') {
       const id = positionals[0];
       if (!id) throw new Error('keys revoke needs an application id or a key id.');
-      const at = new Date().toISOString();
-      let n = 0;
-      if (apps.getKey(id)) n = apps.revokeKey(id, at);
-      else if (apps.getApplication(id)) n = apps.revokeApplicationKeys(id, at);
-      else throw new Error(`No application or key with id ${id}.`);
-      process.stdout.write(`${JSON.stringify({ revoked: n })}\n`);
+      const revoked = named(id, 'application or key', () => keyService.revokeKeyOrApplication(id));
+      process.stdout.write(`${JSON.stringify({ revoked })}\n`);
       return 0;
     }
     throw new Error(`Unknown keys subcommand "${sub ?? ''}". Use create, list or revoke.`);
   } finally {
     db.close();
+  }
+}
+
+/** The service's NotFound, said with the id the user typed. */
+function named<T>(id: string, what: string, find: () => T): T {
+  try {
+    return find();
+  } catch (err) {
+    if (err instanceof NotFound) throw new Error(`No ${what} with id ${id}.`);
+    throw err;
   }
 }

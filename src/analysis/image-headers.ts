@@ -94,7 +94,11 @@ export interface Box {
   end: number;
 }
 
-function* boxes(buf: Buffer, start: number, end: number): Generator<Box> {
+/**
+ * The ISO-BMFF boxes in [start, end): 32-bit size, 64-bit size (size 1) or to the end (size 0). A box may end past
+ * `end` (a truncated file: the caller says so); an impossible size is a HeaderError.
+ */
+export function* boxes(buf: Buffer, start: number, end: number): Generator<Box> {
   let off = start;
   while (off + 8 <= end) {
     let size = buf.readUInt32BE(off);

@@ -104,6 +104,12 @@ interface PdfJsImage {
   data?: Uint8Array | Uint8ClampedArray;
 }
 
+// The walk below (save/restore/transform, form XObjects, the three image paint operators) is written twice on
+// purpose: here it picks and scores images in the core's worker (Node, pdf.js legacy build, page and pixel limits);
+// renderer/lib/pdf-thumbnail.ts imagePlacements walks the same operator list in the window's own pdf.js to place a
+// heatmap on the page. Neither may import the other (lint: src/ is headless, the renderer imports src/api only) and
+// src/api holds the contract, not pdf.js code. What they share is the contract itself: an image's index counts every
+// paint of those three operators in painting order, the `imageIndex` of a `pdf_image` region grid.
 type Matrix = [number, number, number, number, number, number];
 const multiply = (m: Matrix, n: Matrix): Matrix => [
   m[0] * n[0] + m[2] * n[1],

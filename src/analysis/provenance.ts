@@ -7,6 +7,7 @@ import type { MediaType } from './analysis-results.js';
 import type { FactValue } from './finding.js';
 import { heifItemData } from './image-headers.js';
 import { findJumbf, readC2paStore, type C2paStore } from './c2pa-manifest.js';
+import { editorOf } from './editing-software.js';
 
 /** IPTC NewsCodes digital source types that mean the content was (partly) produced by a generative model. */
 export const AI_SOURCE_TYPES = new Set([
@@ -40,22 +41,6 @@ const AI_GENERATORS: Array<[RegExp, string]> = [
   [/\bkrea\b/i, 'Krea'],
   [/\bgrok\b/i, 'xAI Grok'],
   [/dreamstudio/i, 'DreamStudio'],
-];
-const EDITORS: Array<[RegExp, string]> = [
-  [/photoshop/i, 'Adobe Photoshop'],
-  [/lightroom/i, 'Adobe Lightroom'],
-  [/\bgimp\b/i, 'GIMP'],
-  [/affinity/i, 'Affinity'],
-  [/pixelmator/i, 'Pixelmator'],
-  [/snapseed/i, 'Snapseed'],
-  [/capture one/i, 'Capture One'],
-  [/darktable/i, 'darktable'],
-  [/rawtherapee/i, 'RawTherapee'],
-  [/luminar/i, 'Luminar'],
-  [/\bcanva\b/i, 'Canva'],
-  [/paint\.net/i, 'Paint.NET'],
-  [/picsart/i, 'PicsArt'],
-  [/facetune/i, 'Facetune'],
 ];
 
 /** PNG text keywords written by generators, and who writes them. */
@@ -195,7 +180,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
     for (const g of gen) {
       const ai = matchName(AI_GENERATORS, g);
       if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, 'provenance.ai.c2pa_generator', { sourceType: f.digitalSourceType });
-      const ed = matchName(EDITORS, g);
+      const ed = editorOf(g);
       if (ed && !f.editors.includes(ed)) f.editors.push(ed);
     }
   }
@@ -281,7 +266,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
   for (const s of f.software) {
     const ai = matchName(AI_GENERATORS, s);
     if (ai) setAi(ai, 'provenance.ai.software', { value: s.slice(0, 80) });
-    const ed = matchName(EDITORS, s);
+    const ed = editorOf(s);
     if (ed && !f.editors.includes(ed)) f.editors.push(ed);
   }
   if (f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType) && !f.aiGenerator) {

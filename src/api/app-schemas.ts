@@ -2,7 +2,7 @@
 // per-launch UI token, never an API key; /v1 routes take API keys (their schemas are in schemas.ts).
 import { z } from 'zod';
 import { CASE_NAME_MAX, CASE_NOTES_MAX, PAGE_SIZE_MAX, SEARCH_TEXT_MAX } from './limits.js';
-import { JobResult, MediaType, PaginationMeta, PipelineKind, VerdictAssessment, positiveInteger, uuidParameter } from './schemas.js';
+import { JobResult, MediaType, PaginationMeta, PipelineKind, VerdictAssessment, VerdictCounts, positiveInteger, uuidParameter } from './schemas.js';
 
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -66,14 +66,7 @@ export const CaseInfo = z.object({
   updatedAt: DateTime,
   jobCount: z.number().int().nonnegative(),
   fileCount: z.number().int().nonnegative(),
-  /** Files by machine verdict, plus those still processing or ended in error. */
-  counts: z.object({
-    ai_generated: z.number().int().nonnegative(),
-    authentic: z.number().int().nonnegative(),
-    inconclusive: z.number().int().nonnegative(),
-    processing: z.number().int().nonnegative(),
-    error: z.number().int().nonnegative(),
-  }),
+  counts: VerdictCounts,
 }).meta({ id: 'CaseInfo' });
 export type CaseInfo = z.infer<typeof CaseInfo>;
 

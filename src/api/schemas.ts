@@ -218,6 +218,15 @@ export const JobProgress = z.object({
 }).meta({ id: 'JobProgress' });
 export type JobProgress = z.infer<typeof JobProgress>;
 
+/** Files by machine verdict, plus those still processing or ended in error: how a case (CaseInfo) and its report count. */
+export const VerdictCounts = z.object({
+  ai_generated: z.number().int().nonnegative(),
+  authentic: z.number().int().nonnegative(),
+  inconclusive: z.number().int().nonnegative(),
+  processing: z.number().int().nonnegative(),
+  error: z.number().int().nonnegative(),
+});
+
 /**
  * GET /app/report.json?case=NAME and GET /v1/jobs/{jobId}/report.json: the case report as data, the same every time
  * the case is unchanged (no time of printing in it), written as canonical JSON (keys sorted, no spaces). The PDF
@@ -253,15 +262,7 @@ export const CaseReport = z.object({
   timeZone: z.string(),
   /** The latest change to any job of the report: the state the report describes. */
   asOf: DateTime,
-  summary: z.object({
-    files: z.number().int().nonnegative(),
-    ai_generated: z.number().int().nonnegative(),
-    authentic: z.number().int().nonnegative(),
-    inconclusive: z.number().int().nonnegative(),
-    processing: z.number().int().nonnegative(),
-    error: z.number().int().nonnegative(),
-    reviewed: z.number().int().nonnegative(),
-  }),
+  summary: z.object({ files: z.number().int().nonnegative(), ...VerdictCounts.shape, reviewed: z.number().int().nonnegative() }),
   jobs: z.array(z.object({ jobId: z.uuid(), applicationId: z.uuid(), status: JobStatus, createdAt: DateTime, completedAt: DateTime.nullable() })),
   /** In submission order: by job, then by the file's place in its request. */
   files: z.array(CaseReportFile),

@@ -100,6 +100,26 @@ interface Verified {
   digest: string | null;
   expMs: number | null;
 }
+/**
+ * Every credential is a JWT with the same header and claims, told apart by audience and signing key: one algorithm,
+ * our issuer, the application as subject, a unique id, the time it was made and, for an expiring key, its end.
+ */
+async function signCredential(key: CryptoKey, audience: string, c: { sub: string; jti: string; issuedAt: Date; expiresAt?: Date | null }): Promise<string> {
+  let jwt = new SignJWT({})
+    .setProtectedHeader({ alg: ALG, typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setAudience(audience)
+    .setSubject(c.sub)
+    .setJti(c.jti)
+    .setIssuedAt(Math.floor(c.issuedAt.getTime() / 1000));
+  if (c.expiresAt) jwt = jwt.setExpirationTime(Math.floor(c.expiresAt.getTime() / 1000));
+  return jwt.sign(key);
+}
+
+/** The checks every credential must pass, whatever else its kind asks (the time, for API keys). */
+const verifyCredential = (token: string, key: CryptoKey, audience: string, at?: { currentDate: Date; clockTolerance: number }) =>
+  jwtVerify(token, key, { algorithms: [ALG], issuer: ISSUER, audience, requiredClaims: ['sub', 'jti', 'iat'], ...at });
+
 /** Distinct verified tokens kept at once: far more than a desktop's tools use; the cache is emptied when full. */
 const VERIFIED_MAX = 1024;
 const CLOCK_TOLERANCE_S = 30;
@@ -141,15 +161,7 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     const id = crypto.randomUUID();
     const createdAt = now();
     const expiresAt = expiresInDays ? new Date(createdAt.getTime() + expiresInDays * 86_400_000) : null;
-    let jwt = new SignJWT({})
-      .setProtectedHeader({ alg: ALG, typ: 'JWT' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setSubject(applicationId)
-      .setJti(id)
-      .setIssuedAt(Math.floor(createdAt.getTime() / 1000));
-    if (expiresAt) jwt = jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
-    const token = await jwt.sign(await signingKey);
+    const token = await signCredential(await signingKey, AUDIENCE, { sub: applicationId, jti: id, issuedAt: createdAt, expiresAt });
     const rec: Omit<ApiKeyRecord, 'revokedAt'> = {
       id,
       applicationId,
@@ -183,29 +195,14 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
   function windowKey(applicationId: string): Promise<string> {
     let key = windowKeys.get(applicationId);
     if (!key) {
-      key = (async () =>
-        new SignJWT({})
-          .setProtectedHeader({ alg: ALG, typ: 'JWT' })
-          .setIssuer(ISSUER)
-          .setAudience(WINDOW_AUDIENCE)
-          .setSubject(applicationId)
-          .setJti(crypto.randomUUID())
-          .setIssuedAt(Math.floor(now().getTime() / 1000))
-          .sign(await windowSigningKey))();
+      key = (async () => signCredential(await windowSigningKey, WINDOW_AUDIENCE, { sub: applicationId, jti: crypto.randomUUID(), issuedAt: now() }))();
       windowKeys.set(applicationId, key);
     }
     return key;
   }
 
   async function verifyApiKey(token: string): Promise<Principal | null> {
-    const { payload } = await jwtVerify(token, await signingKey, {
-      algorithms: [ALG],
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      currentDate: now(),
-      clockTolerance: CLOCK_TOLERANCE_S,
-      requiredClaims: ['sub', 'jti', 'iat'],
-    });
+    const { payload } = await verifyCredential(token, await signingKey, AUDIENCE, { currentDate: now(), clockTolerance: CLOCK_TOLERANCE_S });
     const key = deps.apps.getKey(String(payload.jti));
     if (!key || key.revokedAt !== null || key.applicationId !== payload.sub) return null;
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now().getTime()) return null;
@@ -222,12 +219,7 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
   }
 
   async function verifyWindowKey(token: string): Promise<Principal | null> {
-    const { payload } = await jwtVerify(token, await windowSigningKey, {
-      algorithms: [ALG],
-      issuer: ISSUER,
-      audience: WINDOW_AUDIENCE,
-      requiredClaims: ['sub', 'jti', 'iat'],
-    });
+    const { payload } = await verifyCredential(token, await windowSigningKey, WINDOW_AUDIENCE);
     const app = deps.apps.getApplication(String(payload.sub));
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: `window:${app.id}`, kind: app.kind };
@@ -265,19 +257,32 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     });
   }
 
+  const keysOf = (applicationId: string): ApiKeyInfo[] => deps.apps.listKeys(applicationId).map(keyInfo);
+
+  /** Every application with its keys, by identity only: what `veracity keys list` prints. */
+  function applicationsWithKeys(): { application: Application; keys: ApiKeyInfo[] }[] {
+    return deps.apps.listApplications().map((a) => ({ application: a, keys: keysOf(a.id) }));
+  }
+
   /** Every application with its keys (identity only) and the window's credential for it (the Settings screen). */
   async function listApplications(): Promise<ApplicationInfo[]> {
     return Promise.all(deps.apps.listApplications().map(applicationInfo));
   }
 
   async function applicationInfo(a: Application): Promise<ApplicationInfo> {
-    return { ...a, keys: deps.apps.listKeys(a.id).map(keyInfo), windowKey: await windowKey(a.id) };
+    return { ...a, keys: keysOf(a.id), windowKey: await windowKey(a.id) };
+  }
+
+  /** An existing application, or NotFound. */
+  function getApplication(applicationId: string): Application {
+    const application = deps.apps.getApplication(applicationId);
+    if (!application) throw new NotFound('application');
+    return application;
   }
 
   /** A new key for an existing application, named after it unless a name is given. */
   async function issueKeyFor(applicationId: string, name: string | undefined, expiresInDays?: number): Promise<IssuedKey> {
-    const application = deps.apps.getApplication(applicationId);
-    if (!application) throw new NotFound('application');
+    const application = getApplication(applicationId);
     return issueKey(application.id, name ?? `${application.name} key`, expiresInDays);
   }
 
@@ -288,6 +293,30 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     return keyInfo(deps.apps.getKey(keyId)!);
   }
 
-  return { issueKey, issueKeyFor, createApplication, applicationInfo, listApplications, revokeKey, windowKey, verify, ensureDefaultApplications };
+  /**
+   * Revokes the key with this id, or else every key of the application with this id (`veracity keys revoke`).
+   * Returns how many keys this revoked: 0 where they already were.
+   */
+  function revokeKeyOrApplication(id: string): number {
+    const at = now().toISOString();
+    if (deps.apps.getKey(id)) return deps.apps.revokeKey(id, at);
+    if (deps.apps.getApplication(id)) return deps.apps.revokeApplicationKeys(id, at);
+    throw new NotFound('key');
+  }
+
+  return {
+    issueKey,
+    issueKeyFor,
+    createApplication,
+    getApplication,
+    applicationInfo,
+    applicationsWithKeys,
+    listApplications,
+    revokeKey,
+    revokeKeyOrApplication,
+    windowKey,
+    verify,
+    ensureDefaultApplications,
+  };
 }
 export type KeyService = ReturnType<typeof createKeyService>;

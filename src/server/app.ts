@@ -18,7 +18,7 @@ import { serializeResponse, validateRequest } from './route-schemas.js';
 import { registerAppRoutes } from './routes/app-routes.js';
 import { registerAssessRoute } from './routes/assess-route.js';
 import { registerCaseRoutes } from './routes/case-routes.js';
-import { registerExtensionRoutes } from './routes/extension-routes.js';
+import { registerJobFileRoutes } from './routes/job-file-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerProgressRoute } from './routes/progress-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
@@ -184,7 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerAssessRoute(app, deps);
   registerJobRoutes(app, deps);
-  registerExtensionRoutes(app, deps);
+  registerJobFileRoutes(app, deps);
   registerProgressRoute(app, deps);
   registerAppRoutes(app, deps);
   registerCaseRoutes(app, deps);

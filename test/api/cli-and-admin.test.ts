@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/app-schemas.js';
 import { JobList } from '../../src/api/schemas.js';
+import { createKeyService, loadOrCreateSecret } from '../../src/auth/api-keys.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { REPO, body, expectError, get, startCore, startListening, tempDir, type TestCore } from './helpers.js';
 
@@ -44,16 +45,30 @@ describe('veracity keys', () => {
     const claims = apps.find((a) => a.applicationId === created.applicationId)!;
     expect(claims.keys).toEqual([{ keyId: created.keyId, name: 'Claims tool key', createdAt: expect.any(String), expiresAt: null, revokedAt: null, hint: created.apiKey.slice(-4) }]);
 
+    // Unknown ids are refused by name, and change nothing.
+    await expect(veracity('keys', 'create', '--application', 'no-such-app', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('No application with id no-such-app') });
+    await expect(veracity('keys', 'revoke', 'no-such-id', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('No application or key with id no-such-id') });
+    expect(JSON.parse((await veracity('keys', 'list', '--data-dir', dataDir)).stdout)).toEqual(apps);
+
+    // --expires-in-days 30: listed as expiring 30 days after it was made, and refused from then on.
+    const secondListed = apps.find((a) => a.applicationId === imagesApp.applicationId)!.keys.find((k) => k.keyId === second.keyId)!;
+    expect(secondListed.expiresAt).toBe(second.expiresAt);
+    expect(Date.parse(second.expiresAt) - Date.parse(secondListed.createdAt)).toBe(30 * 86_400_000);
+
     const core = await startCore({}, { dataDir });
     expect((await get(core, `/v1/jobs?applicationId=${created.applicationId}`, created.apiKey)).statusCode).toBe(200);
     expect((await get(core, `/v1/jobs?applicationId=${imagesApp.applicationId}`, second.apiKey)).statusCode).toBe(200);
+    const at = (days: number) => createKeyService({ secret: loadOrCreateSecret(dataDir), apps: core.apps, now: () => new Date(Date.parse(secondListed.createdAt) + days * 86_400_000) });
+    expect(await at(29).verify(second.apiKey)).toMatchObject({ keyId: second.keyId });
+    expect(await at(31).verify(second.apiKey)).toBeNull();
+    expect(await at(31).verify(created.apiKey)).toMatchObject({ keyId: created.keyId }); // no --expires-in-days: no expiry
     await core.close();
     expect(JSON.parse((await veracity('keys', 'revoke', created.applicationId, '--data-dir', dataDir)).stdout)).toEqual({ revoked: 1 });
     const again = await startCore({}, { dataDir });
     expectError(await get(again, `/v1/jobs?applicationId=${created.applicationId}`, created.apiKey), 401, 'unauthorized');
     await expect(veracity('keys', 'create', '--kind', 'videos', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1 });
     await expect(veracity('keys', 'create', '--application', imagesApp.applicationId, '--expires-in-days', '0', '--data-dir', dataDir)).rejects.toMatchObject({ code: 1 });
-  });
+  }, 300_000); // eleven CLI processes, each compiling the core with tsx: minutes on a loaded machine
 });
 
 describe('veracity serve', () => {

@@ -39,20 +39,31 @@ function clamp(v: number): number {
 
 /** A one-page PDF whose page is the given JPEG, drawn full size (DCTDecode image XObject). */
 export function pdfWithJpeg(jpeg: Buffer, width: number, height: number, title = 'Veracity e2e'): Buffer {
-  const content = Buffer.from(`q ${width} 0 0 ${height} 0 0 cm /Im0 Do Q\nBT /F1 12 Tf 10 10 Td (${title}) Tj ET\n`, 'latin1');
+  return onePagePdf({
+    version: '1.4',
+    page: { width, height },
+    image: jpeg,
+    imageDict: `/Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode`,
+    content: `q ${width} 0 0 ${height} 0 0 cm /Im0 Do Q\nBT /F1 12 Tf 10 10 Td (${title}) Tj ET\n`,
+  });
+}
+
+/**
+ * A one-page PDF written object by object with its cross-reference table: a page of the given size whose content
+ * stream paints the image XObject /Im0 (`imageDict` gives its size and filter) and may write with /F1, Helvetica,
+ * a standard font that is not embedded.
+ */
+function onePagePdf(o: { version: string; page: { width: number; height: number }; image: Buffer; imageDict: string; content: string }): Buffer {
+  const content = Buffer.from(o.content, 'latin1');
   const objects: Buffer[] = [
     Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
     Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
-    Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /XObject << /Im0 4 0 R >> /Font << /F1 6 0 R >> >> /Contents 5 0 R >>`),
-    Buffer.concat([
-      Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length ${jpeg.length} >>\nstream\n`),
-      jpeg,
-      Buffer.from('\nendstream'),
-    ]),
+    Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${o.page.width} ${o.page.height}] /Resources << /XObject << /Im0 4 0 R >> /Font << /F1 6 0 R >> >> /Contents 5 0 R >>`),
+    Buffer.concat([Buffer.from(`<< /Type /XObject /Subtype /Image ${o.imageDict} /Length ${o.image.length} >>\nstream\n`), o.image, Buffer.from('\nendstream')]),
     Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`), content, Buffer.from('endstream')]),
     Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
   ];
-  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const parts: Buffer[] = [Buffer.from(`%PDF-${o.version}\n%\xe2\xe3\xcf\xd3\n`, 'latin1')];
   const offsets: number[] = [];
   let length = parts[0].length;
   objects.forEach((body, i) => {
@@ -111,29 +122,11 @@ function crc32(bytes: Buffer): number {
  * The JP2 is test/fixtures/e2e/photo-192x144.jp2 (see the README beside it: no JPEG 2000 encoder is installed).
  */
 export function pdfWithJpx(jp2: Buffer, pixels: { width: number; height: number }, place: { x: number; y: number; width: number; height: number }, page = { width: 400, height: 300 }): Buffer {
-  const content = Buffer.from(`q ${place.width} 0 0 ${place.height} ${place.x} ${place.y} cm /Im0 Do Q\nBT /F1 14 Tf 20 20 Td (JPEG 2000 exhibit) Tj ET\n`, 'latin1');
-  const objects: Buffer[] = [
-    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
-    Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
-    Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${page.width} ${page.height}] /Resources << /XObject << /Im0 4 0 R >> /Font << /F1 6 0 R >> >> /Contents 5 0 R >>`),
-    Buffer.concat([
-      Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${pixels.width} /Height ${pixels.height} /Filter /JPXDecode /Length ${jp2.length} >>\nstream\n`),
-      jp2,
-      Buffer.from('\nendstream'),
-    ]),
-    Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`), content, Buffer.from('endstream')]),
-    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
-  ];
-  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
-  const offsets: number[] = [];
-  let length = parts[0].length;
-  objects.forEach((body, i) => {
-    offsets.push(length);
-    const chunk = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
-    parts.push(chunk);
-    length += chunk.length;
+  return onePagePdf({
+    version: '1.5',
+    page,
+    image: jp2,
+    imageDict: `/Width ${pixels.width} /Height ${pixels.height} /Filter /JPXDecode`,
+    content: `q ${place.width} 0 0 ${place.height} ${place.x} ${place.y} cm /Im0 Do Q\nBT /F1 14 Tf 20 20 Td (JPEG 2000 exhibit) Tj ET\n`,
   });
-  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
-  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
-  return Buffer.concat(parts);
 }

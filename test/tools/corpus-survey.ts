@@ -4,7 +4,7 @@ import { readCaptureMetadata } from '../../src/analysis/capture/metadata.js';
 import { standardIjg, tablesHash, usedTables } from '../../src/analysis/capture/quant-tables.js';
 import type { MakerNoteInfo } from '../../src/analysis/capture/maker-note.js';
 import type { HeicStructure } from '../../src/analysis/capture/heic-structure.js';
-import { editorIn } from '../../src/analysis/capture/software.js';
+import { editorIn } from '../../src/analysis/editing-software.js';
 
 export interface FileSurvey {
   kind: 'jpeg' | 'heic';

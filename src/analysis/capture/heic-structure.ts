@@ -1,6 +1,6 @@
 // The ISO-BMFF structure of a HEIF file as a phone writes it: brands, item types, item references and the
 // primary item's properties. heic-decode (libheif) decodes pixels but exposes none of this, so a small box walker.
-import { associations, type Box } from '../image-headers.js';
+import { associations, boxes as isoBoxes, HeaderError, type Box } from '../image-headers.js';
 
 export interface HeicStructure {
   majorBrand: string;
@@ -18,21 +18,15 @@ export interface HeicStructure {
   hasExif: boolean;
 }
 
-
+/** The boxes that fit in [from, to), by image-headers' walker; a phone's file is read as far as it is well formed. */
 function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
-  let off = from;
-  while (off + 8 <= to) {
-    let size = buf.readUInt32BE(off);
-    const type = buf.toString('latin1', off + 4, off + 8);
-    let header = 8;
-    if (size === 1) {
-      if (off + 16 > to) return;
-      size = Number(buf.readBigUInt64BE(off + 8));
-      header = 16;
-    } else if (size === 0) size = to - off;
-    if (size < header || off + size > to) return;
-    yield { type, start: off + header, end: off + size };
-    off += size;
+  try {
+    for (const b of isoBoxes(buf, from, to)) {
+      if (b.end > to) return;
+      yield b;
+    }
+  } catch (err) {
+    if (!(err instanceof HeaderError)) throw err;
   }
 }
 

@@ -6,7 +6,7 @@ import catalogueJson from './quant-tables.json' with { type: 'json' };
 import { readCaptureMetadata, type CaptureDates, type CaptureMediaType, type CaptureMetadata } from './metadata.js';
 import { PHONE_MAKERS } from './makes.js';
 import { standardIjg, tablesHash, usedTables } from './quant-tables.js';
-import { editorIn } from './software.js';
+import { editorIn } from '../editing-software.js';
 import { compareThumbnail } from './thumbnail.js';
 
 export type CaptureStatus = 'absent' | 'consistent' | 'contradicted' | 'insufficient';

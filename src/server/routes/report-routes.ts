@@ -34,24 +34,23 @@ async function sendPdf(reply: FastifyReply, route: string, collected: Collected,
   const { sha256 } = reportJson(route, collected.report);
   const pictures = new Map([...collected.pictures].map(([id, p]) => [id, p.data]));
   const pdf = await renderCaseReportPdf({ report: collected.report, pictures, printedAt: new Date(), examiner: examiner?.trim() || null });
-  return reply
-    .header('content-type', 'application/pdf')
-    .header('content-disposition', `attachment; filename="${reportFileName(collected.report.caseName, 'pdf')}"`)
-    .header('x-content-type-options', 'nosniff')
-    .header('cache-control', 'private, no-store')
-    .header('veracity-report-sha256', sha256)
-    .send(pdf);
+  return sendReport(reply, collected, 'pdf', sha256, pdf);
 }
 
 function sendJson(reply: FastifyReply, route: string, collected: Collected) {
   const { json, sha256 } = reportJson(route, collected.report);
+  return sendReport(reply, collected, 'json', sha256, json);
+}
+
+/** Either file of the report: a private download named after the case, with the SHA-256 of the JSON that binds them. */
+function sendReport(reply: FastifyReply, collected: Collected, extension: 'pdf' | 'json', sha256: string, body: Buffer | string) {
   return reply
-    .header('content-type', 'application/json; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${reportFileName(collected.report.caseName, 'json')}"`)
+    .header('content-type', extension === 'pdf' ? 'application/pdf' : 'application/json; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${reportFileName(collected.report.caseName, extension)}"`)
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', 'private, no-store')
     .header('veracity-report-sha256', sha256)
-    .send(json);
+    .send(body);
 }
 
 const PDF_RESPONSE = { 200: Bytes, 404: ApiError, ...COMMON_ERRORS };

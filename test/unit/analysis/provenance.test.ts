@@ -8,6 +8,7 @@ import { provenanceOutput } from '../../../src/analysis/detectors/provenance.js'
 import { findingSentence } from '../../../src/analysis/copy.js';
 import type { ProvenanceMetadata } from '../../../src/analysis/provenance.js';
 import { findJumbf, readC2paStore } from '../../../src/analysis/c2pa-manifest.js';
+import { editorIn } from '../../../src/analysis/editing-software.js';
 import {
   REPO,
   DATASETS,
@@ -113,6 +114,21 @@ describe('XMP and EXIF', () => {
     const g = await readProvenance(gen, 'image/jpeg');
     expect(g.aiGenerator?.name).toBe('Midjourney');
     expect(provenanceOf(g).strongAi).toBe(true);
+  });
+
+  it('names the same editors as the capture check (one list): Picasa and Windows Photos are editing, a canvas library is not Canva', async () => {
+    for (const [software, editor] of [
+      ['Picasa', 'Picasa'],
+      ['Microsoft Windows Photo Viewer 6.1.7600.16385', 'Windows Photos'],
+      ['Adobe Photoshop 25.0 (Windows)', 'Adobe Photoshop'],
+      ['node-canvas 2.11', null],
+      ['Adobe Firefly', null], // a generator, not an editor
+    ] as const) {
+      const f = await readProvenance(await makeJpeg(64, 64, (s) => s.withExif({ IFD0: { Software: software } })), 'image/jpeg');
+      expect(f.editors).toEqual(editor ? [editor] : []);
+      expect(editorIn([software])).toBe(editor);
+      if (editor) expect(provenanceOf(f).notes).toContain(`Edited with: ${editor}.`);
+    }
   });
 
   it('reads EXIF camera data from a HEIC Exif item (fixture made with heif-enc from a JPEG with Apple EXIF)', async () => {

@@ -1,4 +1,5 @@
-// Additive extensions of v1 (DECISIONS 32-34, plus the case report): expert review, stored original, tile scores.
+// Extensions of v1 about the files of a job (DECISIONS 32-34): the expert review of a file, its stored original, the
+// tile scores behind its ai_detection (heatmaps), and the job's report data.
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +20,7 @@ const FileBytes = z.custom<Readable>((v) => v instanceof Readable).meta({ type: 
 
 const withJob = { 200: JobResult, 404: ApiError, ...COMMON_ERRORS };
 
-export function registerExtensionRoutes(fastify: FastifyInstance, deps: AppDeps): void {
+export function registerJobFileRoutes(fastify: FastifyInstance, deps: AppDeps): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const reviewPath = '/v1/jobs/:jobId/files/:fileId/review';
 
