@@ -37,8 +37,8 @@ function file(n: number, over: Partial<CaseReportFile> = {}): CaseReportFile {
     verdict: {
       assessment: 'inconclusive',
       confidence: 'low',
-      display: { label: 'Inconclusive', title: 'The detectors cannot decide', description: `Plain words for file ${n}.` },
-      dimensions: [{ key: 'ai_detection', label: 'AI-generation detector (pixels)', score: 0.62, assessment: 'likely_ai', confidence: 'medium' }],
+      display: { label: 'Inconclusive', title: 'Inconclusive: the checks cannot decide', description: `Plain words for file ${n}.` },
+      dimensions: [{ key: 'ai_detection', label: 'AI-generation detector', score: 0.62, assessment: 'likely_ai', confidence: 'medium' }],
     },
     error: null,
     expertReview: null,
