@@ -9,7 +9,7 @@ import type { CaseReport, ExpertReview, FileRegions, FileStage, JobList, JobProg
 import { REPO_ROOT } from '../config/config.js';
 import type { CasesRepository } from '../db/cases-repository.js';
 import type { FileRecord, JobsRepository, NewFile } from '../db/jobs-repository.js';
-import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, QueueFull } from '../api/domain-errors.js';
+import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
 import { caseIdForName } from './case-service.js';
 import type { FileStore } from './file-store.js';
 import { toJobListEntry, toJobResult } from './job-result.js';
@@ -91,6 +91,14 @@ export interface JobServiceDeps {
   now?: () => Date;
   log?: { error: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
 }
+
+/** Why a stored file gives no preview, by how its worker task ended; absent: not the file's doing (500 or 503). */
+const PREVIEW_FAILURES: Partial<Record<WorkerTaskError['reason'] | 'internal', string>> = {
+  failed: 'its picture cannot be decoded',
+  timeout: 'drawing it took longer than allowed',
+  memory: 'drawing it needed more memory than allowed',
+  crashed: 'the process drawing it stopped',
+};
 
 export function createJobService(d: JobServiceDeps) {
   const now = d.now ?? (() => new Date());
@@ -276,11 +284,21 @@ export function createJobService(d: JobServiceDeps) {
     return { mediaType: made.mediaType, data };
   }
 
-  /** The preview of one file of the caller's job. */
+  /**
+   * The preview of one file of the caller's job. A file that gives no picture (refused by the decoder, past its time
+   * or memory, or fatal to its worker) is PreviewUnavailable; the core's own faults stay internal errors.
+   */
   async function filePreview(applicationId: string, jobId: string, fileId: string): Promise<FilePreview> {
     const file = getOwnedFile(applicationId, jobId, fileId);
     if (!d.store.exists(file.id)) throw new NotFound('stored file');
-    return preview(file);
+    try {
+      return await preview(file);
+    } catch (err) {
+      const why = err instanceof WorkerTaskError ? PREVIEW_FAILURES[err.reason === 'failed' && err.code !== 'unprocessable' ? 'internal' : err.reason] : undefined;
+      if (!why) throw err;
+      d.log?.info({ fileId: file.id, err: err.message }, 'no preview of this file');
+      throw new PreviewUnavailable(why);
+    }
   }
 
   /** The ids of every job filed under a case (metadata.case equal to it) in these applications, oldest first. */

@@ -67,10 +67,11 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
         summary: 'Extension: a PNG or JPEG of the file made by the core (at most 2048 px, orientation applied, no metadata)',
         description:
           'Decoded by the core in a worker process with the analysis decoder, for clients that cannot decode the original (HEIC). ' +
-          'A PNG for a PNG original or a PDF (its first page), a JPEG otherwise. Never the stored original: that is GET .../content.',
+          'A PNG for a PNG original or a PDF (its first page), a JPEG otherwise. Never the stored original: that is GET .../content. ' +
+          'A stored file that gives no picture (its decoder refuses it, or drawing it runs past its time or memory) is 422 unprocessable; nothing is kept.',
         produces: ['image/png', 'image/jpeg'],
         params: JobFileParams,
-        response: { 200: Bytes, 404: ApiError, ...COMMON_ERRORS },
+        response: { 200: Bytes, 404: ApiError, 422: ApiError, ...COMMON_ERRORS },
       },
     },
     async (req, reply) => {
