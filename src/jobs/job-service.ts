@@ -296,22 +296,19 @@ export function createJobService(d: JobServiceDeps) {
     } catch (err) {
       const why = err instanceof WorkerTaskError ? PREVIEW_FAILURES[err.reason === 'failed' && err.code !== 'unprocessable' ? 'internal' : err.reason] : undefined;
       if (!why) throw err;
-      d.log?.info({ fileId: file.id, err: err.message }, 'no preview of this file');
+      d.log?.info({ fileId: file.id, err: (err as Error).message }, 'no preview of this file');
       throw new PreviewUnavailable(why);
     }
-  }
-
-  /** The ids of every job filed under a case (metadata.case equal to it) in these applications, oldest first. */
-  function caseJobIds(applicationIds: string[], caseName: string): string[] {
-    const jobs = applicationIds.flatMap((applicationId) => d.jobs.listJobs(applicationId, caseName, Math.max(1, d.jobs.countJobs(applicationId, caseName)), 0));
-    return jobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).map((j) => j.id);
   }
 
   /**
    * The case report of these jobs as data (the canonical JSON's content: nothing in it depends on when it is asked
    * for), with each file's picture for the PDF (absent when the file gives none). Throws NotFound for no jobs.
    */
-  async function collectCaseReport(caseName: string | null, jobIds: string[]): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
+  async function collectCaseReport(
+    of: { caseId: string | null; caseName: string | null },
+    jobIds: string[],
+  ): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
     const jobs = jobIds.map((id) => d.jobs.getJob(id)).filter((j) => j !== undefined);
     if (jobs.length === 0) throw new NotFound('job');
     const files: CaseReport['files'] = [];
@@ -347,8 +344,9 @@ export function createJobService(d: JobServiceDeps) {
     const count = (a: string) => files.filter((f) => f.verdict?.assessment === a).length;
     const report: CaseReport = {
       format: 'veracity-case-report',
-      version: 2,
-      caseName,
+      version: 3,
+      caseId: of.caseId,
+      caseName: of.caseName,
       appVersion: APP_VERSION,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       asOf: jobs.map((j) => j.updatedAt).reduce((a, b) => (a > b ? a : b)),
@@ -370,7 +368,7 @@ export function createJobService(d: JobServiceDeps) {
   /** The case report of one job of the caller's application. */
   async function jobCaseReport(applicationId: string, jobId: string): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
     const job = getOwnedJobRecord(applicationId, jobId);
-    return collectCaseReport(job.caseName, [job.id]);
+    return collectCaseReport({ caseId: null, caseName: job.caseName }, [job.id]);
   }
 
   function enqueue(files: FileRecord[] | { id: string; jobId: string; mediaType: MediaType }[]): void {
@@ -636,7 +634,6 @@ export function createJobService(d: JobServiceDeps) {
     report,
     progress,
     filePreview,
-    caseJobIds,
     collectCaseReport,
     jobCaseReport,
     waitForTerminal,

@@ -51,7 +51,8 @@ function file(n: number, over: Partial<CaseReportFile> = {}): CaseReportFile {
 function report(files: CaseReportFile[]): CaseReport {
   return CaseReport.parse({
     format: 'veracity-case-report',
-    version: 2,
+    version: 3,
+    caseId: uuid(902),
     caseName: 'CLM-1',
     appVersion: '9.8.7',
     timeZone: 'Europe/Berlin',
