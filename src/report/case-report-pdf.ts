@@ -151,6 +151,7 @@ export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer>
   table(
     [
       ['Case', report.caseName ?? '(no case name)'],
+      ...(report.caseId ? [['Case id', report.caseId] as [string, string]] : []),
       ['Printed', localTime(data.printedAt, tz)],
       ['State as of', `${localTime(report.asOf, tz)} (the latest change to any file of the case)`],
       ['Time zone', `${tz}: every time in this report is local time of the computer that ran Veracity, with its offset from UTC`],
