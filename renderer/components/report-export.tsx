@@ -2,7 +2,7 @@
 // PDF prints: for the working case (every job filed under its name) or, without a case name, for each job.
 import { useState } from 'react';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
-import { fetchReportPair, reportFileName } from '../lib/case-report.js';
+import { caseIdNamed, fetchReportPair, reportFileName } from '../lib/case-report.js';
 import type { TrackedJob } from '../lib/case-session.js';
 import { failureWords } from '../lib/words.js';
 
@@ -32,7 +32,11 @@ export function ReportExport({ client, jobs, caseName }: Props): React.JSX.Eleme
     setError(null);
     try {
       const now = new Date();
-      const targets = caseName !== null ? [{ of: { caseName }, name: caseName }] : jobs.map((t) => ({ of: { apiKey: t.apiKey, jobId: t.job.jobId }, name: `job-${t.job.jobId.slice(0, 8)}` }));
+      const caseId = caseName !== null ? await caseIdNamed(client, caseName) : null;
+      const targets =
+        caseId !== null && caseName !== null
+          ? [{ of: { caseId }, name: caseName }]
+          : jobs.map((t) => ({ of: { apiKey: t.apiKey, jobId: t.job.jobId }, name: `job-${t.job.jobId.slice(0, 8)}` }));
       for (const target of targets) {
         const { pdf, json } = await fetchReportPair(client, target.of);
         download(reportFileName(target.name, now, 'pdf'), pdf);

@@ -51,7 +51,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
   // up to a few thousand cells on a large photo (256 heatmap tiles): computed once per grid, not on every render
   const tiles = useMemo(() => (showHeatmap && grid ? overlayTiles(grid) : []), [showHeatmap, grid]);
   const assessment = result.verdict?.assessment;
-  const title = verdictTitleWords(result.verdict?.display.title);
+  const title = verdictTitleWords(result.verdict);
   const lessCertain = result.verdict ? lessCertainWords(result.verdict.confidence, dimensions) : null;
 
   return (

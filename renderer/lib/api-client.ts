@@ -186,10 +186,10 @@ export class ApiClient {
    * The case report as the core prints it (PDF) or as its canonical JSON, with the SHA-256 of that JSON: for a case
    * (every job filed under it, both applications; the UI token) or for one job (its application's key).
    */
-  async getReportFile(of: { caseName: string } | { apiKey: string; jobId: string }, extension: 'pdf' | 'json'): Promise<{ blob: Blob; sha256: string | null }> {
+  async getReportFile(of: { caseId: string } | { apiKey: string; jobId: string }, extension: 'pdf' | 'json'): Promise<{ blob: Blob; sha256: string | null }> {
     const response =
-      'caseName' in of
-        ? await this.send(`/app/report.${extension}?case=${encodeURIComponent(of.caseName)}`, { headers: this.auth(this.uiToken) })
+      'caseId' in of
+        ? await this.send(`/app/cases/${encodeURIComponent(of.caseId)}/report.${extension}`, { headers: this.auth(this.uiToken) })
         : await this.send(`/v1/jobs/${encodeURIComponent(of.jobId)}/report.${extension}`, { headers: this.auth(of.apiKey) });
     return { blob: await response.blob(), sha256: response.headers.get('veracity-report-sha256') };
   }

@@ -28,6 +28,15 @@ export function reportFileName(caseName: string | null, now: Date, extension: 'j
 }
 
 /**
+ * The id of the case named exactly `name` (names are unique), which the case report is asked for by; null when no
+ * case has that name. The cards know a job's case by its metadata.case.
+ */
+export async function caseIdNamed(client: ApiClient, name: string): Promise<string | null> {
+  const found = await client.listCases({ page: 1, pageSize: 100, q: name });
+  return found.cases.find((c) => c.name === name)?.id ?? null;
+}
+
+/**
  * The core's printable report and its JSON, of one state of the case: the PDF prints the SHA-256 of the JSON, so a
  * pair whose hashes differ (the case changed between the two requests) is asked for again, once.
  */

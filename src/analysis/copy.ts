@@ -1,6 +1,9 @@
 // The one module that writes what people read: every finding code's sentence, the verdict's label, title and
 // description, the dimensions' labels and the aggregation note. Detectors and fusion deal in codes and facts only.
+// Names of verdicts, confidences and checks come from the vocabulary the window and the report share
+// (src/api/vocabulary.ts).
 import type { ConfidenceLevel, Dimension, DimensionAssessment, Verdict } from '../api/schemas.js';
+import { CHECK_WORDS, VERDICT_WORDS, verdictTitle, type CheckKey } from '../api/vocabulary.js';
 import type { FileKind } from './detector.js';
 import type { FactValue, Finding } from './finding.js';
 import type { FusedVerdict } from './fusion.js';
@@ -207,50 +210,39 @@ export function findingSentence(f: Finding): string | null {
 
 // ------------------------------------------------------------------------------------------------ verdicts
 
-const VERDICT_COPY = {
-  ai_generated: {
-    label: 'AI-generated',
-    title: (c: ConfidenceLevel) => `Likely AI-generated: the file's own metadata says so (${c} confidence)`,
-    // `ai_generated` comes from provenance only (fusion rule 2), so its caveat is about metadata.
-    caveat: 'Metadata can be added to any file, so this shows what the file declares, not who made it.',
-  },
-  authentic: {
-    label: 'No AI detected',
-    title: (c: ConfidenceLevel) => `Likely authentic: capture evidence and no sign of AI generation (${c} confidence)`,
-    caveat:
-      'The capture evidence points to a photograph and the pixels show no clear sign of AI generation; this does not prove the content is true or unedited by hand.',
-  },
-  inconclusive: {
-    label: 'Inconclusive',
-    title: () => 'Inconclusive: the detectors cannot decide',
-    caveat: 'The evidence is not strong enough either way; a specialist should review the file.',
-  },
+/** What each verdict adds after its evidence: what it does not show. Its name and reason are the vocabulary's. */
+const VERDICT_CAVEATS = {
+  // `ai_generated` comes from provenance only (fusion rule 2), so its caveat is about metadata.
+  ai_generated: 'Metadata can be added to any file, so this shows what the file declares, not who made it.',
+  authentic:
+    'The capture evidence points to a photograph and the pixels show no clear sign of AI generation; this does not prove the content is true or unedited by hand.',
+  inconclusive: 'The evidence is not strong enough either way; a specialist should review the file.',
 };
 
 /** The v1 verdict: fusion's decision with its display copy written from the evidence's codes. */
 export function writeVerdict(fused: FusedVerdict): Verdict {
-  const words = VERDICT_COPY[fused.assessment];
   const sentences = fused.evidence.map(findingSentence).filter((s): s is string => Boolean(s));
   return {
     assessment: fused.assessment,
     confidence: fused.confidence,
-    display: { label: words.label, title: words.title(fused.confidence), description: [...sentences, words.caveat].join(' ') },
+    display: {
+      label: VERDICT_WORDS[fused.assessment],
+      title: verdictTitle(fused.assessment, fused.confidence),
+      description: [...sentences, VERDICT_CAVEATS[fused.assessment]].join(' '),
+    },
     dimensions: fused.dimensions,
   };
 }
 
 // ------------------------------------------------------------------------------------------------ dimensions
 
-export const DIMENSION_LABELS = {
-  ai_detection: 'AI-generation detector (pixels)',
-  provenance: 'Provenance metadata',
-  pdf_structure: 'PDF structure',
-  capture: 'Capture consistency (camera file structure)',
-};
-export type DimensionKey = keyof typeof DIMENSION_LABELS;
+/** Each dimension's label: the vocabulary's name of its check. */
+export const DIMENSION_LABELS: Record<CheckKey, string> = CHECK_WORDS;
+export type DimensionKey = CheckKey;
 
-export function dimensionOf(key: DimensionKey, score: number, assessment: DimensionAssessment, confidence: ConfidenceLevel): Dimension {
-  return { key, label: DIMENSION_LABELS[key], score, assessment, confidence };
+/** A dimension; `label` replaces the check's name when the finding itself must be named (a contradicted capture). */
+export function dimensionOf(key: DimensionKey, score: number, assessment: DimensionAssessment, confidence: ConfidenceLevel, label = DIMENSION_LABELS[key]): Dimension {
+  return { key, label, score, assessment, confidence };
 }
 
 /** How tile scores became the file score, in words (FileAnalysis.aggregation, served with the region grids). */

@@ -5,15 +5,23 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import type { MediaType } from './analysis-results.js';
 import { DecodeError, PREVIEW_MAX_SIDE, renderImagePreview, type PreviewImage } from './decode-image.js';
+import { HeaderError } from './image-headers.js';
 import { openPdf, PdfRefusal, renderPagePreview } from './pdf-document.js';
 
 export type { PreviewImage };
 export { PREVIEW_MAX_SIDE };
 
-/** Throws DecodeError (or PdfRefusal) when the file gives no picture. */
+/** Throws DecodeError (or PdfRefusal) when the file gives no picture, its headers unreadable included. */
 export async function previewFile(path: string, mediaType: MediaType, maxSide = PREVIEW_MAX_SIDE, signal?: AbortSignal): Promise<PreviewImage> {
   const bytes = await readFile(path, { signal });
-  if (mediaType !== 'application/pdf') return renderImagePreview(bytes, mediaType, maxSide, signal);
+  if (mediaType !== 'application/pdf') {
+    try {
+      return await renderImagePreview(bytes, mediaType, maxSide, signal);
+    } catch (err) {
+      if (err instanceof HeaderError) throw new DecodeError(`the image cannot be read: ${err.message}`);
+      throw err;
+    }
+  }
   const doc = await openPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length).slice(), signal);
   try {
     if (!(doc.numPages >= 1)) throw new PdfRefusal('the PDF has no pages');

@@ -49,3 +49,14 @@ export class CaseNameTaken extends Error {
     this.name = 'CaseNameTaken';
   }
 }
+
+/**
+ * The core could not draw a picture of a stored file (its decoder refused it, ran past its time or memory, or its
+ * worker died on it): the file is kept and its result stands, only no preview can be served (422 unprocessable).
+ */
+export class PreviewUnavailable extends Error {
+  constructor(reason: string) {
+    super(`No preview can be made of this file: ${reason}.`);
+    this.name = 'PreviewUnavailable';
+  }
+}

@@ -228,7 +228,7 @@ export const VerdictCounts = z.object({
 });
 
 /**
- * GET /app/report.json?case=NAME and GET /v1/jobs/{jobId}/report.json: the case report as data, the same every time
+ * GET /app/cases/{caseId}/report.json and GET /v1/jobs/{jobId}/report.json: the case report as data, the same every time
  * the case is unchanged (no time of printing in it), written as canonical JSON (keys sorted, no spaces). The PDF
  * beside it prints the SHA-256 of exactly these bytes, which binds the two.
  */
@@ -255,7 +255,11 @@ export type CaseReportFile = z.infer<typeof CaseReportFile>;
 
 export const CaseReport = z.object({
   format: z.literal('veracity-case-report'),
-  version: z.literal(2),
+  /** 3: the report names its case by id (`caseId`); 2 named it by `caseName` only. */
+  version: z.literal(3),
+  /** The case (GET /app/cases/{caseId}); null for the report of one job (an API key does not see cases). */
+  caseId: z.uuid().nullable(),
+  /** The case's name as it is now; for one job's report, the job's `metadata.case` (null without one). */
   caseName: z.string().nullable(),
   appVersion: z.string(),
   /** The core's local time zone (IANA), in which the PDF states every time. */
@@ -299,14 +303,9 @@ export const WaitQuery = z.object({
 
 export const JobIdParams = z.object({ jobId: uuidParameter('jobId') });
 
-/** The case of a case report: the jobs whose metadata.case equals it, in every application. */
+/** The query of a case report (GET /app/cases/{caseId}/report.pdf and GET /v1/jobs/{jobId}/report.pdf). */
 export const CaseReportQuery = z
   .object({
-    case: z
-      .string({ error: 'case is required, once.' })
-      .min(1, 'case is required.')
-      .max(CASE_NAME_MAX, `case must be a string of at most ${CASE_NAME_MAX} characters.`)
-      .meta({ description: 'The case name: jobs whose metadata.case equals it.' }),
     examiner: z
       .string({ error: 'examiner must be given once.' })
       .max(200, 'examiner must be at most 200 characters.')
@@ -314,7 +313,7 @@ export const CaseReportQuery = z
       .meta({ description: 'Printed in the sign-off block of the PDF (left blank to be written by hand when absent).' }),
   })
   .catchall(z.string({ error: 'A query parameter must be given once.' }));
-export const JobReportQuery = CaseReportQuery.pick({ examiner: true }).catchall(z.string({ error: 'A query parameter must be given once.' }));
+export const JobReportQuery = CaseReportQuery;
 /** Both ids are checked before either is looked up: a malformed fileId is 400 whether or not the job exists. */
 export const JobFileParams = z.object({ jobId: uuidParameter('jobId'), fileId: uuidParameter('fileId') });
 

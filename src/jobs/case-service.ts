@@ -91,6 +91,13 @@ export function createCaseService(d: CaseServiceDeps) {
     };
   }
 
+  /** The case and the ids of all its jobs, of both applications, in submission order (for its report). */
+  function reportJobs(caseId: string): { case: CaseInfo; jobIds: string[] } {
+    const found = get(caseId);
+    const total = d.cases.countJobs(caseId);
+    return { case: found, jobIds: total === 0 ? [] : d.cases.jobs(caseId, total, 0).map((r) => r.jobId) };
+  }
+
   /** Files of every application matching every filter given, newest first. */
   function history(q: Paging & HistoryFilter): HistoryList {
     const { page: _page, pageSize: _pageSize, ...filter } = q;
@@ -102,6 +109,6 @@ export function createCaseService(d: CaseServiceDeps) {
     };
   }
 
-  return { get, list, create, update, jobs, history };
+  return { get, list, create, update, jobs, reportJobs, history };
 }
 export type CaseService = ReturnType<typeof createCaseService>;

@@ -9,7 +9,7 @@ import type { CaseReport, ExpertReview, FileRegions, FileStage, JobList, JobProg
 import { REPO_ROOT } from '../config/config.js';
 import type { CasesRepository } from '../db/cases-repository.js';
 import type { FileRecord, JobsRepository, NewFile } from '../db/jobs-repository.js';
-import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, QueueFull } from '../api/domain-errors.js';
+import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
 import { caseIdForName } from './case-service.js';
 import type { FileStore } from './file-store.js';
 import { toJobListEntry, toJobResult } from './job-result.js';
@@ -91,6 +91,14 @@ export interface JobServiceDeps {
   now?: () => Date;
   log?: { error: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
 }
+
+/** Why a stored file gives no preview, by how its worker task ended; absent: not the file's doing (500 or 503). */
+const PREVIEW_FAILURES: Partial<Record<WorkerTaskError['reason'] | 'internal', string>> = {
+  failed: 'its picture cannot be decoded',
+  timeout: 'drawing it took longer than allowed',
+  memory: 'drawing it needed more memory than allowed',
+  crashed: 'the process drawing it stopped',
+};
 
 export function createJobService(d: JobServiceDeps) {
   const now = d.now ?? (() => new Date());
@@ -276,24 +284,31 @@ export function createJobService(d: JobServiceDeps) {
     return { mediaType: made.mediaType, data };
   }
 
-  /** The preview of one file of the caller's job. */
+  /**
+   * The preview of one file of the caller's job. A file that gives no picture (refused by the decoder, past its time
+   * or memory, or fatal to its worker) is PreviewUnavailable; the core's own faults stay internal errors.
+   */
   async function filePreview(applicationId: string, jobId: string, fileId: string): Promise<FilePreview> {
     const file = getOwnedFile(applicationId, jobId, fileId);
     if (!d.store.exists(file.id)) throw new NotFound('stored file');
-    return preview(file);
-  }
-
-  /** The ids of every job filed under a case (metadata.case equal to it) in these applications, oldest first. */
-  function caseJobIds(applicationIds: string[], caseName: string): string[] {
-    const jobs = applicationIds.flatMap((applicationId) => d.jobs.listJobs(applicationId, caseName, Math.max(1, d.jobs.countJobs(applicationId, caseName)), 0));
-    return jobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).map((j) => j.id);
+    try {
+      return await preview(file);
+    } catch (err) {
+      const why = err instanceof WorkerTaskError ? PREVIEW_FAILURES[err.reason === 'failed' && err.code !== 'unprocessable' ? 'internal' : err.reason] : undefined;
+      if (!why) throw err;
+      d.log?.info({ fileId: file.id, err: (err as Error).message }, 'no preview of this file');
+      throw new PreviewUnavailable(why);
+    }
   }
 
   /**
    * The case report of these jobs as data (the canonical JSON's content: nothing in it depends on when it is asked
    * for), with each file's picture for the PDF (absent when the file gives none). Throws NotFound for no jobs.
    */
-  async function collectCaseReport(caseName: string | null, jobIds: string[]): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
+  async function collectCaseReport(
+    of: { caseId: string | null; caseName: string | null },
+    jobIds: string[],
+  ): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
     const jobs = jobIds.map((id) => d.jobs.getJob(id)).filter((j) => j !== undefined);
     if (jobs.length === 0) throw new NotFound('job');
     const files: CaseReport['files'] = [];
@@ -329,8 +344,9 @@ export function createJobService(d: JobServiceDeps) {
     const count = (a: string) => files.filter((f) => f.verdict?.assessment === a).length;
     const report: CaseReport = {
       format: 'veracity-case-report',
-      version: 2,
-      caseName,
+      version: 3,
+      caseId: of.caseId,
+      caseName: of.caseName,
       appVersion: APP_VERSION,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       asOf: jobs.map((j) => j.updatedAt).reduce((a, b) => (a > b ? a : b)),
@@ -352,7 +368,7 @@ export function createJobService(d: JobServiceDeps) {
   /** The case report of one job of the caller's application. */
   async function jobCaseReport(applicationId: string, jobId: string): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
     const job = getOwnedJobRecord(applicationId, jobId);
-    return collectCaseReport(job.caseName, [job.id]);
+    return collectCaseReport({ caseId: null, caseName: job.caseName }, [job.id]);
   }
 
   function enqueue(files: FileRecord[] | { id: string; jobId: string; mediaType: MediaType }[]): void {
@@ -618,7 +634,6 @@ export function createJobService(d: JobServiceDeps) {
     report,
     progress,
     filePreview,
-    caseJobIds,
     collectCaseReport,
     jobCaseReport,
     waitForTerminal,

@@ -3,6 +3,7 @@
 // the SHA-256 of the report's canonical JSON, which binds this printout to the JSON served beside it.
 import PDFDocument from 'pdfkit';
 import type { CaseReport, CaseReportFile, VerdictAssessment } from '../api/schemas.js';
+import { checkName, confidencePhrase, dimensionFinding, isEvidence, lessCertainWords, MEDIA_WORDS, VERDICT_REASONS, VERDICT_WORDS } from '../api/vocabulary.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 import { pictureGrid, scoreColour, thumbnailWithHeatmap } from './heatmap-picture.js';
 
@@ -16,17 +17,6 @@ export interface CaseReportData {
   /** Printed in the sign-off block; left blank for a hand-written name when absent. */
   examiner?: string | null;
 }
-
-export const VERDICT_WORDS: Record<VerdictAssessment, string> = { ai_generated: 'AI-generated', authentic: 'Authentic', inconclusive: 'Inconclusive' };
-const CONFIDENCE_WORDS = { high: 'high confidence', medium: 'medium confidence', low: 'low confidence' } as const;
-const DIMENSION_WORDS = { likely_ai: 'Likely AI-generated', likely_authentic: 'Likely authentic', inconclusive: 'Inconclusive' } as const;
-const MEDIA_WORDS: Record<string, string> = {
-  'image/jpeg': 'JPEG image',
-  'image/png': 'PNG image',
-  'image/heic': 'HEIC image',
-  'image/heif': 'HEIF image',
-  'application/pdf': 'PDF document',
-};
 
 const INK = '#111827';
 const MUTED = '#4b5563';
@@ -78,7 +68,7 @@ export function formatBytes(n: number): string {
 }
 
 function verdictLine(f: CaseReportFile): { label: string; colour: string } {
-  if (f.verdict) return { label: `${VERDICT_WORDS[f.verdict.assessment]}, ${CONFIDENCE_WORDS[f.verdict.confidence]}`, colour: VERDICT_COLOURS[f.verdict.assessment] };
+  if (f.verdict) return { label: `${VERDICT_WORDS[f.verdict.assessment]}, ${confidencePhrase(f.verdict.confidence)}`, colour: VERDICT_COLOURS[f.verdict.assessment] };
   if (f.status === 'processing') return { label: 'Still being analysed', colour: VERDICT_COLOURS.none };
   return { label: 'Not assessed (analysis failed)', colour: VERDICT_COLOURS.none };
 }
@@ -161,6 +151,7 @@ export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer>
   table(
     [
       ['Case', report.caseName ?? '(no case name)'],
+      ...(report.caseId ? [['Case id', report.caseId] as [string, string]] : []),
       ['Printed', localTime(data.printedAt, tz)],
       ['State as of', `${localTime(report.asOf, tz)} (the latest change to any file of the case)`],
       ['Time zone', `${tz}: every time in this report is local time of the computer that ran Veracity, with its offset from UTC`],
@@ -303,7 +294,7 @@ export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer>
     // Verdict and details (right column)
     doc.y = bodyTop;
     text(v.label, rightX, doc.y, { font: 'Helvetica-Bold', size: 13, colour: v.colour, width: rightW });
-    if (f.verdict?.display.title) text(f.verdict.display.title, rightX, doc.y + 2, { font: 'Helvetica-Bold', size: 9.5, width: rightW });
+    if (f.verdict) text(VERDICT_REASONS[f.verdict.assessment], rightX, doc.y + 2, { font: 'Helvetica-Bold', size: 9.5, width: rightW });
     const description = f.verdict?.display.description ?? errorWords(f);
     if (description) text(description, rightX, doc.y + 2, { size: 9, colour: INK, width: rightW, lineGap: 1 });
     doc.y += 6;
@@ -314,13 +305,16 @@ export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer>
       doc.y += 2;
       for (const d of dims) {
         const y = doc.y;
-        const words = [d.assessment ? DIMENSION_WORDS[d.assessment] : null, d.confidence ? CONFIDENCE_WORDS[d.confidence] : null].filter(Boolean).join(', ');
-        text(d.label, rightX, y, { size: 8.5, width: rightW * 0.45 });
+        text(checkName(d), rightX, y, { size: 8.5, width: rightW * 0.45 });
         const h1 = doc.y - y;
-        text(`${Math.round(d.score * 100)} %`, rightX + rightW * 0.45, y, { font: 'Helvetica-Bold', size: 8.5, width: 40, align: 'right' });
-        text(words || '–', rightX + rightW * 0.45 + 48, y, { size: 8.5, colour: MUTED, width: rightW * 0.55 - 48 });
+        // A score is printed where it measures something: a check that leans one way, and the detector's reading.
+        const score = isEvidence(d) || d.key === 'ai_detection' ? `${Math.round(d.score * 100)} %` : '';
+        if (score) text(score, rightX + rightW * 0.45, y, { font: 'Helvetica-Bold', size: 8.5, width: 40, align: 'right' });
+        text(dimensionFinding(d), rightX + rightW * 0.45 + 48, y, { size: 8.5, colour: MUTED, width: rightW * 0.55 - 48 });
         doc.y = y + Math.max(h1, doc.y - y) + 1;
       }
+      const lessCertain = f.verdict ? lessCertainWords(f.verdict.confidence, dims) : null;
+      if (lessCertain) text(`${lessCertain.summary} ${lessCertain.detail}`, rightX, doc.y + 2, { size: 8, colour: MUTED, width: rightW, lineGap: 1 });
       doc.y += 4;
     }
 

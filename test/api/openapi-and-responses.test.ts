@@ -36,6 +36,8 @@ describe('GET /v1/openapi.json', () => {
       '/app/cases',
       '/app/cases/{caseId}',
       '/app/cases/{caseId}/jobs',
+      '/app/cases/{caseId}/report.json',
+      '/app/cases/{caseId}/report.pdf',
       '/app/history',
       '/v1/assess',
       '/v1/jobs',

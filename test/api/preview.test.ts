@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { createFileStore } from '../../src/jobs/file-store.js';
+import { HEIC_FIXTURE, heicDeclaring, tinyZip } from '../reliability/hostile-files.js';
 import { makeJpeg, makePng } from '../unit/analysis/fixtures.js';
 import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir } from './helpers.js';
 
@@ -106,13 +107,44 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     await expectNothingLeft(core, before);
   });
 
+  it('answers 422 unprocessable (the spec\'s error shape) when the stored file gives no picture, keeps nothing and changes nothing', { timeout: 120_000 }, async () => {
+    const core = await startCore();
+    const heic = fs.readFileSync(HEIC_FIXTURE);
+    const job = body(await assess(core, [filePart(heic, 'IMG_0001.HEIC'), filePart(await makePng(80, 60), 'fine.png')]), JobResult);
+    const [heicId, pngId] = job.results.map((r) => r.file.id);
+    const stored = path.join(core.dataDir, 'files', heicId);
+    const resultBefore = (await get(core, `/v1/jobs/${job.jobId}`)).body;
+    // The stored bytes replaced as a damaged disk or a hostile swap would leave them: a HEIC declaring 65535x65535
+    // (4 gigapixels), the same HEIC cut short, a ZIP.
+    const hostile: Array<[string, Buffer]> = [
+      ['declares 65535x65535', heicDeclaring(65535, 65535)],
+      ['cut short', heic.subarray(0, Math.floor(heic.length * 0.7))],
+      ['a ZIP', tinyZip()],
+    ];
+    for (const [what, bytes] of hostile) {
+      fs.writeFileSync(stored, bytes);
+      const before = footprint(core);
+      const res = await get(core, `/v1/jobs/${job.jobId}/files/${heicId}/preview`);
+      expectError(res, 422, 'unprocessable');
+      expect(JSON.parse(res.body).message, what).toMatch(/^No preview can be made of this file: /);
+      expect(res.body, what).not.toContain(core.dataDir);
+      // Nothing kept: no preview beside the file, no temporary file, no job, file or row changed.
+      expect(fs.existsSync(`${stored}.preview`), what).toBe(false);
+      await expectNothingLeft(core, before);
+      expect((await get(core, `/v1/jobs/${job.jobId}`)).body, what).toBe(resultBefore);
+    }
+    // The worker that refused it still draws the next file.
+    const fine = await get(core, `/v1/jobs/${job.jobId}/files/${pngId}/preview`);
+    expect([fine.statusCode, fine.headers['content-type']]).toEqual([200, 'image/png']);
+  });
+
   it('is declared in the OpenAPI document as an image answer with the file endpoints\' statuses', async () => {
     const core = await startCore();
     const doc = JSON.parse((await core.app.inject({ method: 'GET', url: '/v1/openapi.json' })).body) as {
       paths: Record<string, { get: { responses: Record<string, { content?: Record<string, unknown> }> } }>;
     };
     const op = doc.paths['/v1/jobs/{jobId}/files/{fileId}/preview'].get;
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '422', '429', '500']);
     expect(Object.keys(op.responses['200'].content ?? {}).sort()).toEqual(['image/jpeg', 'image/png']);
   });
 });

@@ -8,11 +8,12 @@ import path from 'node:path';
 import PDFDocument from 'pdfkit';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { CaseInfo, CaseList } from '../../src/api/app-schemas.js';
 import { CaseReport, JobResult } from '../../src/api/schemas.js';
+import { VERDICT_WORDS } from '../../src/api/vocabulary.js';
 import { makeJpeg, makePng, MODELS_DIR, photoRgb } from '../unit/analysis/fixtures.js';
 import { REPO, assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir, type TestCore } from './helpers.js';
 
-const VERDICT_WORDS = { ai_generated: 'AI-generated', authentic: 'Authentic', inconclusive: 'Inconclusive' } as const;
 const APP_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const sha256 = (b: Buffer | string) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -42,6 +43,7 @@ function heic(jpeg: Buffer): Buffer {
   return fs.readFileSync(path.join(dir, 'out.heic'));
 }
 
+const caseIdOf = (list: CaseList, name: string) => list.cases.find((c) => c.name === name)!.id;
 const ui = (core: TestCore, url: string) => core.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${core.uiToken}` } });
 
 /** A case of four files in two submissions, one per application, with an expert review on one file. */
@@ -64,16 +66,18 @@ async function caseOfFour(core: TestCore, caseName: string) {
 }
 
 describe('the case report (PDF and JSON)', () => {
-  it('GET /app/report.pdf?case= prints every file of the case across both applications, bound to /app/report.json by its SHA-256', async () => {
+  it('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', async () => {
     const core = await startCore({ modelsDir: MODELS_DIR });
     const { images, pdfs } = await caseOfFour(core, 'CLM-2041');
     // A job of another case is not in the report.
     await assess(core, [filePart(await makeJpeg(64, 64), 'other-case.jpg'), { name: 'metadata', data: '{"case":"CLM-9999"}' }]);
+    const caseId = caseIdOf(body(await ui(core, '/app/cases?q=CLM-2041'), CaseList), 'CLM-2041');
 
-    const json = await ui(core, '/app/report.json?case=CLM-2041');
+    const json = await ui(core, `/app/cases/${caseId}/report.json`);
     expect(json.statusCode).toBe(200);
     expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
     const report = body(json, CaseReport);
+    expect([report.caseId, report.caseName, report.version]).toEqual([caseId, 'CLM-2041', 3]);
     expect(report.files.map((f) => f.name)).toEqual(['kitchen-ceiling.jpg', 'IMG_4410.HEIC', 'receipt-scan.png', 'repair-estimate.pdf']);
     expect(report.jobs.map((j) => j.jobId)).toEqual([images.jobId, pdfs.jobId]);
     expect(report.appVersion).toBe(APP_VERSION);
@@ -82,7 +86,7 @@ describe('the case report (PDF and JSON)', () => {
     expect(report.summary.ai_generated + report.summary.authentic + report.summary.inconclusive).toBe(4);
     expect(json.headers['veracity-report-sha256']).toBe(sha256(json.rawPayload));
 
-    const pdfAnswer = await ui(core, `/app/report.pdf?case=CLM-2041&examiner=${encodeURIComponent('Dana Whitfield')}`);
+    const pdfAnswer = await ui(core, `/app/cases/${caseId}/report.pdf?examiner=${encodeURIComponent('Dana Whitfield')}`);
     expect(pdfAnswer.statusCode).toBe(200);
     expect(pdfAnswer.headers['content-type']).toBe('application/pdf');
     expect(pdfAnswer.headers['content-disposition']).toBe('attachment; filename="veracity-report-CLM-2041.pdf"');
@@ -126,10 +130,24 @@ describe('the case report (PDF and JSON)', () => {
       payload: { assessment: 'inconclusive', reviewer: 'Dana Whitfield' },
     });
     expect(review.statusCode).toBe(200);
-    const after = await ui(core, '/app/report.json?case=CLM-2041');
+    const after = await ui(core, `/app/cases/${caseId}/report.json`);
     expect(sha256(after.rawPayload)).not.toBe(printed);
     // Asked again without a change: the same bytes (nothing in the JSON depends on when it is asked for).
-    expect((await ui(core, '/app/report.json?case=CLM-2041')).rawPayload.equals(after.rawPayload)).toBe(true);
+    expect((await ui(core, `/app/cases/${caseId}/report.json`)).rawPayload.equals(after.rawPayload)).toBe(true);
+
+    // Keyed by the case, not its name: renamed, the case keeps its files and the report names it as it is now.
+    const renamed = await core.app.inject({
+      method: 'PATCH',
+      url: `/app/cases/${caseId}`,
+      headers: { authorization: `Bearer ${core.uiToken}` },
+      payload: { name: 'CLM-2041 (fire, kitchen)' },
+    });
+    expect(body(renamed, CaseInfo).name).toBe('CLM-2041 (fire, kitchen)');
+    const afterRename = body(await ui(core, `/app/cases/${caseId}/report.json`), CaseReport);
+    expect([afterRename.caseId, afterRename.caseName]).toEqual([caseId, 'CLM-2041 (fire, kitchen)']);
+    expect(afterRename.files.map((f) => f.fileId)).toEqual(report.files.map((f) => f.fileId));
+    const renamedPdf = await ui(core, `/app/cases/${caseId}/report.pdf`);
+    expect(renamedPdf.headers['content-disposition']).toBe('attachment; filename="veracity-report-CLM-2041-fire-kitchen.pdf"');
   });
 
   it('GET /v1/jobs/{jobId}/report.pdf|.json: one job of the caller\'s application; refusals as the other job endpoints, nothing left behind', async () => {
@@ -138,7 +156,7 @@ describe('the case report (PDF and JSON)', () => {
     const json = await get(core, `/v1/jobs/${job.jobId}/report.json`);
     expect(json.statusCode).toBe(200);
     const report = body(json, CaseReport);
-    expect(report.caseName).toBe('CLM-7');
+    expect([report.caseId, report.caseName]).toEqual([null, 'CLM-7']);
     // No model in this core: the file is not assessed, and the report says so.
     expect(report.files[0]).toMatchObject({ status: 'error', verdict: null, error: { code: 'result_unavailable' } });
     const pdf = await get(core, `/v1/jobs/${job.jobId}/report.pdf`);
@@ -154,11 +172,28 @@ describe('the case report (PDF and JSON)', () => {
     expectError(await get(core, '/v1/jobs/not-a-uuid/report.pdf'), 400, 'invalid_request', 'jobId');
     expectError(await get(core, '/v1/jobs/3f2504e0-4f89-41d3-9a0c-0305e82c3301/report.pdf'), 404, 'not_found');
     expectError(await get(core, `/v1/jobs/${job.jobId}/report.pdf`, core.uiToken!), 401, 'unauthorized');
-    expectError(await core.app.inject({ method: 'GET', url: '/app/report.pdf' , headers: { authorization: `Bearer ${core.uiToken}` } }), 400, 'invalid_request', 'case');
-    expectError(await ui(core, '/app/report.pdf?case=CLM-7&case=CLM-8'), 400, 'invalid_request', 'case');
-    expectError(await ui(core, '/app/report.pdf?case=NO-SUCH-CASE'), 404, 'not_found');
-    expectError(await get(core, '/app/report.pdf?case=CLM-7'), 401, 'unauthorized');
-    expectError(await core.app.inject({ method: 'GET', url: '/app/report.json?case=CLM-7' }), 401, 'unauthorized');
+    await expectNothingLeft(core, before);
+  });
+
+  it('GET /app/cases/{caseId}/report.pdf|.json: refusals (malformed id, no such case, a case without jobs, a repeated examiner, no UI token), nothing left behind', async () => {
+    const core = await startCore();
+    await assess(core, [filePart(await makeJpeg(64, 64), 'porch.jpg'), { name: 'metadata', data: '{"case":"CLM-7"}' }]);
+    const caseId = caseIdOf(body(await ui(core, '/app/cases?q=CLM-7'), CaseList), 'CLM-7');
+    const empty = body(
+      await core.app.inject({ method: 'POST', url: '/app/cases', headers: { authorization: `Bearer ${core.uiToken}` }, payload: { name: 'Nothing yet' } }),
+      CaseInfo,
+    );
+    const before = footprint(core);
+    for (const ext of ['pdf', 'json']) {
+      expectError(await ui(core, `/app/cases/not-a-uuid/report.${ext}`), 400, 'invalid_request', 'caseId');
+      expectError(await ui(core, `/app/cases/3f2504e0-4f89-41d3-9a0c-0305e82c3301/report.${ext}`), 404, 'not_found');
+      expectError(await ui(core, `/app/cases/${empty.id}/report.${ext}`), 404, 'not_found');
+      expectError(await get(core, `/app/cases/${caseId}/report.${ext}`), 401, 'unauthorized');
+      expectError(await core.app.inject({ method: 'GET', url: `/app/cases/${caseId}/report.${ext}` }), 401, 'unauthorized');
+    }
+    expectError(await ui(core, `/app/cases/${caseId}/report.pdf?examiner=A&examiner=B`), 400, 'invalid_request', 'examiner');
+    // The old address by case name is gone.
+    expect((await ui(core, '/app/report.pdf?case=CLM-7')).statusCode).toBe(404);
     await expectNothingLeft(core, before);
   });
 });

@@ -50,6 +50,14 @@ export function writeTable() {
     const { cold, warm } = s.figures;
     rows.push(['Start-up', `cold: first answer ${cold.firstAnswerMs} ms, model ready ${cold.modelReadyMs} ms; warm: ${warm.firstAnswerMs} ms, ${warm.modelReadyMs} ms`, 'none', '–', when(s)]);
   }
+  const c = load('cold-start');
+  if (c) {
+    const f = c.figures;
+    const staged = f.rounds.map((x) => x.everyFileStagedMs).join(' / ');
+    const accepted = f.rounds.map((x) => x.acceptedMs).join(' / ');
+    const done = f.rounds.map((x) => Math.round(x.allDoneMs / 100) / 10).join(' / ');
+    rows.push([`Cold start, first drop of ${f.files} x 12-MP JPEG`, `${f.rounds.length} fresh cores: accepted ${accepted} ms; **every file with a stage ${staged} ms**; all done ${done} s`, 'every file staged ≤ 1000 ms', met(f.worstEveryFileStagedMs <= 1000), when(c)]);
+  }
   const table = ['| Benchmark | Last run | Target | Met | Run |', '| --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
   const readme = path.join(here, 'README.md');
   const text = fs.readFileSync(readme, 'utf8');

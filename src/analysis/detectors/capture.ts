@@ -2,6 +2,7 @@
 // its files (src/analysis/capture/). Its contradictions take away camera evidence in fusion, and camera EXIF counts
 // towards `authentic` only when this detector found the capture consistent.
 import type { MediaType } from '../../api/schemas.js';
+import { CAPTURE_CONTRADICTED_LABEL } from '../../api/vocabulary.js';
 import { readCapture, type CaptureReport } from '../capture/index.js';
 import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
@@ -25,16 +26,18 @@ export const captureDetector: Detector = {
 
 /**
  * The `capture` dimension: nothing to show without capture metadata; a contradiction scores towards manipulation by
- * its strongest finding (its assessment stays inconclusive: a crop or a re-save is not AI generation); a consistent
- * capture is likely authentic at medium confidence (a forger who also copies a maker's tables and rebuilds the
- * thumbnail is not ruled out).
+ * its strongest finding and is named in the label (CAPTURE_CONTRADICTED_LABEL): evidence of manipulation after
+ * capture, not of AI generation, so its assessment stays inconclusive, at low confidence like every check that points
+ * neither way (a "high confidence" beside an inconclusive reading and a low-confidence verdict read as a
+ * contradiction of its own); a consistent capture is likely authentic at medium confidence (a forger who also copies
+ * a maker's tables and rebuilds the thumbnail is not ruled out).
  */
 export function captureOutput(report: CaptureReport): DetectorOutput {
   const { findings, status } = report;
   if (status === 'absent') return { dimension: null, findings };
   if (status === 'contradicted') {
     const worst = Math.max(...findings.map((f) => f.weight));
-    return { dimension: dimensionOf('capture', round(0.5 + worst / 2), 'inconclusive', worst >= 0.6 ? 'high' : 'medium'), findings };
+    return { dimension: dimensionOf('capture', round(0.5 + worst / 2), 'inconclusive', 'low', CAPTURE_CONTRADICTED_LABEL), findings };
   }
   if (status === 'consistent') return { dimension: dimensionOf('capture', 0.2, 'likely_authentic', 'medium'), findings };
   return { dimension: dimensionOf('capture', 0.5, 'inconclusive', 'low'), findings };

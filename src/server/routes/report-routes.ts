@@ -1,15 +1,17 @@
 // Additive extensions for issue 13: a file's preview made by the core (for pictures browsers cannot decode: HEIC),
-// and the case report as a printable PDF with its canonical JSON beside it, for one job (API key) or for a case
-// across both applications (the window's UI token).
+// and the case report as a printable PDF with its canonical JSON beside it, for one job (API key) or for a case,
+// named by its id, across both applications (the window's UI token).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { CaseIdParams } from '../../api/app-schemas.js';
 import { ApiError, CaseReport, CaseReportQuery, JobFileParams, JobIdParams, JobReportQuery } from '../../api/schemas.js';
 import type { FilePreview } from '../../jobs/job-service.js';
 import { canonicalJson, sha256Hex } from '../../report/canonical-json.js';
 import { renderCaseReportPdf } from '../../report/case-report-pdf.js';
 import type { AppDeps } from '../app.js';
 import { COMMON_ERRORS, ResponseMismatch } from '../route-schemas.js';
+import { UI_TOKEN_SECURITY } from './case-routes.js';
 
 /** Bytes the core made itself, sent as they are (Fastify never serialises a Buffer); described as binary. */
 const Bytes = z.custom<Buffer>((v) => Buffer.isBuffer(v)).meta({ type: 'string', format: 'binary' });
@@ -66,10 +68,11 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
         summary: 'Extension: a PNG or JPEG of the file made by the core (at most 2048 px, orientation applied, no metadata)',
         description:
           'Decoded by the core in a worker process with the analysis decoder, for clients that cannot decode the original (HEIC). ' +
-          'A PNG for a PNG original or a PDF (its first page), a JPEG otherwise. Never the stored original: that is GET .../content.',
+          'A PNG for a PNG original or a PDF (its first page), a JPEG otherwise. Never the stored original: that is GET .../content. ' +
+          'A stored file that gives no picture (its decoder refuses it, or drawing it runs past its time or memory) is 422 unprocessable; nothing is kept.',
         produces: ['image/png', 'image/jpeg'],
         params: JobFileParams,
-        response: { 200: Bytes, 404: ApiError, ...COMMON_ERRORS },
+        response: { 200: Bytes, 404: ApiError, 422: ApiError, ...COMMON_ERRORS },
       },
     },
     async (req, reply) => {
@@ -105,18 +108,36 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
   );
 
   /** A case spans both applications: the window's case is one case whatever kind of file it holds. */
-  const caseReport = async (caseName: string) => {
-    const applicationIds = (await deps.keys.listApplications()).map((a) => a.id);
-    return deps.jobs.collectCaseReport(caseName, deps.jobs.caseJobIds(applicationIds, caseName));
+  const caseReport = async (caseId: string) => {
+    const { case: found, jobIds } = deps.cases.reportJobs(caseId);
+    return deps.jobs.collectCaseReport({ caseId: found.id, caseName: found.name }, jobIds);
   };
+  const ofCase = (ext: 'pdf' | 'json') => `/app/cases/:caseId/report.${ext}`;
   app.get(
-    '/app/report.pdf',
-    { schema: { summary: 'App: the case report of every job filed under a case, as a printable PDF', produces: ['application/pdf'], querystring: CaseReportQuery, response: PDF_RESPONSE } },
-    async (req, reply) => sendPdf(reply, '/app/report.pdf', await caseReport(req.query.case), req.query.examiner),
+    ofCase('pdf'),
+    {
+      schema: {
+        summary: 'Window: the case report (every job of the case, both applications) as a printable PDF; a case without jobs is 404',
+        security: UI_TOKEN_SECURITY,
+        produces: ['application/pdf'],
+        params: CaseIdParams,
+        querystring: CaseReportQuery,
+        response: PDF_RESPONSE,
+      },
+    },
+    async (req, reply) => sendPdf(reply, ofCase('pdf'), await caseReport(req.params.caseId), req.query.examiner),
   );
   app.get(
-    '/app/report.json',
-    { schema: { summary: 'App: the case report of every job filed under a case, as canonical JSON', querystring: CaseReportQuery, response: JSON_RESPONSE } },
-    async (req, reply) => sendJson(reply, '/app/report.json', await caseReport(req.query.case)),
+    ofCase('json'),
+    {
+      schema: {
+        summary: 'Window: the case report as canonical JSON (the bytes whose SHA-256 the PDF prints)',
+        security: UI_TOKEN_SECURITY,
+        params: CaseIdParams,
+        querystring: CaseReportQuery,
+        response: JSON_RESPONSE,
+      },
+    },
+    async (req, reply) => sendJson(reply, ofCase('json'), await caseReport(req.params.caseId)),
   );
 }

@@ -48,7 +48,7 @@ describe('ai_detection dimension from the calibrated thresholds', () => {
     [0.1, 'likely_authentic', 'high', 'pixels.score.leans_authentic'],
   ])('score %s -> %s (%s), finding %s', (score, assessment, confidence, code) => {
     const d = aiDimension(score, T);
-    expect(d).toMatchObject({ key: 'ai_detection', label: 'AI-generation detector (pixels)', assessment, confidence });
+    expect(d).toMatchObject({ key: 'ai_detection', label: 'AI-generation detector', assessment, confidence });
     expect(pixelFinding(d)).toMatchObject({ code, facts: { score } });
   });
 });

@@ -8,6 +8,7 @@ import { CaseSession, type TrackedJob } from '../../../renderer/lib/case-session
 import { cellAt, coverageWords, gridCoverage, matrixBounds, overlayTiles, pdfImageOverlayMatrix, type Matrix } from '../../../renderer/lib/heatmap.js';
 import { aiScore, caseFiles, countByState, filterFiles, sortFiles } from '../../../renderer/lib/triage.js';
 import { ASSESSMENT_WORDS, dimensionFinding, isEvidence, lessCertainWords, verdictTitleWords } from '../../../renderer/lib/words.js';
+import { VERDICT_WORDS } from '../../../src/api/vocabulary.js';
 import { fitView, nativeView, toContent, zoomAbout } from '../../../renderer/lib/zoom.js';
 
 const NOW = '2026-11-23T09:00:00.000Z';
@@ -160,24 +161,12 @@ describe('zoom', () => {
 });
 
 describe('one vocabulary', () => {
-  it('names each verdict once, and a check that found nothing is not a measurement', () => {
-    expect(Object.values(ASSESSMENT_WORDS)).toEqual(['AI-generated', 'Authentic', 'Inconclusive']);
-    expect(isEvidence({ assessment: 'inconclusive', confidence: 'high' })).toBe(false);
-    expect(isEvidence({ assessment: 'likely_authentic', confidence: 'low' })).toBe(false);
-    expect(isEvidence({ assessment: 'likely_ai', confidence: 'medium' })).toBe(true);
+  it('the window shows the shared vocabulary, and the reason under the badge is its own, never a cut-down title', () => {
+    expect(ASSESSMENT_WORDS).toBe(VERDICT_WORDS);
+    expect(verdictTitleWords({ assessment: 'authentic' })).toBe('Capture evidence and no sign of AI generation');
+    expect(verdictTitleWords(undefined)).toBeNull();
     expect(dimensionFinding({ assessment: 'inconclusive', confidence: 'low' })).toBe('No evidence either way');
-    expect(dimensionFinding({ assessment: 'likely_authentic', confidence: 'high' })).toBe('Points to authentic · high confidence');
-    expect(verdictTitleWords('Likely authentic: capture evidence and no sign of AI generation (medium confidence)')).toBe('Capture evidence and no sign of AI generation');
-  });
-
-  it('explains a verdict less certain than one of its checks', () => {
-    const dims = [{ key: 'ai_detection', label: 'x', confidence: 'high' as const, assessment: 'likely_authentic' as const }];
-    expect(lessCertainWords('low', dims)).toEqual({
-      summary: 'Why is the verdict less certain than the “AI-generation detector” check?',
-      detail: expect.stringMatching(/weighs all the checks together.*never decides alone/),
-    });
-    expect(lessCertainWords('high', dims)).toBeNull();
-    const disagreeing = [...dims, { key: 'provenance', label: 'y', confidence: 'high' as const, assessment: 'likely_ai' as const }];
-    expect(lessCertainWords('medium', disagreeing)?.detail).toMatch(/point different ways/);
+    expect(isEvidence({ assessment: 'likely_ai', confidence: 'medium' })).toBe(true);
+    expect(lessCertainWords('high', [{ key: 'ai_detection', label: 'x', confidence: 'high', assessment: 'likely_ai' }])).toBeNull();
   });
 });

@@ -37,8 +37,8 @@ function file(n: number, over: Partial<CaseReportFile> = {}): CaseReportFile {
     verdict: {
       assessment: 'inconclusive',
       confidence: 'low',
-      display: { label: 'Inconclusive', title: 'The detectors cannot decide', description: `Plain words for file ${n}.` },
-      dimensions: [{ key: 'ai_detection', label: 'AI-generation detector (pixels)', score: 0.62, assessment: 'likely_ai', confidence: 'medium' }],
+      display: { label: 'Inconclusive', title: 'Inconclusive: the checks cannot decide', description: `Plain words for file ${n}.` },
+      dimensions: [{ key: 'ai_detection', label: 'AI-generation detector', score: 0.62, assessment: 'likely_ai', confidence: 'medium' }],
     },
     error: null,
     expertReview: null,
@@ -51,7 +51,8 @@ function file(n: number, over: Partial<CaseReportFile> = {}): CaseReportFile {
 function report(files: CaseReportFile[]): CaseReport {
   return CaseReport.parse({
     format: 'veracity-case-report',
-    version: 2,
+    version: 3,
+    caseId: uuid(902),
     caseName: 'CLM-1',
     appVersion: '9.8.7',
     timeZone: 'Europe/Berlin',
@@ -117,6 +118,12 @@ describe('renderCaseReportPdf', () => {
     expect(text).toContain('Inconclusive, low confidence');
     expect(text).toContain('Not assessed');
     expect(text).toContain('Authentic, by Dana Whitfield, 2025-07-01 11:00:00 (UTC+02:00)');
+    expect(text).toContain(`Case id ${uuid(902)}`);
+    // The words of the window (src/api/vocabulary.ts): the check's finding and why the verdict is less certain.
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain('The checks cannot decide');
+    expect(flat).toContain('Points to AI-generated · medium confidence');
+    expect(flat).toContain('Why is the verdict less certain than the “AI-generation detector” check?');
     expect(text).toContain('Printed 2025-07-02 14:00:00 (UTC+02:00)');
     expect(text).toContain('Time zone Europe/Berlin');
     expect(text).toContain('Veracity version 9.8.7');

@@ -1,0 +1,136 @@
+// The one vocabulary of Veracity: one name per verdict, per confidence and per check, and the sentences built from
+// them, used by the core's copy (verdict.display, dimension labels: src/analysis/copy.ts), the case report
+// (src/report/) and every screen of the window (renderer/lib/words.ts). A pure module with no imports but types,
+// so the renderer may bundle it. The API's fixed values (`ai_generated`, `likely_ai`, `high`, ...) never change;
+// only the words shown for them live here.
+import type { ConfidenceLevel, Dimension, DimensionAssessment, VerdictAssessment } from './schemas.js';
+
+/** The verdict of a file, one name each (badge, table cell, history, report, `verdict.display.label`). */
+export const VERDICT_WORDS: Record<VerdictAssessment, string> = {
+  ai_generated: 'AI-generated',
+  authentic: 'Authentic',
+  inconclusive: 'Inconclusive',
+};
+
+/** Why the verdict is what it is, in one phrase (the card's and report's line under the badge; the title's tail). */
+export const VERDICT_REASONS: Record<VerdictAssessment, string> = {
+  ai_generated: "The file's own metadata says so",
+  authentic: 'Capture evidence and no sign of AI generation',
+  inconclusive: 'The checks cannot decide',
+};
+
+export const CONFIDENCE_WORDS: Record<ConfidenceLevel, string> = {
+  high: 'High confidence',
+  medium: 'Medium confidence',
+  low: 'Low confidence',
+};
+
+/** "medium confidence": the confidence inside a sentence. */
+export const confidencePhrase = (c: ConfidenceLevel): string => CONFIDENCE_WORDS[c].toLowerCase();
+
+/**
+ * `verdict.display.title`: "Authentic: capture evidence and no sign of AI generation (medium confidence)". An
+ * inconclusive verdict states no confidence: it decides nothing.
+ */
+export function verdictTitle(assessment: VerdictAssessment, confidence: ConfidenceLevel): string {
+  const reason = VERDICT_REASONS[assessment].replace(/^\w/, (c) => c.toLowerCase());
+  return `${VERDICT_WORDS[assessment]}: ${reason}${assessment === 'inconclusive' ? '' : ` (${confidencePhrase(confidence)})`}`;
+}
+
+/** The name of each check (a dimension's key), as the glossary explains it. */
+export const CHECK_WORDS = {
+  ai_detection: 'AI-generation detector',
+  provenance: 'Provenance metadata',
+  pdf_structure: 'PDF structure',
+  capture: 'Capture consistency',
+} as const;
+export type CheckKey = keyof typeof CHECK_WORDS;
+
+/**
+ * The `capture` dimension's label when the way the file is built contradicts its camera data: a sign that the file
+ * was changed or re-saved after capture, or that its camera data was copied in. It is evidence of manipulation, not
+ * of AI generation, so the dimension's assessment stays `inconclusive` (at low confidence, like every check that
+ * points neither way) and the label says what was found.
+ */
+export const CAPTURE_CONTRADICTED_LABEL = `${CHECK_WORDS.capture}: contradicted, a sign of manipulation after capture`;
+
+/** What one check found: the verdict's own names, said as a direction, since no check decides alone. */
+export const DIMENSION_WORDS: Record<DimensionAssessment, string> = {
+  likely_ai: 'Points to AI-generated',
+  likely_authentic: 'Points to authentic',
+  inconclusive: 'No evidence either way',
+};
+
+/** What the capture check says when it found the file contradicting its camera data. */
+export const CAPTURE_CONTRADICTED_WORDS =
+  'Contradicted: the file is not built the way its camera writes files, so it was changed or re-saved after capture or its camera data was copied in. A sign of manipulation, not of AI generation.';
+
+const CONFIDENCE_RANK: Record<ConfidenceLevel, number> = { low: 0, medium: 1, high: 2 };
+
+type DimensionLike = Partial<Pick<Dimension, 'key' | 'label'>> & Pick<Dimension, 'assessment' | 'confidence'>;
+
+export function checkName(d: Pick<Dimension, 'key' | 'label'>): string {
+  return Object.hasOwn(CHECK_WORDS, d.key) ? CHECK_WORDS[d.key as CheckKey] : d.label;
+}
+
+const isCaptureContradiction = (d: DimensionLike) => d.key === 'capture' && d.label === CAPTURE_CONTRADICTED_LABEL;
+
+/**
+ * Whether a check's score is evidence worth a bar: only a check that leans one way with medium or high confidence.
+ * A score of about 50 % from a check that found nothing is not a measurement and is said in words instead.
+ */
+export function isEvidence(d: Pick<Dimension, 'assessment' | 'confidence'>): boolean {
+  return (d.assessment === 'likely_ai' || d.assessment === 'likely_authentic') && (d.confidence === 'medium' || d.confidence === 'high');
+}
+
+/** What a check found, in words: a direction and its confidence, "no evidence either way", or a contradiction. */
+export function dimensionFinding(d: DimensionLike): string {
+  if (isCaptureContradiction(d)) return CAPTURE_CONTRADICTED_WORDS;
+  if (!d.assessment || d.assessment === 'inconclusive') return DIMENSION_WORDS.inconclusive;
+  const direction = DIMENSION_WORDS[d.assessment];
+  if (!isEvidence(d)) return `Weak hint only: ${direction.toLowerCase()} (low confidence)`;
+  return `${direction} · ${confidencePhrase(d.confidence ?? 'low')}`;
+}
+
+/**
+ * Why the verdict can be less certain than one of its checks, when a check states a higher confidence than the
+ * verdict; null otherwise. The verdict weighs every check, and the pixel detector never decides alone.
+ */
+export function lessCertainWords(
+  verdictConfidence: ConfidenceLevel,
+  dimensions: Pick<Dimension, 'key' | 'label' | 'confidence' | 'assessment'>[],
+): { summary: string; detail: string } | null {
+  const surer = dimensions.filter((d) => d.confidence && CONFIDENCE_RANK[d.confidence] > CONFIDENCE_RANK[verdictConfidence]);
+  if (surer.length === 0) return null;
+  const names = `the ${surer.map((d) => `“${checkName(d)}”`).join(' and ')} check${surer.length > 1 ? 's' : ''}`;
+  const parts = ["A check's confidence is about that check alone; the verdict weighs all the checks together."];
+  const directions = new Set(dimensions.filter(isEvidence).map((d) => d.assessment));
+  if (directions.size > 1) parts.push('Here the checks point different ways.');
+  if (surer.some((d) => d.key === 'ai_detection')) {
+    parts.push(`The ${CHECK_WORDS.ai_detection} never decides alone: it can be wrong on generators it never saw, so on its own it can only make a file ${VERDICT_WORDS.inconclusive.toLowerCase()}.`);
+  }
+  return { summary: `Why is the verdict less certain than ${names}?`, detail: parts.join(' ') };
+}
+
+/** The glossary shown in the window: the words above, each in one or two sentences. */
+export const GLOSSARY: { term: string; meaning: string }[] = [
+  { term: VERDICT_WORDS.ai_generated, meaning: 'The file itself declares it was made by an AI generator (provenance metadata such as C2PA or IPTC). Veracity gives this verdict from such evidence only, never from pixels alone.' },
+  { term: VERDICT_WORDS.authentic, meaning: 'Capture evidence (a camera file built as that camera builds files) and no sign of AI generation. It does not prove the content is true or unedited by hand.' },
+  { term: VERDICT_WORDS.inconclusive, meaning: 'The evidence is not strong enough either way; a specialist should look. The card says which way the detector leans.' },
+  { term: 'High, medium, low confidence', meaning: 'How strongly the evidence supports the verdict (or, beside a check, that check’s own reading). A verdict can be less certain than one of its checks: it weighs all of them.' },
+  { term: CHECK_WORDS.ai_detection, meaning: 'A local model that scores tiles of the picture for traces of AI generation. Weak on generators it never saw, so it never decides alone.' },
+  { term: CHECK_WORDS.provenance, meaning: 'What the file says about its origin: C2PA manifests, IPTC digital source type, editing-tool and generator tags.' },
+  { term: CHECK_WORDS.capture, meaning: 'Whether the camera data in the file matches how that camera really builds files (its compression, thumbnail, layout). Copied camera tags do not pass; a contradiction is a sign of manipulation after capture, not of AI generation.' },
+  { term: CHECK_WORDS.pdf_structure, meaning: 'How the PDF was produced and changed: producer, incremental updates, pages added after signing.' },
+  { term: DIMENSION_WORDS.inconclusive, meaning: 'The check ran but found nothing that points one way or the other: its 50 % is not a measurement.' },
+  { term: 'Heatmap', meaning: 'The detector’s score of each tile of the picture: red tiles look generated, blue look authentic, clear tiles are undecided. Hatched areas were not scored.' },
+];
+
+/** The kind of a file, from its detected media type. */
+export const MEDIA_WORDS: Record<string, string> = {
+  'image/jpeg': 'JPEG image',
+  'image/png': 'PNG image',
+  'image/heic': 'HEIC image',
+  'image/heif': 'HEIF image',
+  'application/pdf': 'PDF document',
+};
