@@ -22,6 +22,8 @@ export interface JobRows {
    */
   insertJob(job: NewJob, files: NewFile[]): Promise<void>;
   getJob(id: string): Promise<JobRecord | undefined>;
+  /** The job and its files read together, as of one instant (a poll never mixes before and after a write). */
+  getJobWithFiles(id: string): Promise<{ job: JobRecord; files: FileRecord[] } | undefined>;
   /** The job's files in submission order (without their tile scores). */
   getFiles(jobId: string): Promise<FileRecord[]>;
   getFile(jobId: string, fileId: string): Promise<FileRecord | undefined>;
@@ -122,14 +124,16 @@ export interface FileWork {
 /** A unit taken by this node; settle it exactly once with complete, fail or release. */
 export interface WorkLease {
   readonly work: FileWork;
+  /** Attempts already spent on this unit (started, never finished): at MAX the taker ends the file in error. */
+  readonly attempts: number;
 }
 
 /**
  * The analysis queue. Attempts are per unit of work and count only from `started` (a worker really began the file):
  * a unit queued behind others, or taken by a node that stopped before starting it, spends none. A unit whose node
  * dies after `started` is retried by the queue's own expiry and retry policy (the desktop: at its next start, in
- * recover()); after MAX attempts it is reported as exhausted and its file ends in error. No node settles or removes
- * another node's units.
+ * recover()); a unit is taken again with its attempts so far, and the taker ends its file in error once they reach
+ * its MAX (src/jobs/analysis-runner.ts). No node settles or removes another node's units.
  */
 export interface WorkQueue {
   /**
@@ -142,8 +146,8 @@ export interface WorkQueue {
   take(): Promise<WorkLease | null>;
   /** Calls `fn` whenever units may have become available to take (after enqueue, a retry, a recovery); returns an unsubscribe. */
   onAvailable(fn: () => void): () => void;
-  /** The worker began the unit: its attempt counts from here. */
-  started(lease: WorkLease): Promise<void>;
+  /** The worker began the unit at `at` (ISO 8601): its attempt counts from here (and the file's startedAt says so). */
+  started(lease: WorkLease, at: string): Promise<void>;
   /** The unit's outcome (completed or error) is recorded in the jobs store: it leaves the queue. */
   complete(lease: WorkLease): Promise<void>;
   /** The outcome could not be recorded: the unit is retried by the queue's policy (desktop: at the next start). */
@@ -151,10 +155,10 @@ export interface WorkQueue {
   /** A clean stop interrupted the unit: back to the queue, its attempt (if started) not spent. */
   release(lease: WorkLease): Promise<void>;
   /**
-   * Recovery of this node's own units after a crash: those to run again (put back in the queue), and those that
-   * used up their attempts (the caller ends their files in error, then completes nothing: they are gone).
+   * At start: puts back in the queue this node's own units left unsettled by a crash (the desktop: every file still
+   * processing, as it is the only node); returns how many. A queue with its own expiry (pg-boss) returns 0.
    */
-  recover(maxAttempts: number): Promise<{ requeued: FileWork[]; exhausted: (FileWork & { attempts: number })[] }>;
+  recover(): Promise<number>;
 }
 
 // ---- Job events: a job's completion, for GET ?wait=true on any node ----
