@@ -190,8 +190,8 @@ export interface BlobStore {
   withLocalFile<T>(fileId: string, fn: (path: string) => Promise<T>): Promise<T>;
   /** The stored file as a stream (download). */
   openRead(fileId: string): Promise<NodeJS.ReadableStream>;
-  /** Removes stored files and their previews. */
-  remove(fileIds: string[]): Promise<void>;
+  /** Removes stored files and their previews (no error when gone). */
+  removeFiles(fileIds: string[]): Promise<void>;
   /** The preview kept for a file, or null when none is kept. */
   readPreview(fileId: string): Promise<Buffer | null>;
   /** Keeps a preview, whole or not at all, if the file is still stored. */
@@ -200,7 +200,7 @@ export interface BlobStore {
    * Start-up sweep of what a crash left: this node's temporary files, and (only where the store is this node's
    * alone: the desktop) stored files no job names. A shared store never deletes another node's files here.
    */
-  sweep(knownFileIds: () => Promise<Set<string>>): Promise<{ tmp: number; orphans: number }>;
+  sweepLeftovers(knownFileIds: () => Promise<Set<string>>): Promise<{ tmp: number; orphans: number }>;
 }
 
 // ---- Rate-limit store: per-key request counters across API nodes ----
