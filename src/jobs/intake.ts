@@ -5,6 +5,8 @@
 import type { ProbeResult } from '../analysis/index.js';
 import type { Sniffed } from '../api/media-kinds.js';
 import type { BlobStore } from '../db/stores.js';
+
+export type { BlobStore };
 import { WorkerTaskError, type WorkerPool } from './worker-pool.js';
 
 export interface Intake {

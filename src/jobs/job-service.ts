@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { FileAnalysis, PreviewImage } from '../analysis/index.js';
+import type { PreviewImage } from '../analysis/index.js';
 import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
 import { REPO_ROOT } from '../config/config.js';
 import type { BlobStore, FileRecord, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
