@@ -171,6 +171,8 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
 
   async function finishFile(jobId: string, fileId: string, outcome: FileOutcome): Promise<void> {
     const terminal = await d.store.withTransaction(async (tx) => {
+      // Also before the commit: a read that began before it and ends after it is then never kept as current.
+      d.changed?.(jobId);
       await tx.jobs.finishFile(fileId, outcome);
       return refreshJobStatus(tx, jobId, now().toISOString());
     });
