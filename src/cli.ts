@@ -138,7 +138,7 @@ async function keys(args: string[]): Promise<number> {
       let key: IssuedKey;
       if (values.application !== undefined) {
         if (values.kind !== undefined) throw new Error('Give --kind (a new application) or --application (an existing one), not both.');
-        application = named(values.application, 'application', () => keyService.getApplication(values.application!));
+        application = await named(values.application, 'application', () => keyService.getApplication(values.application!));
         key = await keyService.issueKeyFor(application.id, values.name, expiresInDays);
       } else {
         if (values.kind !== 'images' && values.kind !== 'pdfs') throw new Error('--kind must be "images" or "pdfs" (or give --application ID).');
@@ -152,7 +152,7 @@ async function keys(args: string[]): Promise<number> {
       return 0;
     }
     if (sub === 'list') {
-      const out = keyService.applicationsWithKeys().map(({ application: a, keys: list }) => ({
+      const out = (await keyService.applicationsWithKeys()).map(({ application: a, keys: list }) => ({
         applicationId: a.id,
         name: a.name,
         kind: a.kind,
@@ -165,7 +165,7 @@ async function keys(args: string[]): Promise<number> {
     if (sub === 'revoke') {
       const id = positionals[0];
       if (!id) throw new Error('keys revoke needs an application id or a key id.');
-      const revoked = named(id, 'application or key', () => keyService.revokeKeyOrApplication(id));
+      const revoked = await named(id, 'application or key', () => keyService.revokeKeyOrApplication(id));
       process.stdout.write(`${JSON.stringify({ revoked })}\n`);
       return 0;
     }
@@ -176,9 +176,9 @@ async function keys(args: string[]): Promise<number> {
 }
 
 /** The service's NotFound, said with the id the user typed. */
-function named<T>(id: string, what: string, find: () => T): T {
+async function named<T>(id: string, what: string, find: () => Promise<T>): Promise<T> {
   try {
-    return find();
+    return await find();
   } catch (err) {
     if (err instanceof NotFound) throw new Error(`No ${what} with id ${id}.`);
     throw err;

@@ -1,6 +1,5 @@
 // Extensions of v1 about the files of a job (DECISIONS 32-34): the expert review of a file, its stored original, the
 // tile scores behind its ai_detection (heatmaps), and the job's report data.
-import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -56,7 +55,7 @@ export function registerJobFileRoutes(fastify: FastifyInstance, deps: AppDeps): 
       },
     },
     async (req, reply) => {
-      const file = deps.jobs.storedFile(req.principal!.applicationId, req.params.jobId, req.params.fileId);
+      const file = await deps.jobs.storedFile(req.principal!.applicationId, req.params.jobId, req.params.fileId);
       return reply
         .header('content-type', file.mediaType)
         .header('content-disposition', contentDisposition(file.name))
@@ -64,7 +63,7 @@ export function registerJobFileRoutes(fastify: FastifyInstance, deps: AppDeps): 
         .header('content-security-policy', "default-src 'none'; sandbox")
         .header('cache-control', 'private, no-store')
         .header('content-length', String(file.size))
-        .send(fs.createReadStream(file.path));
+        .send(file.stream);
     },
   );
 
