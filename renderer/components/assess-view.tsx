@@ -7,11 +7,12 @@ import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
 import { progressOf, stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
-import { caseFiles, countByState, filterFiles, sortFiles, TRIAGE_STATES, type Filter, type SortKey } from '../lib/triage.js';
-import { STAGE_WORDS, STATE_WORDS } from '../lib/words.js';
+import { caseFiles, countByState, filterFiles, pendingState, sortFiles, TRIAGE_STATES, withPending, type Filter, type SortKey } from '../lib/triage.js';
+import { STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
 import { CaseHeader } from './case-header.js';
 import { DropZone } from './drop-zone.js';
 import { EvidenceViewer } from './evidence-viewer.js';
+import { PendingCard } from './pending-card.js';
 import { ReportExport } from './report-export.js';
 import { VerdictCard } from './verdict-card.js';
 
@@ -24,19 +25,31 @@ interface Props {
 export function AssessView({ client, session, keys }: Props): React.JSX.Element {
   const state = useSyncExternalStore(session.subscribe, session.getState);
   const [caseName, setCaseName] = useState('');
-  const progress = progressOf(state.jobs);
+  const jobProgress = progressOf(state.jobs);
+  // Files dropped but not yet in an accepted job count as unfinished, at the window's own stage.
+  const onTheirWay = state.pending.filter((p) => p.stage !== 'not_sent');
+  const progress = { done: jobProgress.done, total: jobProgress.total + onTheirWay.length };
   const atStage = stageCounts(state.jobs, state.stages);
-  const stageLine = (['queued', 'decoding', 'analysing'] as const)
-    .filter((s) => atStage[s])
-    .map((s) => `${atStage[s]} ${STAGE_WORDS[s].toLowerCase()}`)
+  const stageLine = [
+    ...(['waiting', 'sending', 'checking'] as const).map((s) => [onTheirWay.filter((p) => p.stage === s).length, WINDOW_STAGE_WORDS[s]] as const),
+    ...(['queued', 'decoding', 'analysing'] as const).map((s) => [atStage[s] ?? 0, STAGE_WORDS[s]] as const),
+  ]
+    .filter(([n]) => n > 0)
+    .map(([n, word]) => `${n} ${word.toLowerCase()}`)
     .join(', ');
   const cases = [...new Set(state.jobs.map((t) => t.job.metadata?.case).filter((c): c is string => typeof c === 'string'))];
   const missing = (['images', 'pdfs'] as const).filter((k) => !keys[k]);
   const [sortKey, setSortKey] = useState<SortKey>('drop');
   const [filter, setFilter] = useState<Filter>('all');
   const files = useMemo(() => caseFiles(state.jobs), [state.jobs]);
-  const counts = useMemo(() => countByState(files), [files]);
+  const counts = useMemo(() => {
+    const byState = countByState(files);
+    for (const p of state.pending) byState[pendingState(p)]++;
+    return byState;
+  }, [files, state.pending]);
+  const allCount = files.length + state.pending.length;
   const shown = useMemo(() => sortFiles(filterFiles(files, filter), sortKey), [files, filter, sortKey]);
+  const cardsShown = useMemo(() => withPending(shown, state.pending, sortKey, filter), [shown, state.pending, sortKey, filter]);
   // The viewer follows a file by its key, so a poll that reorders the cards does not swap the file under it.
   const [viewing, setViewing] = useState<string | null>(null);
   const viewingIndex = viewing ? shown.findIndex((f) => f.key === viewing) : -1;
@@ -109,7 +122,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
         </section>
       )}
 
-      {(state.jobs.length > 0 || state.sending.length > 0) && (
+      {(state.jobs.length > 0 || state.sending.length > 0 || state.pending.length > 0) && (
         <div className="case-bar">
           <div className="progress" role="status" aria-live="polite">
             <span>
@@ -129,11 +142,11 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
         </div>
       )}
 
-      {files.length > 0 && (
+      {allCount > 0 && (
         <div className="triage" data-testid="triage">
           <div className="counts" role="group" aria-label="Show files by verdict">
             <button type="button" aria-pressed={filter === 'all'} onClick={() => setFilter('all')} data-testid="filter-all">
-              All <span className="count">{files.length}</span>
+              All <span className="count">{allCount}</span>
             </button>
             {TRIAGE_STATES.filter((s) => counts[s] > 0 || s === 'ai_generated' || s === 'inconclusive' || s === 'authentic').map((s) => (
               <button
@@ -162,7 +175,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       )}
       {filter !== 'all' && (
         <p className="hint" role="status">
-          Showing {shown.length} of {files.length} files: {STATE_WORDS[filter]}.{' '}
+          Showing {cardsShown.length} of {allCount} files: {STATE_WORDS[filter]}.{' '}
           <button type="button" className="link" onClick={() => setFilter('all')}>
             Show all
           </button>
@@ -170,20 +183,26 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       )}
 
       <ul className="cards" aria-label="Verdicts">
-        {shown.map(({ tracked, result, key }) => (
-          <li key={key}>
-            <VerdictCard
-              client={client}
-              tracked={tracked}
-              result={result}
-              viewerKey={key}
-              onView={() => setViewing(key)}
-              stage={state.stages[result.file.id]}
-              onJobUpdated={(job) => session.updateJob(job)}
-              onReassess={() => session.reassess(tracked, result.file.id)}
-            />
-          </li>
-        ))}
+        {cardsShown.map((card) =>
+          card.kind === 'pending' ? (
+            <li key={card.key}>
+              <PendingCard file={card.pending} />
+            </li>
+          ) : (
+            <li key={card.key}>
+              <VerdictCard
+                client={client}
+                tracked={card.file.tracked}
+                result={card.file.result}
+                viewerKey={card.key}
+                onView={() => setViewing(card.key)}
+                stage={state.stages[card.file.result.file.id]}
+                onJobUpdated={(job) => session.updateJob(job)}
+                onReassess={() => session.reassess(card.file.tracked, card.file.result.file.id)}
+              />
+            </li>
+          ),
+        )}
       </ul>
       {viewing && viewingIndex >= 0 && (
         <EvidenceViewer

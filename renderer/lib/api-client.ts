@@ -61,11 +61,18 @@ export interface HistorySearch {
 }
 
 export class ApiClient {
+  /** Whether the client talks through the browser's own transport (no fetch injected), where uploads can report progress. */
+  private readonly browserTransport: boolean;
+  private readonly fetchImpl: FetchLike;
+
   constructor(
     private readonly baseUrl: string,
     private readonly uiToken: string,
-    private readonly fetchImpl: FetchLike = (input, init) => fetch(input, init),
-  ) {}
+    fetchImpl?: FetchLike,
+  ) {
+    this.browserTransport = fetchImpl === undefined;
+    this.fetchImpl = fetchImpl ?? ((input, init) => fetch(input, init));
+  }
 
   // ---- /app routes (UI token) ----
 
@@ -128,16 +135,33 @@ export class ApiClient {
 
   // ---- /v1 routes (API key) ----
 
-  /** POST /v1/assess?wait=false: returns the accepted job (202) or a terminal one (200). */
-  async assess(apiKey: string, files: UploadFile[], metadata: Record<string, unknown> | null, idempotencyKey: string): Promise<JobResult> {
+  /**
+   * POST /v1/assess?wait=false: returns the accepted job (202) or a terminal one (200). `onSent` is called once the
+   * whole request body has left the window (the core then receives and checks the files before it answers): known
+   * from XMLHttpRequest's upload events where the client uses the browser's own transport; with an injected fetch
+   * (the unit tests) it is never called.
+   */
+  async assess(
+    apiKey: string,
+    files: UploadFile[],
+    metadata: Record<string, unknown> | null,
+    idempotencyKey: string,
+    options: { onSent?: () => void } = {},
+  ): Promise<JobResult> {
     const form = new FormData();
     if (metadata) form.append('metadata', JSON.stringify(metadata));
     for (const file of files) form.append('file', file.blob, file.name);
-    return this.json(JobResult, '/v1/assess?wait=false', {
-      method: 'POST',
-      headers: { ...this.auth(apiKey), 'Idempotency-Key': idempotencyKey },
-      body: form,
-    });
+    const transport = options.onSent && this.browserTransport && typeof XMLHttpRequest !== 'undefined' ? xhrTransport(options.onSent) : this.fetchImpl;
+    return this.json(
+      JobResult,
+      '/v1/assess?wait=false',
+      {
+        method: 'POST',
+        headers: { ...this.auth(apiKey), 'Idempotency-Key': idempotencyKey },
+        body: form,
+      },
+      transport,
+    );
   }
 
   getJob(apiKey: string, jobId: string): Promise<JobResult> {
@@ -212,10 +236,10 @@ export class ApiClient {
     return `${this.filePath(jobId, fileId)}/review`;
   }
 
-  private async send(path: string, init: RequestInit): Promise<Response> {
+  private async send(path: string, init: RequestInit, transport: FetchLike = this.fetchImpl): Promise<Response> {
     let response: Response;
     try {
-      response = await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, credentials: 'omit', cache: 'no-store' });
+      response = await transport(`${this.baseUrl}${path}`, { ...init, credentials: 'omit', cache: 'no-store' });
     } catch (error) {
       throw new ApiFailure('network', 0, null, `Network error: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -231,8 +255,8 @@ export class ApiClient {
     throw new ApiFailure('http', response.status, null, `HTTP ${response.status}`);
   }
 
-  private async json<T>(schema: z.ZodType<T>, path: string, init: RequestInit): Promise<T> {
-    const response = await this.send(path, init);
+  private async json<T>(schema: z.ZodType<T>, path: string, init: RequestInit, transport?: FetchLike): Promise<T> {
+    const response = await this.send(path, init, transport);
     let body: unknown;
     try {
       body = await response.json();
@@ -246,4 +270,42 @@ export class ApiClient {
     }
     return parsed.data;
   }
+}
+
+/**
+ * A fetch made of XMLHttpRequest, for the one request whose upload the window follows: `onSent` fires when the
+ * upload ends (the body has been handed to the network), before the core answers. A failed connection rejects like
+ * fetch does (a TypeError), so the caller words it as a network failure.
+ */
+function xhrTransport(onSent: () => void): FetchLike {
+  return (input, init = {}) =>
+    new Promise<Response>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open(init.method ?? 'GET', input);
+      xhr.responseType = 'blob';
+      xhr.withCredentials = false;
+      new Headers(init.headers).forEach((value, name) => xhr.setRequestHeader(name, value));
+      let sent = false;
+      const markSent = (): void => {
+        if (sent) return;
+        sent = true;
+        onSent();
+      };
+      xhr.upload.addEventListener('load', markSent);
+      xhr.addEventListener('load', () => {
+        markSent();
+        const headers = new Headers();
+        for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+          const at = line.indexOf(':');
+          if (at > 0) headers.append(line.slice(0, at).trim(), line.slice(at + 1).trim());
+        }
+        // A status outside 200-599 cannot make a Response; treat it as a broken connection.
+        if (xhr.status < 200 || xhr.status > 599) reject(new TypeError(`HTTP status ${xhr.status}`));
+        else resolve(new Response(xhr.status === 204 || xhr.status === 205 || xhr.status === 304 ? null : (xhr.response as Blob), { status: xhr.status, headers }));
+      });
+      xhr.addEventListener('error', () => reject(new TypeError('Failed to fetch')));
+      xhr.addEventListener('abort', () => reject(new TypeError('The request was aborted')));
+      xhr.addEventListener('timeout', () => reject(new TypeError('The request timed out')));
+      xhr.send((init.body ?? null) as XMLHttpRequestBodyInit | null);
+    });
 }

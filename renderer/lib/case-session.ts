@@ -4,7 +4,7 @@ import type { CaseInfo } from '../../src/api/app-schemas.js';
 import type { FileStage, JobProgress, JobResult, PipelineKind } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from './api-client.js';
 import type { CollectedFile } from './collect-files.js';
-import { fileIndexFromPath, planSubmission, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
+import { fileIndexFromPath, planSubmission, refusalReason, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { caseChangeWords, failureWords, refusalWords } from './words.js';
 
@@ -29,8 +29,30 @@ export interface Notice {
   text: string;
 }
 
+/**
+ * Where a dropped file stands before the core has accepted its job, as the window itself knows it: waiting for its
+ * request to go (an earlier request of the drop is still being sent), its request body being sent, sent and being
+ * received and checked by the core, or not sent (refused by the window's plan or by the core, or the request failed).
+ */
+export type WindowStage = 'waiting' | 'sending' | 'checking' | 'not_sent';
+
+/** A dropped file not yet in an accepted job: its card shows the window's stage until the job's own cards replace it. */
+export interface PendingFile {
+  /** Stable key of the card. */
+  key: string;
+  name: string;
+  size: number;
+  /** Position in the order the specialist dropped the files, counted across drops (as TrackedJob.dropOrder). */
+  dropOrder: number;
+  stage: WindowStage;
+  /** Why the file was not sent (stage `not_sent`): the same words as its line in `refused` or its notice. */
+  reason?: string;
+}
+
 export interface SessionState {
   jobs: TrackedJob[];
+  /** Every dropped file whose job the core has not accepted yet, and the files not sent, in drop order. */
+  pending: PendingFile[];
   refused: RefusedFile[];
   notices: Notice[];
   /** Requests planned but not yet accepted, with a line saying what is being sent. */
@@ -109,7 +131,7 @@ export function progressOf(jobs: TrackedJob[]): { done: number; total: number } 
 }
 
 export class CaseSession {
-  private state: SessionState = { jobs: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} };
+  private state: SessionState = { jobs: [], pending: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} };
   private listeners = new Set<() => void>();
   private pollTimer: ReturnType<typeof setTimeout> | null = null;
   private noticeId = 0;
@@ -117,6 +139,8 @@ export class CaseSession {
   /** Drop position of each file sent, counted across drops (see TrackedJob.dropOrder). */
   private dropped = new Map<File, number>();
   private nextDrop = 0;
+  /** The key of each dropped file's pending card until its job is accepted. */
+  private pendingKey = new Map<File, string>();
 
   private readonly storage: CaseStorage | null;
 
@@ -146,7 +170,7 @@ export class CaseSession {
       if (generation !== this.generation) return;
       rememberActiveCase(caseId, this.storage);
       this.stopPolling();
-      this.set({ jobs, refused: [], notices: [], sending: [], activeCase, stages: {} });
+      this.set({ jobs, pending: [], refused: [], notices: [], sending: [], activeCase, stages: {} });
       this.readOpenStages();
       this.schedulePoll();
     } catch (error) {
@@ -214,8 +238,9 @@ export class CaseSession {
     this.generation++;
     this.stopPolling();
     this.dropped.clear();
+    this.pendingKey.clear();
     rememberActiveCase(null, this.storage);
-    this.set({ jobs: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} });
+    this.set({ jobs: [], pending: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} });
   }
 
   /**
@@ -249,12 +274,30 @@ export class CaseSession {
     this.set({ jobs: this.state.jobs.map((t) => (t.job.jobId === job.jobId ? { ...t, job } : t)) });
   }
 
-  /** Reads each file's head, plans the requests, lists refusals, then sends the requests one after another. */
+  /** Changes the window's stage of some pending files (by their File). */
+  private setPending(files: File[], stage: WindowStage, reason?: string): void {
+    const keys = new Set(files.map((f) => this.pendingKey.get(f)));
+    this.set({ pending: this.state.pending.map((p) => (keys.has(p.key) ? { ...p, stage, ...(reason === undefined ? {} : { reason }) } : p)) });
+  }
+
+  /**
+   * Gives every dropped file a card at once (stage "waiting"), reads each file's head, plans the requests, lists
+   * refusals (on their cards too), then sends the requests one after another.
+   */
   async submit(collected: CollectedFile[]): Promise<void> {
     const generation = this.generation;
     const candidates: CandidateFile<File>[] = [];
+    const arriving: PendingFile[] = [];
     for (const item of collected) {
-      this.dropped.set(item.file, this.nextDrop++);
+      const dropOrder = this.nextDrop++;
+      this.dropped.set(item.file, dropOrder);
+      const key = `pending/${dropOrder}`;
+      this.pendingKey.set(item.file, key);
+      arriving.push({ key, name: item.path, size: item.file.size, dropOrder, stage: 'waiting' });
+    }
+    if (arriving.length > 0) this.set({ pending: [...this.state.pending, ...arriving] });
+    for (const item of collected) {
+      if (generation !== this.generation) return;
       const head = new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer());
       // Loose files (dropped without a folder naming a case) go into the active case.
       const caseName = item.caseName ?? this.state.activeCase?.name ?? null;
@@ -265,13 +308,24 @@ export class CaseSession {
     const keys = this.deps.keys();
     const sendable: PlannedRequest<File>[] = [];
     const refused = [...plan.refused];
+    const reasons = new Map(plan.refused.map((r) => [r.name, r.reason]));
     for (const request of plan.requests) {
       if (keys[request.kind]) sendable.push(request);
       else {
         for (const f of request.files) {
-          refused.push({ name: f.name, reason: `No active ${request.kind === 'images' ? 'image' : 'PDF'} application key; create one in Settings.` });
+          const reason = `No active ${request.kind === 'images' ? 'image' : 'PDF'} application key; create one in Settings.`;
+          refused.push({ name: f.name, reason });
+          reasons.set(f.name, reason);
         }
       }
+    }
+    if (generation !== this.generation) return;
+    // The files the window will not send say why on their cards, as in the "Not sent" list.
+    const sent = new Set(sendable.flatMap((r) => r.files.map((f) => f.file)));
+    const notSent = new Map(candidates.filter((c) => !sent.has(c.file)).map((c) => [this.pendingKey.get(c.file), reasons.get(c.name) ?? refusalReason(c) ?? 'Not sent.']));
+    if (notSent.size > 0) {
+      this.set({ pending: this.state.pending.map((p) => (notSent.has(p.key) ? { ...p, stage: 'not_sent', reason: notSent.get(p.key) } : p)) });
+      for (const c of candidates) if (!sent.has(c.file)) this.dropped.delete(c.file);
     }
     // Several drops may be in flight at once: each one adds its own lines and removes them as they are sent.
     const lines = sendable.map(describeRequest);
@@ -326,16 +380,28 @@ export class CaseSession {
     let idempotencyKey = newId();
     let retries = 0;
     while (files.length > 0 && generation === this.generation) {
+      const sending = files.map((f) => f.file);
+      this.setPending(sending, 'sending');
       try {
         const job = await this.deps.client.assess(
           key.apiKey,
           files.map((f) => ({ name: f.name, blob: f.file })),
           requestMetadata(request),
           idempotencyKey,
+          // The body has left the window: the core is now receiving and checking the files (refusals come now).
+          { onSent: () => generation === this.generation && this.setPending(sending, 'checking') },
         );
         const dropOrder = files.map((f) => this.dropped.get(f.file) ?? this.nextDrop++);
-        for (const f of files) this.dropped.delete(f.file);
-        this.set({ jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder }] });
+        const accepted = new Set(files.map((f) => this.pendingKey.get(f.file)));
+        for (const f of files) {
+          this.dropped.delete(f.file);
+          this.pendingKey.delete(f.file);
+        }
+        // The job's cards take the pending cards' places in one change: same drop positions, never both at once.
+        this.set({
+          jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder }],
+          pending: this.state.pending.filter((p) => !accepted.has(p.key)),
+        });
         // Each file's stage is shown at once, not a poll interval later (the first drop of a cold start waits longest).
         if (!isTerminal(job)) void this.readStages(key.apiKey, job.jobId).catch(() => undefined);
         this.schedulePoll();
@@ -347,7 +413,10 @@ export class CaseSession {
         if (index !== null && index < files.length && (code === 'unsupported_format' || code === 'file_too_large' || code === 'unprocessable')) {
           // The whole request was refused for one file (spec rule 1): list that file, send the others again.
           const bad = files[index];
-          this.set({ refused: [...this.state.refused, { name: bad.name, reason: refusalWords(error) }] });
+          const reason = refusalWords(error);
+          this.set({ refused: [...this.state.refused, { name: bad.name, reason }] });
+          this.setPending([bad.file], 'not_sent', reason);
+          this.dropped.delete(bad.file);
           files = files.filter((_, i) => i !== index);
           idempotencyKey = newId();
           continue;
@@ -355,10 +424,13 @@ export class CaseSession {
         const retryable = code === 'rate_limited' || code === 'service_unavailable' || error.kind === 'network';
         if (retryable && retries < MAX_RETRIES) {
           retries++;
+          this.setPending(files.map((f) => f.file), 'waiting');
           await sleep(Math.min(30, error.retryAfter ?? retries) * 1000);
           continue;
         }
-        this.notice(failureWords(error, { fileNames: files.map((f) => f.name), action: 'Sending' }));
+        const words = failureWords(error, { fileNames: files.map((f) => f.name), action: 'Sending' });
+        this.notice(words);
+        this.setPending(files.map((f) => f.file), 'not_sent', words);
         return;
       }
     }

@@ -1,7 +1,7 @@
 // Triage of the case on screen, without React: one entry per file in drop order, the count of each verdict, and the
 // sort and filter orders the Assess screen offers (pure, so the unit tests pin them down).
 import type { FileResult, VerdictAssessment } from '../../src/api/schemas.js';
-import type { TrackedJob } from './case-session.js';
+import type { PendingFile, TrackedJob } from './case-session.js';
 
 /** What a card's file stands at: a verdict, still being analysed, or not assessed (an error). */
 export type TriageState = VerdictAssessment | 'processing' | 'not_assessed';
@@ -86,4 +86,37 @@ export function sortFiles(files: CaseFile[], key: SortKey): CaseFile[] {
 
 export function filterFiles(files: CaseFile[], filter: Filter): CaseFile[] {
   return filter === 'all' ? files : files.filter((f) => triageState(f.result) === filter);
+}
+
+/** What a dropped file not yet in a job stands at: still on its way, or not assessed (not sent). */
+export function pendingState(pending: PendingFile): TriageState {
+  return pending.stage === 'not_sent' ? 'not_assessed' : 'processing';
+}
+
+/** One card of the Assess screen: a file of a job, or a dropped file the core has not accepted (yet). */
+export type CaseCard = { kind: 'file'; file: CaseFile; key: string } | { kind: 'pending'; pending: PendingFile; key: string };
+
+/**
+ * The cards on screen: the case's files as sorted and filtered, with the dropped files not in a job. In drop order
+ * each pending file takes its drop position among the files (so its job's card later appears in the same place);
+ * in any other order they follow the files, in drop order (they have no verdict, score or stored name yet).
+ */
+export function withPending(files: CaseFile[], pending: PendingFile[], sortKey: SortKey, filter: Filter): CaseCard[] {
+  const cards: CaseCard[] = files.map((file) => ({ kind: 'file', file, key: file.key }));
+  const shown = [...pending].filter((p) => filter === 'all' || pendingState(p) === filter).sort((a, b) => a.dropOrder - b.dropOrder);
+  if (shown.length === 0) return cards;
+  const extra: CaseCard[] = shown.map((p) => ({ kind: 'pending', pending: p, key: p.key }));
+  if (sortKey !== 'drop') return [...cards, ...extra];
+  const position = (card: CaseCard): number => {
+    if (card.kind === 'pending') return card.pending.dropOrder;
+    const { tracked, result } = card.file;
+    return tracked.dropOrder?.[tracked.job.results.indexOf(result)] ?? Number.MAX_SAFE_INTEGER;
+  };
+  const merged: CaseCard[] = [];
+  let i = 0;
+  for (const card of cards) {
+    while (i < extra.length && position(extra[i]) < position(card)) merged.push(extra[i++]);
+    merged.push(card);
+  }
+  return [...merged, ...extra.slice(i)];
 }

@@ -125,3 +125,22 @@ export function caseChangeWords(failure: ApiFailure, patch: { name?: string }): 
   }
   return failureWords(failure, { action: 'Changing the case' });
 }
+
+/**
+ * Where a dropped file stands before the core has accepted its job, as the window itself knows it (shown on the
+ * file's card until the API's stages, STAGE_WORDS, take over on the same card).
+ */
+export const WINDOW_STAGE_WORDS: Record<import('./case-session.js').WindowStage, string> = {
+  waiting: 'Waiting to send',
+  sending: 'Sending',
+  checking: 'Checking',
+  not_sent: 'Not sent',
+};
+
+/** What each window stage means, in one line under the stage word. */
+export const WINDOW_STAGE_HINTS: Record<import('./case-session.js').WindowStage, string> = {
+  waiting: 'Another part of this drop is being sent first.',
+  sending: 'The file is on its way to the Veracity engine.',
+  checking: 'The engine is receiving the files of this request and checking that each can be analysed.',
+  not_sent: 'This file was not analysed.',
+};
