@@ -131,3 +131,79 @@ test('every card of a drop shows its stage before its verdict, read with one pro
   expect(jobReads).toBeGreaterThan(0);
   expect(jobReads).toBeLessThanOrEqual(names.length);
 });
+
+test('every dropped file has a card with the window’s stage before the core accepts the job; the same cards then show the API’s stages and verdicts', async ({ appPage: page }) => {
+  // The first POST /v1/assess is held in the browser until released: what the cards show meanwhile is the window's
+  // own knowledge (sending the body, the core checking the files), not the API's.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let posts = 0;
+  await page.route('**/v1/assess?*', async (route) => {
+    if (++posts === 1) await held;
+    await route.continue();
+  });
+
+  const names = ['w1-porch.jpg', 'w2-broken.jpg', 'w3-yard.png', 'w4-shed.jpg', 'w5-fence.jpg'];
+  const files = await Promise.all(
+    names.map(async (name, i) => ({
+      name,
+      mimeType: name.endsWith('.png') ? 'image/png' : 'image/jpeg',
+      // JPEG magic bytes, then garbage: the window sends it, the core refuses the request for it (422).
+      buffer: name.includes('broken') ? Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(2000, 7)]) : await makeImage(840 + i, name.endsWith('.png') ? 'png' : 'jpeg', 480, 360),
+    })),
+  );
+  await page.getByLabel(/Case name for loose files/).fill('Window stage case');
+  await page.getByTestId('file-input').setInputFiles(files);
+
+  const pending = page.getByTestId('pending-card');
+  const cardNames = () => page.locator('ul.cards article').evaluateAll((els) => els.map((e) => e.getAttribute('data-file-name')));
+  await expect(pending).toHaveCount(names.length);
+  await expect(page.locator('[data-testid="pending-card"]:is([data-stage="sending"], [data-stage="checking"])')).toHaveCount(names.length);
+  await expect(cards(page)).toHaveCount(0);
+  expect(await cardNames()).toEqual(names);
+  for (const name of names) {
+    await expect(page.locator(`[data-testid="pending-card"][data-file-name="${name}"]`).getByTestId('file-stage')).toHaveText(/^\s*(Sending|Checking)…$/);
+  }
+  await expect(page.locator('.progress span')).toHaveText(/^0 of 5 files finished \((\d+ (sending|checking)(, )?)+\)/);
+  expect(posts).toBe(1);
+
+  // From here on, record each verdict card's API stages as they appear (the same record as the test above).
+  await page.evaluate(() => {
+    const seen: Record<string, string[]> = {};
+    (window as unknown as { apiStages: typeof seen }).apiStages = seen;
+    const record = (card: Element | null): void => {
+      const stage = card?.querySelector('[data-testid="file-stage"]')?.getAttribute('data-stage');
+      if (!card || !stage) return;
+      const entry = (seen[card.getAttribute('data-file-name') ?? ''] ??= []);
+      if (entry.at(-1) !== stage) entry.push(stage);
+    };
+    new MutationObserver((mutations) => {
+      for (const m of mutations) {
+        const element = m.target instanceof Element ? m.target : m.target.parentElement;
+        record(element?.closest('[data-testid="verdict-card"]') ?? null);
+        for (const node of m.addedNodes) if (node instanceof Element) node.querySelectorAll('[data-testid="verdict-card"]').forEach(record);
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-stage'] });
+  });
+  release();
+
+  // The refused file keeps its card, in its place, saying why (as the "Not sent" list does); the others are sent
+  // again without it and their job's cards take the pending cards' places.
+  const broken = page.locator('[data-testid="pending-card"][data-file-name="w2-broken.jpg"]');
+  await expect(broken).toHaveAttribute('data-stage', 'not_sent');
+  await expect(broken.getByTestId('file-stage')).toContainText('Not sent: Cannot be analysed. The image cannot be decoded');
+  await expect(page.getByRole('region', { name: /Not sent/ }).getByRole('listitem').filter({ hasText: 'w2-broken.jpg' })).toContainText('Cannot be analysed');
+  await expect(cards(page)).toHaveCount(4);
+  await expect(pending).toHaveCount(1);
+  expect(await cardNames()).toEqual(names);
+  await expect(page.locator('[data-testid="verdict-card"][data-status="processing"]')).toHaveCount(0, { timeout: 180_000 });
+  expect(await cardNames()).toEqual(names);
+  expect(posts).toBe(2);
+
+  const apiStages = await page.evaluate(() => (window as unknown as { apiStages: Record<string, string[]> }).apiStages);
+  for (const name of names.filter((n) => !n.includes('broken'))) {
+    expect(apiStages[name]?.length, `${name} showed an API stage before its verdict`).toBeGreaterThan(0);
+    for (const stage of apiStages[name]) expect(['queued', 'decoding', 'analysing', 'done', 'error']).toContain(stage);
+    await expect(page.locator(`[data-testid="verdict-card"][data-file-name="${name}"]`)).not.toHaveAttribute('data-status', 'processing');
+  }
+});
