@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { CORE_STDIO } from '../../main/core-process.js';
-import { parseCoreReady } from '../../src/api/core-ready.js';
+import { appUrlOf, parseCoreReady } from '../../src/api/core-ready.js';
 import { makeJpeg, photoRgb, pdfWithJpeg } from '../unit/analysis/fixtures.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -32,6 +32,8 @@ export interface Server {
   pdfsKey: string;
   imagesAppId: string;
   pdfsAppId: string;
+  /** The window's address with its UI token, when the core serves the built renderer (dist/renderer), else null. */
+  appUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -47,10 +49,14 @@ export async function startServer(o: { dataDir?: string; modelsDir?: string; env
   child.stderr!.on('data', (d) => (err = (err + d).slice(-20_000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   child.stdout!.resume(); // the lines printed for people; the ready message comes over IPC
+  let appUrl: string | null = null;
   const base = await new Promise<string>((resolve, reject) => {
     child.on('message', (message) => {
       const ready = parseCoreReady(message);
-      if (ready) resolve(ready.baseUrl);
+      if (ready) {
+        appUrl = appUrlOf(ready);
+        resolve(ready.baseUrl);
+      }
     });
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });
@@ -74,6 +80,7 @@ export async function startServer(o: { dataDir?: string; modelsDir?: string; env
     pdfsKey: pdfs.token,
     imagesAppId: images.id,
     pdfsAppId: pdfs.id,
+    appUrl,
     async stop() {
       child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
