@@ -8,6 +8,7 @@ import { ApiClient, ApiFailure, type FetchLike } from '../../../renderer/lib/api
 import { buildCaseReport, caseReportHtml, reportFileName } from '../../../renderer/lib/case-report.js';
 import { CaseSession, progressOf } from '../../../renderer/lib/case-session.js';
 import { overlayTiles, pickGrid, tileColor } from '../../../renderer/lib/heatmap.js';
+import { caseFiles, withPending } from '../../../renderer/lib/triage.js';
 import { findCredentials, TOKEN_STORAGE_KEY, tokenFromHash } from '../../../renderer/lib/ui-credentials.js';
 import { failureWords, resultErrorWords } from '../../../renderer/lib/words.js';
 
@@ -238,6 +239,51 @@ describe('CaseSession', () => {
     expect(session.getState().jobs[0].job.status).toBe('completed');
     expect(progressOf(session.getState().jobs)).toEqual({ done: 1, total: 1 });
     session.clear();
+  });
+});
+
+describe('CaseSession pending cards', () => {
+  it('gives every dropped file a card at once, says sending then checking, keeps a refused file\'s card with its reason, and hands the rest to the job in drop order', async () => {
+    const seen: string[][] = [];
+    let session: CaseSession | null = null;
+    const snapshot = () => seen.push(session!.getState().pending.map((p) => `${p.name}:${p.stage}`));
+    const fake = {
+      assess: async (_key: string, files: { name: string }[], _m: unknown, _i: string, options: { onSent?: () => void } = {}) => {
+        snapshot();
+        options.onSent?.();
+        snapshot();
+        const index = files.findIndex((f) => f.name === 'bad.jpg');
+        if (index >= 0) throw new ApiFailure('http', 422, { code: 'unprocessable', message: 'cannot decode', details: { issues: [{ path: `file.${index}` }] } }, 'x');
+        const job = jobResult({ status: 'processing', completedAt: undefined });
+        return { ...job, results: files.map((f, i) => ({ ...job.results[0], status: 'processing', verdict: undefined, file: { ...job.results[0].file, id: `${FILE_ID.slice(0, -1)}${i}`, name: f.name } })) };
+      },
+      getJob: async () => jobResult(),
+      getProgress: async () => ({ jobId: JOB_ID, files: [] }),
+    } as unknown as ApiClient;
+    session = new CaseSession({ client: fake, keys: () => ({ images: { applicationId: 'a', apiKey: 'K' } }), pollIntervalMs: 60_000, sleep: async () => {}, storage: null });
+    const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    const mk = (name: string) => ({ file: new File([jpegBytes], name), path: name, caseName: 'C' });
+    const submitted = session.submit([mk('a.jpg'), { file: new File(['hello'], 'notes.txt'), path: 'notes.txt', caseName: 'C' }, mk('bad.jpg'), mk('c.jpg')]);
+    // At once, before any file is read: a card for every file, in drop order.
+    expect(session.getState().pending.map((p) => `${p.name}:${p.stage}`)).toEqual(['a.jpg:waiting', 'notes.txt:waiting', 'bad.jpg:waiting', 'c.jpg:waiting']);
+    await submitted;
+    expect(seen).toEqual([
+      ['a.jpg:sending', 'notes.txt:not_sent', 'bad.jpg:sending', 'c.jpg:sending'],
+      ['a.jpg:checking', 'notes.txt:not_sent', 'bad.jpg:checking', 'c.jpg:checking'],
+      ['a.jpg:sending', 'notes.txt:not_sent', 'bad.jpg:not_sent', 'c.jpg:sending'],
+      ['a.jpg:checking', 'notes.txt:not_sent', 'bad.jpg:not_sent', 'c.jpg:checking'],
+    ]);
+    const state = session.getState();
+    // The refused files keep their cards with the words of the "Not sent" list; the others are the job's now.
+    expect(state.pending.map((p) => [p.name, p.stage, p.reason])).toEqual([
+      ['notes.txt', 'not_sent', state.refused[0].reason],
+      ['bad.jpg', 'not_sent', 'Cannot be analysed. Cannot decode.'],
+    ]);
+    const cards = withPending(caseFiles(state.jobs), state.pending, 'drop', 'all');
+    expect(cards.map((c) => (c.kind === 'pending' ? c.pending.name : c.file.result.file.name))).toEqual(['a.jpg', 'notes.txt', 'bad.jpg', 'c.jpg']);
+    expect(withPending(caseFiles(state.jobs), state.pending, 'drop', 'processing')).toHaveLength(2);
+    session.clear();
+    expect(session.getState().pending).toEqual([]);
   });
 });
 
