@@ -30,9 +30,10 @@ export interface Notice {
 }
 
 /**
- * Where a dropped file stands before the core has accepted its job, as the window itself knows it: waiting for its
- * request to go (an earlier request of the drop is still being sent), its request body being sent, sent and being
- * received and checked by the core, or not sent (refused by the window's plan or by the core, or the request failed).
+ * Where a dropped file stands before the core has accepted its job, as the window itself knows it: its request body
+ * being sent (from the moment of the drop), waiting for its request to go (an earlier request of the drop is being
+ * sent first), sent and being received and checked by the core, or not sent (refused by the window's plan or by the
+ * core, or the request failed).
  */
 export type WindowStage = 'waiting' | 'sending' | 'checking' | 'not_sent';
 
@@ -281,8 +282,8 @@ export class CaseSession {
   }
 
   /**
-   * Gives every dropped file a card at once (stage "waiting"), reads each file's head, plans the requests, lists
-   * refusals (on their cards too), then sends the requests one after another.
+   * Gives every dropped file a card at once (stage "sending"), reads each file's head, plans the requests, lists
+   * refusals (on their cards too), then sends the requests one after another (the files of later ones "waiting").
    */
   async submit(collected: CollectedFile[]): Promise<void> {
     const generation = this.generation;
@@ -293,7 +294,7 @@ export class CaseSession {
       this.dropped.set(item.file, dropOrder);
       const key = `pending/${dropOrder}`;
       this.pendingKey.set(item.file, key);
-      arriving.push({ key, name: item.path, size: item.file.size, dropOrder, stage: 'waiting' });
+      arriving.push({ key, name: item.path, size: item.file.size, dropOrder, stage: 'sending' });
     }
     if (arriving.length > 0) this.set({ pending: [...this.state.pending, ...arriving] });
     for (const item of collected) {
@@ -323,6 +324,8 @@ export class CaseSession {
     // The files the window will not send say why on their cards, as in the "Not sent" list.
     const sent = new Set(sendable.flatMap((r) => r.files.map((f) => f.file)));
     const notSent = new Map(candidates.filter((c) => !sent.has(c.file)).map((c) => [this.pendingKey.get(c.file), reasons.get(c.name) ?? refusalReason(c) ?? 'Not sent.']));
+    const later = new Set(sendable.slice(1).flatMap((r) => r.files.map((f) => this.pendingKey.get(f.file))));
+    if (later.size > 0) this.set({ pending: this.state.pending.map((p) => (later.has(p.key) ? { ...p, stage: 'waiting' } : p)) });
     if (notSent.size > 0) {
       this.set({ pending: this.state.pending.map((p) => (notSent.has(p.key) ? { ...p, stage: 'not_sent', reason: notSent.get(p.key) } : p)) });
       for (const c of candidates) if (!sent.has(c.file)) this.dropped.delete(c.file);

@@ -51,12 +51,28 @@ export function writeTable() {
     rows.push(['Start-up', `cold: first answer ${cold.firstAnswerMs} ms, model ready ${cold.modelReadyMs} ms; warm: ${warm.firstAnswerMs} ms, ${warm.modelReadyMs} ms`, 'none', '–', when(s)]);
   }
   const c = load('cold-start');
+  const w = load('cold-start-window');
+  const windowMet = w ? w.figures.worstEveryCardStagedMs <= 1000 : null;
   if (c) {
     const f = c.figures;
     const staged = f.rounds.map((x) => x.everyFileStagedMs).join(' / ');
     const accepted = f.rounds.map((x) => x.acceptedMs).join(' / ');
     const done = f.rounds.map((x) => Math.round(x.allDoneMs / 100) / 10).join(' / ');
-    rows.push([`Cold start, first drop of ${f.files} x 12-MP JPEG`, `${f.rounds.length} fresh cores: accepted ${accepted} ms; **every file with a stage ${staged} ms**; all done ${done} s`, 'every file staged ≤ 1000 ms', met(f.worstEveryFileStagedMs <= 1000), when(c)]);
+    // The API alone gives a stage only once the job is accepted; the window shows its own stages before (next row).
+    const judged = f.worstEveryFileStagedMs <= 1000 ? met(true) : windowMet ? 'no from the API alone; **yes** in the window (next row)' : met(false);
+    rows.push([`Cold start, first drop of ${f.files} x 12-MP JPEG`, `${f.rounds.length} fresh cores: accepted ${accepted} ms; **every file with a stage ${staged} ms**; all done ${done} s`, 'every file staged ≤ 1000 ms', judged, when(c)]);
+  }
+  if (w) {
+    const f = w.figures;
+    const ms = (key) => f.rounds.map((x) => x[key] ?? '–').join(' / ');
+    const done = f.rounds.map((x) => (x.allFinishedMs === null ? '–' : Math.round(x.allFinishedMs / 100) / 10)).join(' / ');
+    rows.push([
+      `Cold start, first drop in the window (Chromium), ${f.files} x 12-MP JPEG`,
+      `${f.rounds.length} fresh cores, from the drop: **every card with a stage ${ms('everyCardStagedMs')} ms** (the window's own: sending, checking); body sent ${ms('everyCardCheckingMs')} ms; job accepted ${ms('acceptedMs')} ms; every card with an API stage ${ms('everyCardApiStageMs')} ms; all done ${done} s`,
+      'every file staged ≤ 1000 ms',
+      met(windowMet),
+      when(w),
+    ]);
   }
   const table = ['| Benchmark | Last run | Target | Met | Run |', '| --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
   const readme = path.join(here, 'README.md');

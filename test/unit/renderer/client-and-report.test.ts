@@ -9,6 +9,7 @@ import { buildCaseReport, caseReportHtml, reportFileName } from '../../../render
 import { CaseSession, progressOf } from '../../../renderer/lib/case-session.js';
 import { overlayTiles, pickGrid, tileColor } from '../../../renderer/lib/heatmap.js';
 import { caseFiles, withPending } from '../../../renderer/lib/triage.js';
+import { MAX_FILES_PER_REQUEST } from '../../../src/api/limits.js';
 import { findCredentials, TOKEN_STORAGE_KEY, tokenFromHash } from '../../../renderer/lib/ui-credentials.js';
 import { failureWords, resultErrorWords } from '../../../renderer/lib/words.js';
 
@@ -265,7 +266,7 @@ describe('CaseSession pending cards', () => {
     const mk = (name: string) => ({ file: new File([jpegBytes], name), path: name, caseName: 'C' });
     const submitted = session.submit([mk('a.jpg'), { file: new File(['hello'], 'notes.txt'), path: 'notes.txt', caseName: 'C' }, mk('bad.jpg'), mk('c.jpg')]);
     // At once, before any file is read: a card for every file, in drop order.
-    expect(session.getState().pending.map((p) => `${p.name}:${p.stage}`)).toEqual(['a.jpg:waiting', 'notes.txt:waiting', 'bad.jpg:waiting', 'c.jpg:waiting']);
+    expect(session.getState().pending.map((p) => `${p.name}:${p.stage}`)).toEqual(['a.jpg:sending', 'notes.txt:sending', 'bad.jpg:sending', 'c.jpg:sending']);
     await submitted;
     expect(seen).toEqual([
       ['a.jpg:sending', 'notes.txt:not_sent', 'bad.jpg:sending', 'c.jpg:sending'],
@@ -284,6 +285,28 @@ describe('CaseSession pending cards', () => {
     expect(withPending(caseFiles(state.jobs), state.pending, 'drop', 'processing')).toHaveLength(2);
     session.clear();
     expect(session.getState().pending).toEqual([]);
+  });
+});
+
+describe('CaseSession pending cards of a drop sent as several requests', () => {
+  it('shows the files of a later request as waiting while the first is sent', async () => {
+    const seen: string[][] = [];
+    let session: CaseSession | null = null;
+    const fake = {
+      assess: async (_key: string, files: { name: string }[]) => {
+        seen.push([...new Set(session!.getState().pending.map((p) => p.stage))]);
+        const job = jobResult({ status: 'completed', jobId: crypto.randomUUID() });
+        return { ...job, results: files.map((f) => ({ ...job.results[0], file: { ...job.results[0].file, id: crypto.randomUUID(), name: f.name } })) };
+      },
+    } as unknown as ApiClient;
+    session = new CaseSession({ client: fake, keys: () => ({ images: { applicationId: 'a', apiKey: 'K' } }), pollIntervalMs: 60_000, sleep: async () => {}, storage: null });
+    const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    const files = Array.from({ length: MAX_FILES_PER_REQUEST + 1 }, (_, i) => ({ file: new File([jpegBytes], `p${i}.jpg`), path: `p${i}.jpg`, caseName: 'C' }));
+    await session.submit(files);
+    expect(seen).toEqual([['sending', 'waiting'], ['sending']]);
+    expect(session.getState().pending).toEqual([]);
+    expect(session.getState().jobs).toHaveLength(2);
+    session.clear();
   });
 });
 
