@@ -8,7 +8,7 @@ import type { TrackedJob } from '../lib/case-session.js';
 import { overlayTiles, pickGrid } from '../lib/heatmap.js';
 import { aiScore } from '../lib/triage.js';
 import { formatBytes } from '../lib/plan-submission.js';
-import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
+import { ACCEPTED_STAGE_WORD, ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
 import { ReviewPanel } from './review-panel.js';
 import { Thumbnail } from './thumbnail.js';
 
@@ -81,7 +81,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
         {result.status === 'processing' && (
           <p className="pending" role="status" data-testid="file-stage" data-stage={stage ?? ''}>
             <span className="spinner" aria-hidden="true" />{' '}
-            {stage === undefined ? 'Sent…' : stage === 'done' ? `${STAGE_WORDS.done}: reading the verdict…` : `${STAGE_WORDS[stage]}…`}
+            {stage === undefined ? `${ACCEPTED_STAGE_WORD}…` : stage === 'done' ? `${STAGE_WORDS.done}: reading the verdict…` : `${STAGE_WORDS[stage]}…`}
           </p>
         )}
         {result.status === 'error' && (

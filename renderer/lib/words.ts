@@ -144,3 +144,6 @@ export const WINDOW_STAGE_HINTS: Record<import('./case-session.js').WindowStage,
   checking: 'The engine is receiving the files of this request and checking that each can be analysed.',
   not_sent: 'This file was not analysed.',
 };
+
+/** A card's stage between the core accepting its job and the first stage read from the API (a few tens of ms). */
+export const ACCEPTED_STAGE_WORD = 'Accepted';
