@@ -96,9 +96,8 @@ export function createApplicationsRepository(db: Db) {
     revokeApplicationKeys(applicationId: string, at: string): number {
       return stmts.revokeAppKeys.run(at, applicationId).changes;
     },
-    transaction<T>(fn: () => T): T {
-      return db.transaction(fn)();
-    },
+    /** The connection, for the key store's transactions (src/db/sqlite-stores.ts). */
+    db,
   };
 }
 export type ApplicationsRepository = ReturnType<typeof createApplicationsRepository>;

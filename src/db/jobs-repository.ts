@@ -152,6 +152,9 @@ const FILE_COLUMNS = `id, job_id, position, name, size, media_type, sha256, stat
 
 export function createJobsRepository(db: Db) {
   const s = {
+    // seq is max + 1 within this one statement: SQLite runs a statement under the database's single write lock, and
+    // the jobs store runs it inside an IMMEDIATE transaction (src/db/sqlite-stores.ts), so two writers (the core
+    // and any other process) can never read the same max. PostgreSQL's store uses a sequence instead.
     insertJob: db.prepare(`INSERT INTO jobs (id, application_id, metadata, case_name, case_id, status, created_at, updated_at, seq)
       VALUES (@id, @applicationId, @metadataJson, @caseName, @caseId, 'processing', @createdAt, @createdAt, (SELECT coalesce(max(seq), 0) + 1 FROM jobs))`),
     insertFile: db.prepare(`INSERT INTO job_files (id, job_id, position, name, size, media_type, sha256, status, started_at)
@@ -177,6 +180,7 @@ export function createJobsRepository(db: Db) {
     setReview: db.prepare('UPDATE job_files SET review = ? WHERE id = ? AND job_id = ?'),
     allFileIds: db.prepare('SELECT id FROM job_files'),
     countAllJobs: db.prepare('SELECT count(*) AS n FROM jobs'),
+    countProcessing: db.prepare("SELECT count(*) AS n FROM job_files WHERE status = 'processing'"),
     findIdem: db.prepare('SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at_ms > ?'),
     deleteIdem: db.prepare('DELETE FROM idempotency_keys WHERE application_id = ? AND key = ?'),
     insertIdem: db.prepare(`INSERT INTO idempotency_keys (application_id, key, fingerprint, job_id, created_at_ms)
@@ -186,9 +190,6 @@ export function createJobsRepository(db: Db) {
   };
 
   return {
-    transaction<T>(fn: () => T): T {
-      return db.transaction(fn)();
-    },
     insertJob(job: NewJob, files: NewFile[]): void {
       s.insertJob.run(job);
       for (const f of files) s.insertFile.run({ ...f, jobId: job.id, startedAt: job.createdAt });
@@ -196,6 +197,11 @@ export function createJobsRepository(db: Db) {
     getJob(id: string): JobRecord | undefined {
       const r = s.getJob.get(id) as JobRow | undefined;
       return r && toJob(r);
+    },
+    /** Both reads at once: nothing runs on this connection between them. */
+    getJobWithFiles(id: string): { job: JobRecord; files: FileRecord[] } | undefined {
+      const r = s.getJob.get(id) as JobRow | undefined;
+      return r && { job: toJob(r), files: (s.getFiles.all(id) as FileRow[]).map(toFile) };
     },
     getFiles(jobId: string): FileRecord[] {
       return (s.getFiles.all(jobId) as FileRow[]).map(toFile);
@@ -219,6 +225,10 @@ export function createJobsRepository(db: Db) {
     },
     countAllJobs(): number {
       return (s.countAllJobs.get() as { n: number }).n;
+    },
+    /** Files queued or under analysis (by index: job_files_status). */
+    countProcessingFiles(): number {
+      return (s.countProcessing.get() as { n: number }).n;
     },
     /** Counts an analysis attempt that has really started (a worker began the file); returns false if the file is no longer processing. */
     startFile(fileId: string, at: string): boolean {
