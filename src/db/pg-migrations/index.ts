@@ -11,8 +11,8 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     id: 1,
     name: 'initial',
     // Instants stay ISO 8601 text, as on SQLite: the API echoes them as stored, and they sort as text. metadata is
-    // the caller's compact JSON text, echoed verbatim; verdicts, reviews and tile scores are jsonb (the history
-    // search and case counts read verdict->>'assessment').
+    // the caller's compact JSON text, echoed verbatim. Verdicts, reviews and tile scores are json, not jsonb: kept as
+    // written (key order, and a reviewer's note may hold \u0000, which jsonb refuses), still readable by ->>.
     sql: `
 CREATE TABLE applications (
   id text PRIMARY KEY,
@@ -75,13 +75,13 @@ CREATE TABLE job_files (
   attempts integer NOT NULL DEFAULT 0,
   started_at text NOT NULL,
   completed_at text,
-  verdict jsonb,
-  regions jsonb,
+  verdict json,
+  regions json,
   model_version text,
   aggregation text,
   error_code text,
   error_message text,
-  review jsonb,
+  review json,
   UNIQUE (job_id, position)
 );
 CREATE INDEX job_files_processing ON job_files(status) WHERE status = 'processing';

@@ -60,7 +60,7 @@ interface FileRow {
   job_id: string;
   position: number;
   name: string;
-  /** bigint: text from a row, a number from jsonb. */
+  /** bigint: text from a row, a number from json. */
   size: string | number;
   media_type: string;
   sha256: string;
@@ -154,9 +154,10 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
     async getJobWithFiles(id) {
       // One statement, so one snapshot: a poll never sees the job from before a write and its files from after it.
       const { rows } = await q.query<{ job: JobRow; files: FileRow[] }>(
-        `SELECT to_jsonb(j) - 'seq' - 'case_id' AS job,
-           (SELECT coalesce(jsonb_agg(to_jsonb(f) - 'regions' ORDER BY f.position), '[]'::jsonb) FROM job_files f WHERE f.job_id = j.id) AS files
-         FROM jobs j WHERE j.id = $1`,
+        `SELECT row_to_json(j) AS job,
+           (SELECT coalesce(json_agg(f ORDER BY f.position), '[]'::json)
+              FROM (SELECT ${FILE_COLUMNS} FROM job_files WHERE job_id = j.id) f) AS files
+         FROM (SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1) j`,
         [id],
       );
       return rows[0] && { job: toJob(rows[0].job), files: rows[0].files.map(toFile) };
@@ -202,7 +203,7 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
     },
     async finishFile(fileId, o) {
       const r = await q.query(
-        `UPDATE job_files SET status = $2, completed_at = $3, verdict = $4::jsonb, regions = $5::jsonb, model_version = $6,
+        `UPDATE job_files SET status = $2, completed_at = $3, verdict = $4::json, regions = $5::json, model_version = $6,
            aggregation = $7, error_code = $8, error_message = $9
          WHERE id = $1 AND status = 'processing'`,
         [
@@ -233,7 +234,7 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
       await q.query('UPDATE jobs SET updated_at = $2 WHERE id = $1', [jobId, at]);
     },
     async setReview(jobId, fileId, review) {
-      const r = await q.query('UPDATE job_files SET review = $3::jsonb WHERE id = $1 AND job_id = $2', [
+      const r = await q.query('UPDATE job_files SET review = $3::json WHERE id = $1 AND job_id = $2', [
         fileId,
         jobId,
         review ? JSON.stringify(review) : null,
