@@ -4,6 +4,7 @@
 // under its retry policy. Attempts that decide a file's fate are job_files.attempts, counted from `started` only:
 // a unit expired or released before a worker began it spends none (its pg-boss retry count is only a bound
 // against a unit no node can ever take to the end).
+import crypto from 'node:crypto';
 import PgBoss from 'pg-boss';
 import pg from 'pg';
 import type { FileWork, JobsTx, WorkLease, WorkQueue } from '../stores.js';
@@ -43,6 +44,34 @@ interface PgLease extends WorkLease {
   /** pg-boss's retry count when taken: with the id, it names this taking of the unit and no later one. */
   readonly retryCount: number;
   started: boolean;
+}
+
+/**
+ * A time-ordered UUID (version 7 layout: milliseconds, then a counter): pg-boss takes units by created_on (the
+ * sending transaction's start, the same for every file of a job), then id; these ids keep a job's files in
+ * submission order.
+ */
+let lastMs = 0;
+let counter = 0;
+export function orderedUuid(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    counter = 0;
+  } else {
+    counter++;
+    if (counter > 0xfff) {
+      lastMs++;
+      counter = 0;
+    }
+  }
+  const b = crypto.randomBytes(16);
+  b.writeUIntBE(lastMs, 0, 6);
+  b[6] = 0x70 | (counter >> 8);
+  b[7] = counter & 0xff;
+  b[8] = 0x80 | (b[8] & 0x3f);
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** pg-boss's Db contract on one client or the pool. */
@@ -126,7 +155,7 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     });
   }
 
-  const send = (q: Queryable, w: FileWork) => boss.send(queue, { ...w }, { ...policy, db: asDb(q) });
+  const send = (q: Queryable, w: FileWork) => boss.send(queue, { ...w }, { ...policy, id: orderedUuid(), db: asDb(q) });
 
   return {
     boss,
