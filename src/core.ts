@@ -10,17 +10,24 @@ import { createCasesRepository } from './db/cases-repository.js';
 import { createApplicationsRepository, type ApplicationsRepository } from './db/applications-repository.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { createJobsRepository, type JobsRepository } from './db/jobs-repository.js';
+import { createLocalWorkQueue, createSqliteJobsStore, createSqliteKeyStore } from './db/sqlite-stores.js';
+import type { JobsStore, KeyStore } from './db/stores.js';
 import { createCaseService } from './jobs/case-service.js';
 import { createFileStore } from './jobs/file-store.js';
 import { createJobService, type JobService } from './jobs/job-service.js';
+import { createLocalJobEvents } from './jobs/local-events.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { buildApp } from './server/app.js';
 
 export interface Core {
   app: FastifyInstance;
+  /** The desktop's SQLite connection and its synchronous repositories (tests and the CLI read them directly). */
   db: Db;
   apps: ApplicationsRepository;
   jobsRepo: JobsRepository;
+  /** What the services use: the storage interfaces (src/db/stores.ts), here on SQLite. */
+  jobsStore: JobsStore;
+  keyStore: KeyStore;
   keys: KeyService;
   jobs: JobService;
   config: CoreConfig;
@@ -31,23 +38,31 @@ export interface Core {
 }
 
 /** Creates the data dir (user-only), its database and secret, and the default applications. */
-export async function openDataDir(dataDir: string): Promise<{ db: Db; apps: ApplicationsRepository; keys: KeyService }> {
+export async function openDataDir(dataDir: string): Promise<{ db: Db; apps: ApplicationsRepository; keyStore: KeyStore; keys: KeyService }> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (process.platform !== 'win32') fs.chmodSync(dataDir, 0o700);
   const db = openDatabase(path.join(dataDir, 'veracity.db'));
   const apps = createApplicationsRepository(db);
-  const keys = createKeyService({ secret: loadOrCreateSecret(dataDir), apps });
-  await keys.ensureDefaultApplications();
-  return { db, apps, keys };
+  const keyStore = createSqliteKeyStore(apps);
+  const keys = createKeyService({ secret: loadOrCreateSecret(dataDir), store: keyStore });
+  try {
+    await keys.ensureDefaultApplications();
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return { db, apps, keyStore, keys };
 }
 
 export async function createCore(
   config: CoreConfig,
   opts: { workerSpawn?: WorkerPoolOptions['spawn']; workerEntry?: string; uiToken?: string | null; now?: () => Date } = {},
 ): Promise<Core> {
-  const { db, apps, keys } = await openDataDir(config.dataDir);
+  const { db, apps, keyStore, keys } = await openDataDir(config.dataDir);
   const jobsRepo = createJobsRepository(db);
-  const casesRepo = createCasesRepository(db);
+  const jobsStore = createSqliteJobsStore(db, { jobs: jobsRepo, cases: createCasesRepository(db) });
+  const queue = createLocalWorkQueue(db, jobsRepo);
+  const events = createLocalJobEvents();
   const store = createFileStore(config.dataDir);
   const common = { spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30 };
   const analysisPool = new WorkerPool({ ...common, size: config.analysisWorkers, name: 'analysis', lowPriority: true });
@@ -55,9 +70,10 @@ export async function createCore(
   let port = 80;
   const uiToken = opts.uiToken === undefined ? (config.uiToken ?? crypto.randomBytes(24).toString('base64url')) : opts.uiToken;
   const jobs = createJobService({
-    jobs: jobsRepo,
-    cases: casesRepo,
-    store,
+    store: jobsStore,
+    blobs: store,
+    queue,
+    events,
     pool: analysisPool,
     // A preview is asked for by a person waiting on the window: the probe pool, at normal priority, not the queue.
     previewPool: probePool,
@@ -71,10 +87,10 @@ export async function createCore(
     now: opts.now,
     log: { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
   });
-  const cases = createCaseService({ cases: casesRepo, jobs: jobsRepo, now: opts.now });
+  const cases = createCaseService({ store: jobsStore, now: opts.now });
   const app = await buildApp({ config, keys, jobs, cases, store, probePool, port: () => port, uiToken });
-  const recovered = jobs.recover();
-  if (recovered.requeued || recovered.failed || recovered.swept.tmp || recovered.swept.orphans) {
+  const recovered = await jobs.recover();
+  if (recovered.requeued || recovered.swept.tmp || recovered.swept.orphans) {
     app.log.info(recovered, 'recovered after restart');
   }
   let closed = false;
@@ -83,6 +99,8 @@ export async function createCore(
     db,
     apps,
     jobsRepo,
+    jobsStore,
+    keyStore,
     keys,
     jobs,
     config,
@@ -99,6 +117,7 @@ export async function createCore(
       await Promise.all([app.close(), analysisPool.close({ graceMs: config.shutdownGraceMs })]);
       await probePool.close();
       await jobs.whenIdle(); // every analysis has recorded its outcome or its hand-back
+      await events.close();
       db.close();
     },
   };

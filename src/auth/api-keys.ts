@@ -9,6 +9,8 @@ import { SignJWT, decodeJwt, jwtVerify } from 'jose';
 import type { ApiKeyInfo, ApplicationInfo } from '../api/app-schemas.js';
 import type { PipelineKind } from '../api/schemas.js';
 import type { ApiKeyRecord, Application, ApplicationsRepository } from '../db/applications-repository.js';
+import { createSqliteKeyStore } from '../db/sqlite-stores.js';
+import type { KeyRows, KeyStore } from '../db/stores.js';
 import { NotFound } from '../api/domain-errors.js';
 
 const ALG = 'HS256';
@@ -109,8 +111,12 @@ export interface IssuedKey extends ApiKeyRecord {
   token: string;
 }
 
-export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsRepository; now?: () => Date }) {
+/** The keys come from a KeyStore; `apps` (the desktop's SQLite repository) is taken as the key store on its connection. */
+export type KeyServiceDeps = { secret: Uint8Array; now?: () => Date } & ({ store: KeyStore } | { apps: ApplicationsRepository });
+
+export function createKeyService(deps: KeyServiceDeps) {
   const now = deps.now ?? (() => new Date());
+  const store: KeyStore = 'store' in deps ? deps.store : createSqliteKeyStore(deps.apps);
   // Imported once as a WebCrypto key: jose otherwise re-imports the secret on every call (profiled under load).
   const signingKey = crypto.webcrypto.subtle.importKey('raw', deps.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   // Made at start, not extractable, never written anywhere: the window's credentials die with this process, as the
@@ -128,9 +134,9 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
    * A cached token is still good only while its key is: the key row is read on every request, so a revocation (from
    * the Settings screen or `veracity keys revoke` in another process) or an expiry takes effect at the next request.
    */
-  function stillValid(v: Verified): boolean {
+  async function stillValid(v: Verified): Promise<boolean> {
     if (v.digest === null) return true; // the window's credential: not revocable, dies with this process
-    const key = deps.apps.getKey(v.principal.keyId);
+    const key = await store.getKey(v.principal.keyId);
     const nowMs = now().getTime();
     if (!key || key.revokedAt !== null || key.tokenSha256 !== v.digest) return false;
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs) return false;
@@ -159,20 +165,20 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
       createdAt: createdAt.toISOString(),
       expiresAt: expiresAt?.toISOString() ?? null,
     };
-    deps.apps.insertKey(rec);
+    await store.insertKey(rec);
     return { ...rec, revokedAt: null, token };
   }
 
   /** A new application with its first key (the caller shows the key once). */
   async function createApplication(name: string, kind: PipelineKind, expiresInDays?: number): Promise<{ app: Application; key: IssuedKey }> {
-    const app = addApplication(name, kind);
+    const app = await addApplication(store, name, kind);
     const key = await issueKey(app.id, `${name} key`, expiresInDays);
     return { app, key };
   }
 
-  function addApplication(name: string, kind: PipelineKind): Application {
+  async function addApplication(rows: KeyRows, name: string, kind: PipelineKind): Promise<Application> {
     const app: Application = { id: crypto.randomUUID(), name, kind, createdAt: now().toISOString() };
-    deps.apps.insertApplication(app);
+    await rows.insertApplication(app);
     return app;
   }
 
@@ -206,7 +212,7 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
       clockTolerance: CLOCK_TOLERANCE_S,
       requiredClaims: ['sub', 'jti', 'iat'],
     });
-    const key = deps.apps.getKey(String(payload.jti));
+    const key = await store.getKey(String(payload.jti));
     if (!key || key.revokedAt !== null || key.applicationId !== payload.sub) return null;
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now().getTime()) return null;
     // Constant-time comparison with the stored digest: a key re-signed with the same secret but other claims is not
@@ -214,7 +220,7 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     const stored = Buffer.from(key.tokenSha256, 'hex');
     const given = Buffer.from(keyDigest(token), 'hex');
     if (stored.length !== given.length || !crypto.timingSafeEqual(stored, given)) return null;
-    const app = deps.apps.getApplication(key.applicationId);
+    const app = await store.getApplication(key.applicationId);
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: key.id, kind: app.kind };
     remember(token, { principal, digest: key.tokenSha256, expMs: typeof payload.exp === 'number' ? payload.exp * 1000 : null });
@@ -228,7 +234,7 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
       audience: WINDOW_AUDIENCE,
       requiredClaims: ['sub', 'jti', 'iat'],
     });
-    const app = deps.apps.getApplication(String(payload.sub));
+    const app = await store.getApplication(String(payload.sub));
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: `window:${app.id}`, kind: app.kind };
     remember(token, { principal, digest: null, expMs: null });
@@ -240,7 +246,7 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
     if (token.length > 4096) return null;
     const hit = verified.get(token);
     if (hit) {
-      if (stillValid(hit)) return hit.principal;
+      if (await stillValid(hit)) return hit.principal;
       verified.delete(token);
       return null;
     }
@@ -258,34 +264,37 @@ export function createKeyService(deps: { secret: Uint8Array; apps: ApplicationsR
    * or from Settings, shown once.
    */
   async function ensureDefaultApplications(): Promise<void> {
-    if (deps.apps.countApplications() > 0) return;
-    deps.apps.transaction(() => {
-      addApplication('Images', 'images');
-      addApplication('PDFs', 'pdfs');
+    await store.withTransaction(async (tx) => {
+      // Counted inside the transaction: two processes opening a fresh data dir at once make one pair, not two.
+      if ((await tx.countApplications()) > 0) return;
+      await addApplication(tx, 'Images', 'images');
+      await addApplication(tx, 'PDFs', 'pdfs');
     });
   }
 
   /** Every application with its keys (identity only) and the window's credential for it (the Settings screen). */
   async function listApplications(): Promise<ApplicationInfo[]> {
-    return Promise.all(deps.apps.listApplications().map(applicationInfo));
+    return Promise.all((await store.listApplications()).map(applicationInfo));
   }
 
   async function applicationInfo(a: Application): Promise<ApplicationInfo> {
-    return { ...a, keys: deps.apps.listKeys(a.id).map(keyInfo), windowKey: await windowKey(a.id) };
+    return { ...a, keys: (await store.listKeys(a.id)).map(keyInfo), windowKey: await windowKey(a.id) };
   }
 
   /** A new key for an existing application, named after it unless a name is given. */
   async function issueKeyFor(applicationId: string, name: string | undefined, expiresInDays?: number): Promise<IssuedKey> {
-    const application = deps.apps.getApplication(applicationId);
+    const application = await store.getApplication(applicationId);
     if (!application) throw new NotFound('application');
     return issueKey(application.id, name ?? `${application.name} key`, expiresInDays);
   }
 
   /** Revokes a key (at once: see stillValid) and returns it as listed. */
-  function revokeKey(keyId: string): ApiKeyInfo {
-    if (!deps.apps.getKey(keyId)) throw new NotFound('key');
-    deps.apps.revokeKey(keyId, now().toISOString());
-    return keyInfo(deps.apps.getKey(keyId)!);
+  async function revokeKey(keyId: string): Promise<ApiKeyInfo> {
+    if (!(await store.getKey(keyId))) throw new NotFound('key');
+    await store.revokeKey(keyId, now().toISOString());
+    const revoked = await store.getKey(keyId);
+    if (!revoked) throw new NotFound('key');
+    return keyInfo(revoked);
   }
 
   return { issueKey, issueKeyFor, createApplication, applicationInfo, listApplications, revokeKey, windowKey, verify, ensureDefaultApplications };

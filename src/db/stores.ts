@@ -3,6 +3,7 @@
 // src/jobs/local-queue.ts, src/jobs/file-store.ts) and on the team server (PostgreSQL, pg-boss, LISTEN/NOTIFY, a
 // shared blob directory). No SQL and no driver type appears here; rows cross this boundary as the domain records of
 // src/db/*-repository.ts. Methods are the ones the services call, nothing speculative.
+import type { Readable } from 'node:stream';
 import type { ExpertReview, JobStatus, MediaType, RegionGrid } from '../api/schemas.js';
 import type { CaseStatus } from '../api/app-schemas.js';
 import type { ApiKeyRecord, Application } from './applications-repository.js';
@@ -189,7 +190,7 @@ export interface BlobStore {
   /** Runs `fn` with a local path of the stored file, valid until `fn` settles. */
   withLocalFile<T>(fileId: string, fn: (path: string) => Promise<T>): Promise<T>;
   /** The stored file as a stream (download). */
-  openRead(fileId: string): Promise<NodeJS.ReadableStream>;
+  openRead(fileId: string): Promise<Readable>;
   /** Removes stored files and their previews (no error when gone). */
   removeFiles(fileIds: string[]): Promise<void>;
   /** The preview kept for a file, or null when none is kept. */

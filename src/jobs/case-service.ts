@@ -2,13 +2,11 @@
 // search over every file. Served to the window under /app (src/server/routes/case-routes.ts, src/api/README.md).
 import type { CaseInfo, CaseJobList, CaseList, CaseStatus, HistoryList } from '../api/app-schemas.js';
 import { CaseNameTaken, NotFound } from '../api/domain-errors.js';
-import type { CaseRecord, CasesRepository, HistoryFilter } from '../db/cases-repository.js';
-import type { JobsRepository } from '../db/jobs-repository.js';
+import type { CaseRecord, CaseRows, HistoryFilter, JobsStore } from '../db/stores.js';
 import { toJobResult } from './job-result.js';
 
 export interface CaseServiceDeps {
-  cases: CasesRepository;
-  jobs: JobsRepository;
+  store: JobsStore;
   now?: () => Date;
 }
 
@@ -30,72 +28,71 @@ const toCaseInfo = (c: CaseRecord): CaseInfo => ({ ...c });
  * The case named `name`, made if there is none (a job whose metadata.case names it joins it). Call inside the
  * transaction that writes the job; returns its id and marks it updated.
  */
-export function caseIdForName(cases: CasesRepository, name: string, at: string): string {
-  const found = cases.idByName(name);
+export async function caseIdForName(cases: CaseRows, name: string, at: string): Promise<string> {
+  const found = await cases.idByName(name);
   if (found !== undefined) {
-    cases.touch(found, at);
+    await cases.touch(found, at);
     return found;
   }
   const id = crypto.randomUUID();
-  cases.insert({ id, name, notes: '', at });
+  await cases.insert({ id, name, notes: '', at });
   return id;
 }
 
 export function createCaseService(d: CaseServiceDeps) {
   const now = d.now ?? (() => new Date());
+  const cases = d.store.cases;
 
-  function get(caseId: string): CaseInfo {
-    const c = d.cases.get(caseId);
+  async function get(caseId: string): Promise<CaseInfo> {
+    const c = await cases.get(caseId);
     if (!c) throw new NotFound('case');
     return toCaseInfo(c);
   }
 
-  function list(q: Paging & { q?: string; status?: CaseStatus }): CaseList {
+  async function list(q: Paging & { q?: string; status?: CaseStatus }): Promise<CaseList> {
     const filter = { nameContains: q.q ?? null, status: q.status ?? null };
-    const { offset, empty, pagination } = paginate(d.cases.count(filter), q);
-    const cases = empty ? [] : d.cases.list({ ...filter, limit: q.pageSize, offset });
-    return { cases: cases.map(toCaseInfo), pagination };
+    const { offset, empty, pagination } = paginate(await cases.count(filter), q);
+    const page = empty ? [] : await cases.list({ ...filter, limit: q.pageSize, offset });
+    return { cases: page.map(toCaseInfo), pagination };
   }
 
-  function create(body: { name: string; notes?: string }): CaseInfo {
+  async function create(body: { name: string; notes?: string }): Promise<CaseInfo> {
     const id = crypto.randomUUID();
-    d.jobs.transaction(() => {
-      if (d.cases.idByName(body.name) !== undefined) throw new CaseNameTaken('name');
-      d.cases.insert({ id, name: body.name, notes: body.notes ?? '', at: now().toISOString() });
+    await d.store.withTransaction(async (tx) => {
+      if ((await tx.cases.idByName(body.name)) !== undefined) throw new CaseNameTaken('name');
+      await tx.cases.insert({ id, name: body.name, notes: body.notes ?? '', at: now().toISOString() });
     });
     return get(id);
   }
 
-  function update(caseId: string, patch: { name?: string; notes?: string; status?: CaseStatus }): CaseInfo {
-    d.jobs.transaction(() => {
+  async function update(caseId: string, patch: { name?: string; notes?: string; status?: CaseStatus }): Promise<CaseInfo> {
+    await d.store.withTransaction(async (tx) => {
       if (patch.name !== undefined) {
-        const holder = d.cases.idByName(patch.name);
+        const holder = await tx.cases.idByName(patch.name);
         if (holder !== undefined && holder !== caseId) throw new CaseNameTaken('name');
       }
-      if (!d.cases.update(caseId, patch, now().toISOString())) throw new NotFound('case');
+      if (!(await tx.cases.update(caseId, patch, now().toISOString()))) throw new NotFound('case');
     });
     return get(caseId);
   }
 
   /** One page of the case's jobs, of both applications, in the order they were submitted. */
-  function jobs(caseId: string, q: Paging): CaseJobList {
-    get(caseId);
-    const { offset, empty, pagination } = paginate(d.cases.countJobs(caseId), q);
-    const refs = empty ? [] : d.cases.jobs(caseId, q.pageSize, offset);
+  async function jobs(caseId: string, q: Paging): Promise<CaseJobList> {
+    await get(caseId);
+    const { offset, empty, pagination } = paginate(await cases.countJobs(caseId), q);
+    const refs = empty ? [] : await cases.jobs(caseId, q.pageSize, offset);
+    const found = await Promise.all(refs.map(async (r) => ({ r, found: await d.store.jobs.getJobWithFiles(r.jobId) })));
     return {
-      jobs: refs.flatMap((r) => {
-        const job = d.jobs.getJob(r.jobId);
-        return job ? [{ applicationId: r.applicationId, kind: r.kind, job: toJobResult(job, d.jobs.getFiles(r.jobId)) }] : [];
-      }),
+      jobs: found.flatMap(({ r, found: f }) => (f ? [{ applicationId: r.applicationId, kind: r.kind, job: toJobResult(f.job, f.files) }] : [])),
       pagination,
     };
   }
 
   /** Files of every application matching every filter given, newest first. */
-  function history(q: Paging & HistoryFilter): HistoryList {
+  async function history(q: Paging & HistoryFilter): Promise<HistoryList> {
     const { page: _page, pageSize: _pageSize, ...filter } = q;
-    const { offset, empty, pagination } = paginate(d.cases.countHistory(filter), q);
-    const rows = empty ? [] : d.cases.history(filter, q.pageSize, offset);
+    const { offset, empty, pagination } = paginate(await cases.countHistory(filter), q);
+    const rows = empty ? [] : await cases.history(filter, q.pageSize, offset);
     return {
       files: rows.map(({ mediaType, ...r }) => ({ ...r, type: mediaType })),
       pagination,

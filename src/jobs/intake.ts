@@ -1,10 +1,12 @@
 // The one owner of every temporary upload file, from its first byte to its commit into the store or its deletion.
 // The server streams each file into a path the intake hands out; the job service commits (moves) the files of a job
 // it records; whatever is still a temporary file when the request ends (refused, replayed, failed, cut off) is
-// deleted here, on this one path. A crash between those steps is the start-up sweep's (FileStore.sweep).
+// deleted here, on this one path. A crash between those steps is the start-up sweep's (BlobStore.sweepLeftovers).
 import type { ProbeResult } from '../analysis/index.js';
 import type { Sniffed } from '../api/media-kinds.js';
-import type { FileStore } from './file-store.js';
+import type { BlobStore } from '../db/stores.js';
+
+export type { BlobStore };
 import { WorkerTaskError, type WorkerPool } from './worker-pool.js';
 
 export interface Intake {
@@ -13,7 +15,7 @@ export interface Intake {
 }
 
 /** Runs one upload (receive, then submit) and deletes every temporary file it made that was not committed. */
-export async function withIntake<T>(store: FileStore, use: (intake: Intake) => Promise<T>): Promise<T> {
+export async function withIntake<T>(store: BlobStore, use: (intake: Intake) => Promise<T>): Promise<T> {
   const made: string[] = [];
   try {
     return await use({
@@ -25,7 +27,7 @@ export async function withIntake<T>(store: FileStore, use: (intake: Intake) => P
     });
   } finally {
     // A committed file was moved away from its temporary path: removing that path is then a no-op.
-    await store.remove(made);
+    await store.removeTemp(made);
   }
 }
 

@@ -5,9 +5,10 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import type { Principal, KeyService } from '../auth/api-keys.js';
+import type { BlobStore } from '../jobs/intake.js';
 import type { CoreConfig } from '../config/config.js';
 import type { CaseService } from '../jobs/case-service.js';
-import type { FileStore } from '../jobs/file-store.js';
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { JobService } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, toApiError } from './api-error.js';
@@ -48,7 +49,9 @@ export interface AppDeps {
   keys: KeyService;
   jobs: JobService;
   cases: CaseService;
-  store: FileStore;
+  store: BlobStore;
+  /** Counters shared by API nodes (a team server: src/db/rate-limit-store.ts); the desktop keeps the plugin's in-memory store. */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
   probePool: WorkerPool;
   /** The port clients must name in Host/Origin: the listening port (80 for inject()). */
   port: () => number;
@@ -153,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     max: (_req, key) => (key.startsWith('refused:') ? Math.min(AUTH_FAILURES_MAX, config.rateLimitMax) : config.rateLimitMax),
     timeWindow: config.rateLimitWindowMs,
     hook: 'onRequest',
+    ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
     enableDraftSpec: true,
     keyGenerator: (req) =>
       req.authRefusal ? refusedCredentialBucket(req) : req.principal ? `key:${req.principal.keyId}` : routeOf(req).startsWith('/app/') ? 'ui' : `ip:${req.ip}`,

@@ -70,7 +70,7 @@ describe('load bursts', () => {
 
     // Every accepted job completes (read in-process: the images key's rate-limit window is spent by the burst).
     await Promise.race([core.jobs.whenIdle(), new Promise((x) => setTimeout(x, 60_000))]);
-    const finals = accepted.map((a) => core.jobs.getJob(a.jobId)?.status ?? 'missing');
+    const finals = await Promise.all(accepted.map(async (a) => (await core.jobs.getJob(a.jobId))?.status ?? 'missing'));
     const stored = await eventually(() => footprint(core).tmp.length === 0);
     const f = footprint(core);
     Object.assign(counts, {

@@ -39,8 +39,8 @@ export function registerAssessRoute(fastify: FastifyInstance, deps: AppDeps): vo
       // Two keys would otherwise become one key "k1, k2": neither retry would replay the job it meant.
       if (key !== null && headerLines(req.raw.rawHeaders, 'idempotency-key') > 1) throw invalid('Idempotency-Key', 'Send one Idempotency-Key header.');
       if (!req.isMultipart()) throw invalid('Content-Type', 'The body must be multipart/form-data with a boundary.');
-      const replayCandidate = key !== null && deps.jobs.hasIdempotencyRecord(principal.applicationId, key);
-      if (!replayCandidate && !deps.jobs.queueHasRoom(1)) throw new QueueFull();
+      const replayCandidate = key !== null && (await deps.jobs.hasIdempotencyRecord(principal.applicationId, key));
+      if (!replayCandidate && !(await deps.jobs.queueHasRoom(1))) throw new QueueFull();
 
       // The intake deletes every temp file that submit() did not commit (refusal, replay, failure).
       const outcome = await withIntake(deps.store, async (intake) => {
@@ -62,7 +62,7 @@ export function registerAssessRoute(fastify: FastifyInstance, deps: AppDeps): vo
       });
 
       if (req.query.wait) await waitWhileConnected(deps, reply, outcome.jobId);
-      const job = deps.jobs.readBack(outcome.jobId);
+      const job = await deps.jobs.readBack(outcome.jobId);
       if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
       return reply.status(job.status === 'processing' ? 202 : 200).send(job);
     },

@@ -34,7 +34,7 @@ export function registerCaseRoutes(fastify: FastifyInstance, deps: AppDeps): voi
   app.post(
     '/app/cases',
     { schema: { summary: 'Window: create a case', security, body: CreateCaseRequest, response: { 201: CaseInfo, 422: ApiError, ...COMMON_ERRORS } } },
-    async (req, reply) => reply.status(201).send(deps.cases.create(req.body)),
+    async (req, reply) => reply.status(201).send(await deps.cases.create(req.body)),
   );
 
   app.get(

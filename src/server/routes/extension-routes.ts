@@ -1,5 +1,4 @@
 // Additive extensions of v1 (DECISIONS 32-34, plus the case report): expert review, stored original, tile scores.
-import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -55,7 +54,7 @@ export function registerExtensionRoutes(fastify: FastifyInstance, deps: AppDeps)
       },
     },
     async (req, reply) => {
-      const file = deps.jobs.storedFile(req.principal!.applicationId, req.params.jobId, req.params.fileId);
+      const file = await deps.jobs.storedFile(req.principal!.applicationId, req.params.jobId, req.params.fileId);
       return reply
         .header('content-type', file.mediaType)
         .header('content-disposition', contentDisposition(file.name))
@@ -63,7 +62,7 @@ export function registerExtensionRoutes(fastify: FastifyInstance, deps: AppDeps)
         .header('content-security-policy', "default-src 'none'; sandbox")
         .header('cache-control', 'private, no-store')
         .header('content-length', String(file.size))
-        .send(fs.createReadStream(file.path));
+        .send(file.stream);
     },
   );
 

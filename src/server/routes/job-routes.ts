@@ -36,7 +36,7 @@ export function registerJobRoutes(fastify: FastifyInstance, deps: AppDeps): void
     },
     async (req, reply) => {
       const applicationId = req.principal!.applicationId;
-      const job = deps.jobs.getOwnedJob(applicationId, req.params.jobId);
+      const job = await deps.jobs.getOwnedJob(applicationId, req.params.jobId);
       if (!req.query.wait || job.status !== 'processing') return job;
       await waitWhileConnected(deps, reply, job.jobId);
       return deps.jobs.getOwnedJob(applicationId, job.jobId);

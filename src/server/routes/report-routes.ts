@@ -108,7 +108,7 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
   /** A case spans both applications: the window's case is one case whatever kind of file it holds. */
   const caseReport = async (caseName: string) => {
     const applicationIds = (await deps.keys.listApplications()).map((a) => a.id);
-    return deps.jobs.collectCaseReport(caseName, deps.jobs.caseJobIds(applicationIds, caseName));
+    return deps.jobs.collectCaseReport(caseName, await deps.jobs.caseJobIds(applicationIds, caseName));
   };
   app.get(
     '/app/report.pdf',

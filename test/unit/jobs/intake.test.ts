@@ -40,7 +40,7 @@ describe('withIntake', () => {
       const kept = intake.tempPath();
       fs.writeFileSync(kept, 'kept');
       fs.writeFileSync(intake.tempPath(), 'not sent on');
-      await s.commit([{ tmpPath: kept, fileId: 'f1' }]);
+      await s.put([{ tmpPath: kept, fileId: 'f1' }]);
     });
     expect(list(s.tmpDir)).toEqual([]);
     expect(list(s.filesDir)).toEqual(['f1']);
@@ -56,7 +56,7 @@ describe('withIntake', () => {
       const a = intake.tempPath();
       const b = intake.tempPath(); // never written: its move fails after the first file's
       fs.writeFileSync(a, 'a');
-      await s.commit([
+      await s.put([
         { tmpPath: a, fileId: 'fa' },
         { tmpPath: b, fileId: 'fb' },
       ]);

@@ -1,0 +1,216 @@
+// Takes files from the work queue and analyses them in a worker pool, then records each outcome in the jobs store and
+// tells waiting polls (JobEvents). The desktop runs one inside the core; a team server runs it in `veracity worker`
+// processes. Every side effect goes through the interfaces of src/db/stores.ts.
+import type { FileAnalysis } from '../analysis/index.js';
+import type { FileStage } from '../api/schemas.js';
+import type { BlobStore, FileOutcome, JobEvents, JobsStore, JobsTx, WorkLease, WorkQueue } from '../db/stores.js';
+import { deriveJobStatus } from './job-status.js';
+import { WorkerTaskError, type WorkerPool } from './worker-pool.js';
+
+/** Tries of a failed bookkeeping write (about 5 minutes of backoff) before the file is left to the queue's retry. */
+const BOOKKEEPING_ATTEMPTS = 36;
+
+/** Attempts after which a file that keeps interrupting its analysis (crash, kill) ends in internal_error. */
+export const MAX_ATTEMPTS = 3;
+
+export interface AnalysisRunnerDeps {
+  store: JobsStore;
+  blobs: BlobStore;
+  queue: WorkQueue;
+  events: JobEvents;
+  pool: WorkerPool;
+  modelsDir: string;
+  threadsPerWorker: number;
+  fileTimeoutMs: number;
+  /** Units under analysis at once on this node (the desktop: every unit at once, the pool queues them). */
+  concurrency?: number;
+  /** Called after each write of a job's rows by this runner (the job service forgets its kept answers). */
+  changed?: (jobId: string) => void;
+  now?: () => Date;
+  log?: { error: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
+}
+
+/** Recomputes and stores the job's status in `tx`; returns true if the job is now terminal. */
+export async function refreshJobStatus(tx: JobsTx, jobId: string, at: string): Promise<boolean> {
+  const files = await tx.jobs.getFiles(jobId);
+  const derived = deriveJobStatus(files.map((f) => ({ status: f.status, errorCode: f.errorCode })));
+  await tx.jobs.updateJobStatus(jobId, {
+    status: derived.status,
+    errorCode: derived.error?.code ?? null,
+    errorMessage: derived.error?.message ?? null,
+    updatedAt: at,
+    completedAt: derived.status === 'processing' ? null : at,
+  });
+  return derived.status !== 'processing';
+}
+
+export function createAnalysisRunner(d: AnalysisRunnerDeps) {
+  const now = d.now ?? (() => new Date());
+  const concurrency = d.concurrency ?? Infinity;
+  let running = 0; // units taken and not yet settled
+  let stopping = false;
+  let draining = false;
+  let unsubscribe: (() => void) | null = null;
+  const idle = new Set<() => void>();
+  /**
+   * Where each file under analysis on this node stands (the worker reports the start and the end of decoding).
+   * Memory only: a file absent from here is queued.
+   */
+  const stages = new Map<string, { stage: Extract<FileStage, 'decoding' | 'analysing'>; startedAt: string }>();
+
+  /** Takes units while there is room; re-entered whenever a unit may be available or a slot frees. */
+  async function drain(): Promise<void> {
+    if (draining) return;
+    draining = true;
+    try {
+      while (!stopping && running < concurrency) {
+        const lease = await d.queue.take();
+        if (!lease) break;
+        running++;
+        void handle(lease).finally(() => {
+          running--;
+          if (running === 0) for (const fn of [...idle]) fn();
+          if (running < concurrency && Number.isFinite(concurrency)) void drain();
+        });
+      }
+    } catch (err) {
+      d.log?.error({ err }, 'could not take work from the queue');
+    } finally {
+      draining = false;
+    }
+  }
+
+  /**
+   * A bookkeeping write that fails (disk full: SQLITE_FULL, an I/O error) is retried with backoff: giving up at
+   * once left the file `processing` until the next restart even after space came back. Stops at shutdown (the
+   * queue's retry then resumes the file).
+   */
+  async function durably<T>(fileId: string, write: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        if (stopping || attempt >= BOOKKEEPING_ATTEMPTS) throw err;
+        d.log?.error({ err, fileId, attempt }, 'could not record the analysis state; retrying');
+        await new Promise<void>((resolve) => setTimeout(resolve, Math.min(10_000, 250 * 2 ** attempt)).unref());
+      }
+    }
+  }
+
+  async function handle(lease: WorkLease): Promise<void> {
+    const { fileId, jobId, mediaType } = lease.work;
+    try {
+      const outcome = await analyse(lease);
+      if (outcome === null) {
+        await d.queue.release(lease);
+        return;
+      }
+      await durably(fileId, () => finishFile(jobId, fileId, outcome));
+      await d.queue.complete(lease);
+    } catch (err) {
+      d.log?.error({ err, fileId, jobId, mediaType }, 'analysis bookkeeping failed');
+      await d.queue.fail(lease).catch((e: unknown) => d.log?.error({ err: e, fileId }, 'could not hand a unit back to the queue'));
+    }
+  }
+
+  /** The file's outcome, or null when a clean stop interrupted it (it is resumed later, at no cost to the file). */
+  async function analyse(lease: WorkLease): Promise<FileOutcome | null> {
+    const { fileId, jobId, mediaType } = lease.work;
+    if (!(await d.blobs.exists(fileId))) {
+      return { status: 'error', completedAt: now().toISOString(), errorCode: 'internal_error', errorMessage: 'The stored file is missing; it cannot be analysed.' };
+    }
+    if (lease.attempts >= MAX_ATTEMPTS) {
+      return {
+        status: 'error',
+        completedAt: now().toISOString(),
+        errorCode: 'internal_error',
+        errorMessage: `The analysis was interrupted ${lease.attempts} times and was not tried again.`,
+      };
+    }
+    try {
+      const result = await d.blobs.withLocalFile(fileId, (path) =>
+        d.pool.run<FileAnalysis>({ op: 'analyse', path, mediaType, modelsDir: d.modelsDir, threads: d.threadsPerWorker }, d.fileTimeoutMs, {
+          // An attempt counts only once a worker has really begun the file (issue: files queued behind others were
+          // failed after three restarts without ever being analysed, because the attempt was counted when queued).
+          onStart: () => recordStart(lease),
+          onStage: (stage) => {
+            const current = stages.get(fileId);
+            if (current) current.stage = stage;
+          },
+        }),
+      );
+      return {
+        status: 'completed',
+        completedAt: now().toISOString(),
+        verdict: result.verdict,
+        regions: result.regions,
+        modelVersion: result.modelVersion,
+        aggregation: result.aggregation,
+      };
+    } catch (err) {
+      // A clean shutdown stopped it: the file is resumed at the next start, and a stop is not the file's fault.
+      if (err instanceof WorkerTaskError && err.reason === 'closed') return null;
+      const code = err instanceof WorkerTaskError && err.code === 'result_unavailable' ? 'result_unavailable' : 'internal_error';
+      const message = err instanceof Error ? err.message : 'Analysis failed.';
+      d.log?.info({ fileId, jobId, code, err: message }, 'file analysis ended in error');
+      return { status: 'error', completedAt: now().toISOString(), errorCode: code, errorMessage: message };
+    } finally {
+      stages.delete(fileId);
+    }
+  }
+
+  /**
+   * Records that analysis of the file started (attempt + startedAt). Runs while the worker is already at work, so
+   * a failed write (disk full) is logged, not retried: the analysis goes on and its result is still recorded.
+   */
+  function recordStart(lease: WorkLease): void {
+    const at = now().toISOString();
+    stages.set(lease.work.fileId, { stage: 'decoding', startedAt: at });
+    d.queue.started(lease, at).catch((err: unknown) => d.log?.error({ err, fileId: lease.work.fileId }, 'could not record the start of an analysis'));
+  }
+
+  async function finishFile(jobId: string, fileId: string, outcome: FileOutcome): Promise<void> {
+    const terminal = await d.store.withTransaction(async (tx) => {
+      // Also before the commit: a read that began before it and ends after it is then never kept as current.
+      d.changed?.(jobId);
+      await tx.jobs.finishFile(fileId, outcome);
+      return refreshJobStatus(tx, jobId, now().toISOString());
+    });
+    d.changed?.(jobId);
+    if (terminal) await d.events.publishFinished(jobId);
+  }
+
+  return {
+    /** Starts taking units (call once the queue has been recovered, or at once on a worker node). */
+    start(): void {
+      if (unsubscribe || stopping) return;
+      unsubscribe = d.queue.onAvailable(() => void drain());
+      void drain();
+    },
+    /** Stops taking units; those under way finish or are released when the pool closes. */
+    stop(): void {
+      stopping = true;
+      unsubscribe?.();
+      unsubscribe = null;
+    },
+    /** The stage of a file under analysis on this node, if it is. */
+    stageOf(fileId: string) {
+      return stages.get(fileId);
+    },
+    /** Resolves when no unit taken by this node is under analysis or being recorded. */
+    whenIdle(): Promise<void> {
+      if (running === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const fn = () => {
+          idle.delete(fn);
+          resolve();
+        };
+        idle.add(fn);
+      });
+    },
+    get running() {
+      return running;
+    },
+  };
+}
+export type AnalysisRunner = ReturnType<typeof createAnalysisRunner>;
