@@ -80,6 +80,12 @@ function keyRows(q: Queryable): KeyRows {
 export function createPgKeyStore(pool: PgPool): KeyStore {
   return {
     ...keyRows(pool),
-    withTransaction: (fn) => inTransaction(pool, (client) => fn(keyRows(client))),
+    // Key-store transactions of every node take turns (they are rare: a key made, a revocation, the first start):
+    // a check-then-write inside one, such as "no applications yet: make the default pair", holds across nodes.
+    withTransaction: (fn) =>
+      inTransaction(pool, async (client) => {
+        await client.query("SELECT pg_advisory_xact_lock(hashtextextended('veracity:key-store', 0))");
+        return fn(keyRows(client));
+      }),
   };
 }

@@ -249,6 +249,18 @@ describe('PostgreSQL jobs and key stores', () => {
     expect(await nodeA.jobs.findIdempotency(appId, 'k', 0)).toBeUndefined();
   });
 
+  it('lets key-store transactions of two nodes take turns (one default pair of applications, not two)', async () => {
+    const other = createPgKeyStore(poolB);
+    const ensure = (store: KeyStore, kind: 'images' | 'pdfs') =>
+      store.withTransaction(async (tx) => {
+        if ((await tx.countApplications()) > 1) return;
+        await new Promise((r) => setTimeout(r, 20));
+        await tx.insertApplication({ id: crypto.randomUUID(), name: kind, kind, createdAt: new Date().toISOString() });
+      });
+    await Promise.all([ensure(keys, 'pdfs'), ensure(other, 'pdfs'), ensure(keys, 'pdfs'), ensure(other, 'pdfs')]);
+    expect(await keys.countApplications()).toBe(2);
+  });
+
   it('keeps keys as digests and revokes them once', async () => {
     const digest = crypto.createHash('sha256').update('vk_secret').digest('hex');
     await keys.withTransaction(async (tx) => {
