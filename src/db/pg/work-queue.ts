@@ -12,6 +12,8 @@ import type { PgPool, Queryable } from './connection.js';
 import { clientOfTransaction, inTransaction } from './jobs-store.js';
 
 export const WORK_AVAILABLE_CHANNEL = 'veracity_work_available';
+/** Any number, fixed: serialises pg-boss's start (its schema install) across nodes. */
+const PG_BOSS_START_LOCK = 7_281_504_114;
 
 export interface PgWorkQueueOptions {
   /** postgres:// URL, for the connection that listens for new work. */
@@ -98,8 +100,20 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     schedule: false,
   });
   boss.on('error', onError);
-  await boss.start();
-  await boss.createQueue(queue, { name: queue, ...policy });
+  // pg-boss installs its schema at the first start, but two nodes starting at once on a fresh database both try
+  // (duplicate key on pg_namespace): nodes take turns here, the second finding the schema in place.
+  const gate = await pool.connect();
+  try {
+    await gate.query('SELECT pg_advisory_lock($1)', [PG_BOSS_START_LOCK]);
+    try {
+      await boss.start();
+      await boss.createQueue(queue, { name: queue, ...policy });
+    } finally {
+      await gate.query('SELECT pg_advisory_unlock($1)', [PG_BOSS_START_LOCK]);
+    }
+  } finally {
+    gate.release();
+  }
 
   const listeners = new Set<() => void>();
   const notify = () => {

@@ -94,6 +94,16 @@ describe('PostgreSQL work queue (pg-boss 10)', () => {
     expect(await w.take()).toBeNull();
   });
 
+  it('starts several nodes at once on a fresh database (pg-boss installs its schema once)', async () => {
+    url = await server.createDatabase('fresh_queue');
+    const nodePools = [await openPgPool(url), await openPgPool(url), await openPgPool(url)];
+    pools.push(...nodePools);
+    // The pools are ready first, so the three pg-boss starts really overlap.
+    const nodes = await Promise.all(nodePools.map((p) => createPgWorkQueue(p, { connectionString: url })));
+    queues.push(...nodes);
+    expect(nodes.map((n) => n.queue)).toEqual(['veracity-analysis', 'veracity-analysis', 'veracity-analysis']);
+  });
+
   it('gives each unit to exactly one of several workers', async () => {
     const api = await worker();
     const workers = [await worker(), await worker(), await worker()];
