@@ -9,6 +9,7 @@ import { createCore, listen, openDataDir } from './core.js';
 import type { Application } from './db/applications-repository.js';
 import { announceReady } from './ready-signal.js';
 import { rendererAvailable } from './server/renderer-files.js';
+import { TEAM_USAGE, keysTeam, serveTeam, teamMode, workerCommand } from './team-cli.js';
 
 const USAGE = `Usage:
   veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--ui-token TOKEN]
@@ -20,7 +21,10 @@ const USAGE = `Usage:
 
 \`keys create\` prints the new key once; Veracity keeps only its digest, so \`keys list\` shows ids, names, dates and
 the key's last four characters, never the key. The data dir defaults to the platform's app-data folder;
-VERACITY_DATA_DIR overrides it.`;
+VERACITY_DATA_DIR overrides it.
+
+Team server (PostgreSQL):
+${TEAM_USAGE}`;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -32,9 +36,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve':
-        return await serve(rest);
+        return teamMode(rest) ? await serveTeam(rest) : await serve(rest);
       case 'keys':
-        return await keys(rest);
+        return teamMode(rest) ? await keysTeam(rest) : await keys(rest);
+      case 'worker':
+        return await workerCommand(rest);
       case 'assess': {
         const { assessCommand } = await import('./analysis/assess-cli.js');
         return await assessCommand(rest);
