@@ -82,6 +82,31 @@ describe('team server on PostgreSQL (2 API nodes, 1 worker)', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  // Fails today, so skipped: the job service keeps list pages and terminal results in memory per node
+  // (src/jobs/job-service.ts listPages, terminalResults), forgotten only on that node's own writes. Node B answers
+  // its cached list without A's new job, and its cached result without the review made on A. Enable once those
+  // caches are off on team nodes or forgotten across nodes (e.g. on a NOTIFY).
+  it.skip("shows a job made on one node in the list another node already served, and a review made on one node on the other", async () => {
+    const list = async (node: TeamApiNode) =>
+      body(await node.app.inject({ method: 'GET', url: `/v1/jobs?applicationId=${appId}`, headers: { authorization: `Bearer ${key}` } }), JobList).jobs.map((j) => j.id);
+    const before = await list(apiB);
+    const job = body(await submit(apiA, 'claim-8'), JobResult);
+    expect(await list(apiB)).toEqual([job.jobId, ...before]);
+
+    const done = body(await apiB.app.inject({ method: 'GET', url: `/v1/jobs/${job.jobId}?wait=true`, headers: { authorization: `Bearer ${key}` } }), JobResult);
+    expect(done.status).toBe('completed');
+    const fileId = done.results[0].file.id;
+    const review = await apiA.app.inject({
+      method: 'PUT',
+      url: `/v1/jobs/${job.jobId}/files/${fileId}/review`,
+      payload: { assessment: 'ai_generated', reviewer: 'ana' },
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(review.statusCode).toBe(200);
+    const seenOnB = body(await apiB.app.inject({ method: 'GET', url: `/v1/jobs/${job.jobId}`, headers: { authorization: `Bearer ${key}` } }), JobResult);
+    expect(seenOnB.results[0].review?.assessment).toBe('ai_generated');
+  });
+
   it('refuses to start without the shared key secret in the environment', () => {
     expect(() => keySecretFromEnv({})).toThrow(/VERACITY_KEY_SECRET is not set/);
     expect(() => keySecretFromEnv({ VERACITY_KEY_SECRET: 'c2hvcnQ=' })).toThrow(/too short/);
