@@ -104,7 +104,7 @@ describe('team server on PostgreSQL (2 API nodes, 1 worker)', () => {
     });
     expect(review.statusCode).toBe(200);
     const seenOnB = body(await apiB.app.inject({ method: 'GET', url: `/v1/jobs/${job.jobId}`, headers: { authorization: `Bearer ${key}` } }), JobResult);
-    expect(seenOnB.results[0].review?.assessment).toBe('ai_generated');
+    expect(seenOnB.results[0].expertReview?.assessment).toBe('ai_generated');
   });
 
   it('refuses to start without the shared key secret in the environment', () => {
