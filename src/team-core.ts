@@ -36,6 +36,8 @@ export interface TeamOptions {
   keySecret: Uint8Array;
   /** Seconds a taken file may stay unsettled before pg-boss gives it to another worker. */
   expireInSeconds?: number;
+  /** How often pg-boss looks for expired units, cluster-wide (default 30 s). */
+  maintenanceIntervalSeconds?: number;
   maxConnections?: number;
 }
 
@@ -62,7 +64,7 @@ export async function createTeamApiNode(
     databaseUrl: team.databaseUrl,
     blobDir: team.blobDir,
     maxConnections: team.maxConnections,
-    queue: { expireInSeconds: expiry(config, team) },
+    queue: { expireInSeconds: expiry(config, team), maintenanceIntervalSeconds: team.maintenanceIntervalSeconds },
     onError: (err) => app?.log.error({ err }, 'PostgreSQL connection error'),
   });
   try {
@@ -147,7 +149,7 @@ export async function createTeamWorker(
     databaseUrl: team.databaseUrl,
     blobDir: team.blobDir,
     maxConnections: team.maxConnections,
-    queue: { expireInSeconds: expiry(config, team) },
+    queue: { expireInSeconds: expiry(config, team), maintenanceIntervalSeconds: team.maintenanceIntervalSeconds },
     onError: (err) => opts.log?.error({ err }, 'PostgreSQL connection error'),
   });
   const pool = new WorkerPool({
