@@ -3,6 +3,13 @@
 // src/jobs/local-queue.ts, src/jobs/file-store.ts) and on the team server (PostgreSQL, pg-boss, LISTEN/NOTIFY, a
 // shared blob directory). No SQL and no driver type appears here; rows cross this boundary as the domain records of
 // src/db/*-repository.ts. Methods are the ones the services call, nothing speculative.
+//
+// Who uses what: src/jobs/job-service.ts (JobsStore, BlobStore, WorkQueue.enqueue, JobEvents for wait=true),
+// src/jobs/analysis-runner.ts (WorkQueue take/started/complete/fail/release, JobsStore, BlobStore.withLocalFile,
+// JobEvents.publishFinished: what a `veracity worker` process runs), src/jobs/case-service.ts (JobsStore.cases),
+// src/auth/api-keys.ts (KeyStore), src/server/app.ts (a RateLimitStore through src/db/rate-limit-store.ts).
+// For an API node beside others: createJobService({ analyse: false, keepAnswers: false }); the per-file stage of
+// GET .../progress is known only on the node analysing the file (elsewhere a processing file reads as queued).
 import type { Readable } from 'node:stream';
 import type { ExpertReview, JobStatus, MediaType, RegionGrid } from '../api/schemas.js';
 import type { CaseStatus } from '../api/app-schemas.js';

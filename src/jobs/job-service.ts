@@ -80,6 +80,11 @@ export interface JobServiceDeps {
   queueMaxFiles: number;
   idempotencyTtlMs: number;
   maxWaiters: number;
+  /**
+   * Keep finished jobs' answers and list pages between requests (default true). Right only where this service makes
+   * every write to the jobs (the desktop); an API node beside others must pass false.
+   */
+  keepAnswers?: boolean;
   /** Where previews are made (interactive: the probe pool, not the analysis queue); the analysis pool when absent. */
   previewPool?: WorkerPool;
   previewTimeoutMs?: number;
@@ -90,6 +95,7 @@ export interface JobServiceDeps {
 export function createJobService(d: JobServiceDeps) {
   const now = d.now ?? (() => new Date());
   const jobsRepo = d.store.jobs;
+  const keepAnswers = d.keepAnswers ?? true;
   let waiters = 0;
   const wakeOnShutdown = new Set<() => void>();
   // Keys are kept 24 h (DECISIONS 14): expired records are ignored at once and pruned hourly.
@@ -150,7 +156,7 @@ export function createJobService(d: JobServiceDeps) {
     if (!found || found.job.applicationId !== applicationId) throw new NotFound('job');
     const result = toJobResult(found.job, found.files);
     // Kept only if no write happened while it was read.
-    if (result.status !== 'processing' && version === jobsVersion) keep(terminalResults, jobId, { applicationId, result: deepFreeze(result) });
+    if (keepAnswers && result.status !== 'processing' && version === jobsVersion) keep(terminalResults, jobId, { applicationId, result: deepFreeze(result) });
     return result;
   }
 
@@ -193,7 +199,7 @@ export function createJobService(d: JobServiceDeps) {
       pagination: { page: q.page, pageSize: q.pageSize, total, totalPages, hasNextPage: q.page < totalPages },
     };
     // Kept only if no write happened while it was read (a stale page would otherwise be kept as current).
-    if (version !== jobsVersion) return list;
+    if (!keepAnswers || version !== jobsVersion) return list;
     return keep(listPages, key, { version, list: deepFreeze(list) }).list;
   }
 
