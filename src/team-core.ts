@@ -79,6 +79,8 @@ export async function createTeamApiNode(
       events: backend.events,
       pool: probePool,
       analyse: false,
+      // Other nodes write the same jobs: answers are read from the database every time, never kept in this node.
+      keepAnswers: false,
       previewPool: probePool,
       previewTimeoutMs: config.probeTimeoutMs,
       modelsDir: config.modelsDir,

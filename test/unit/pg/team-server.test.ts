@@ -82,11 +82,8 @@ describe('team server on PostgreSQL (2 API nodes, 1 worker)', () => {
     expect(rows[0].n).toBe(0);
   });
 
-  // Fails today, so skipped: the job service keeps list pages and terminal results in memory per node
-  // (src/jobs/job-service.ts listPages, terminalResults), forgotten only on that node's own writes. Node B answers
-  // its cached list without A's new job, and its cached result without the review made on A. Enable once those
-  // caches are off on team nodes or forgotten across nodes (e.g. on a NOTIFY).
-  it.skip("shows a job made on one node in the list another node already served, and a review made on one node on the other", async () => {
+  // Node B must not answer from what it kept: a list page without A's new job, a result without A's review.
+  it("shows a job made on one node in the list another node already served, and a review made on one node on the other", async () => {
     const list = async (node: TeamApiNode) =>
       body(await node.app.inject({ method: 'GET', url: `/v1/jobs?applicationId=${appId}`, headers: { authorization: `Bearer ${key}` } }), JobList).jobs.map((j) => j.id);
     const before = await list(apiB);
