@@ -21,18 +21,23 @@ describe('team server on PostgreSQL (2 API nodes, 1 worker)', () => {
   let worker: TeamWorkerNode;
   let key: string;
   let appId: string;
+  let team: TeamOptions;
+  let config: (name: string, overrides?: Record<string, unknown>) => CoreConfig;
 
   beforeAll(async () => {
     server = await startPostgres();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'veracity-team-'));
     process.env.VERACITY_TEST_ANALYSE_MS = '300';
-    const team: TeamOptions = {
+    team = {
       databaseUrl: await server.createDatabase('team'),
       blobDir: path.join(dir, 'blobs'),
       keySecret: keySecretFromEnv({ VERACITY_KEY_SECRET: newKeySecret() }),
     };
-    const config = (name: string): CoreConfig =>
-      loadConfig({ dataDir: path.join(dir, name), modelsDir: path.join(dir, 'no-models'), rendererDir: path.join(dir, 'no-renderer'), logLevel: 'silent', analysisWorkers: 1 }, {});
+    config = (name, overrides = {}) =>
+      loadConfig(
+        { dataDir: path.join(dir, name), modelsDir: path.join(dir, 'no-models'), rendererDir: path.join(dir, 'no-renderer'), logLevel: 'silent', analysisWorkers: 1, ...overrides },
+        {},
+      );
     [apiA, apiB] = await Promise.all([createTeamApiNode(config('a'), team), createTeamApiNode(config('b'), team)]);
     worker = await createTeamWorker(config('w'), team, { workerEntry: SLOW_WORKER });
     const apps = await apiA.backend.keyStore.listApplications();
@@ -102,6 +107,29 @@ describe('team server on PostgreSQL (2 API nodes, 1 worker)', () => {
     expect(review.statusCode).toBe(200);
     const seenOnB = body(await apiB.app.inject({ method: 'GET', url: `/v1/jobs/${job.jobId}`, headers: { authorization: `Bearer ${key}` } }), JobResult);
     expect(seenOnB.results[0].expertReview?.assessment).toBe('ai_generated');
+  });
+
+  it('hands a file back, its attempt unspent, when a worker stops cleanly mid-analysis; another worker ends it', async () => {
+    await worker.close();
+    process.env.VERACITY_TEST_ANALYSE_MS = '5000';
+    const stopping = await createTeamWorker(config('w-stop', { shutdownGraceMs: 0 }), team, { workerEntry: SLOW_WORKER });
+    const job = body(await submit(apiA, 'claim-9'), JobResult);
+    const attempts = async () =>
+      (await apiA.backend.pool.query<{ a: number }>('SELECT sum(attempts)::int AS a FROM job_files WHERE job_id = $1', [job.jobId])).rows[0].a;
+    for (let i = 0; i < 400 && (await attempts()) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await attempts()).toBe(1);
+    await stopping.close();
+    expect(await attempts()).toBe(0);
+
+    process.env.VERACITY_TEST_ANALYSE_MS = '300';
+    const next = await createTeamWorker(config('w-next'), team, { workerEntry: SLOW_WORKER });
+    try {
+      const done = body(await apiB.app.inject({ method: 'GET', url: `/v1/jobs/${job.jobId}?wait=true`, headers: { authorization: `Bearer ${key}` } }), JobResult);
+      expect(done.status).toBe('completed');
+      expect(await attempts()).toBe(2);
+    } finally {
+      await next.close();
+    }
   });
 
   it('refuses to start without the shared key secret in the environment', () => {
