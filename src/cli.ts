@@ -10,6 +10,8 @@ import { createCore, listen, openDataDir } from './core.js';
 import type { Application } from './db/applications-repository.js';
 import { announceReady } from './ready-signal.js';
 import { rendererAvailable } from './server/renderer-files.js';
+import { LISTEN_OPTIONS, listenAddress } from './config/listen-address.js';
+import { TEAM_USAGE, keysTeam, serveTeam, teamMode, workerCommand } from './team-cli.js';
 
 const USAGE = `Usage:
   veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--ui-token TOKEN]
@@ -26,9 +28,11 @@ VERACITY_DATA_DIR overrides it.
 
 \`serve\` listens on loopback only. A team server that other machines reach needs --allow-network and the exact
 host names clients (or the TLS proxy in front) put in Host (--allowed-host, repeatable, or VERACITY_ALLOWED_HOSTS,
-comma-separated); anything else is refused. Put TLS in front of it: keys travel in the Authorization header.`;
+comma-separated); anything else is refused. Put TLS in front of it: keys travel in the Authorization header.
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+Team server (PostgreSQL):
+${TEAM_USAGE}`;
+
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -38,9 +42,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve':
-        return await serve(rest);
+        return teamMode(rest) ? await serveTeam(rest) : await serve(rest);
       case 'keys':
-        return await keys(rest);
+        return teamMode(rest) ? await keysTeam(rest) : await keys(rest);
+      case 'worker':
+        return await workerCommand(rest);
       case 'assess': {
         const { assessCommand } = await import('./analysis/assess-cli.js');
         return await assessCommand(rest);
@@ -65,34 +71,21 @@ async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
-      host: { type: 'string' },
+      ...LISTEN_OPTIONS,
       port: { type: 'string' },
       'data-dir': { type: 'string' },
       'models-dir': { type: 'string' },
       'ui-token': { type: 'string' },
-      'allow-network': { type: 'boolean' },
-      'allowed-host': { type: 'string', multiple: true },
     },
     strict: true,
   });
-  const host = values.host ?? '127.0.0.1';
-  const network = values['allow-network'] === true;
-  if (!LOOPBACK.has(host) && !network) {
-    throw new Error(`--host must be a loopback address (127.0.0.1 or ::1) unless --allow-network is given with --allowed-host: by default Veracity never listens on the network.`);
-  }
-  if (!network && values['allowed-host'] !== undefined) throw new Error('--allowed-host needs --allow-network.');
   const config = loadConfig({
-    host: host === 'localhost' ? '127.0.0.1' : host,
-    // Loopback-only by default: the environment's list applies only to a server started with --allow-network.
-    allowedHosts: network ? (values['allowed-host'] ?? process.env.VERACITY_ALLOWED_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean) ?? []) : [],
+    ...listenAddress(values),
     port: values.port,
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined,
     modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined,
     uiToken: values['ui-token'],
   });
-  if (network && config.allowedHosts.length === 0) {
-    throw new Error('--allow-network needs at least one --allowed-host NAME[:PORT] (or VERACITY_ALLOWED_HOSTS): the host names clients use to reach this server.');
-  }
   const core = await createCore(config);
   let url: string;
   try {

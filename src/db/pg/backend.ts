@@ -1,0 +1,61 @@
+// Everything a team-server node stores, opened together on one PostgreSQL database and one shared blob directory:
+// the jobs and key stores, the pg-boss work queue, LISTEN/NOTIFY job events, rate-limit counters and the blobs.
+import { openPgPool, type PgPool } from './connection.js';
+import { createPgJobEvents } from './job-events.js';
+import { createPgJobsStore } from './jobs-store.js';
+import { createPgKeyStore } from './key-store.js';
+import { createPgRateLimitStore } from './rate-limit-store.js';
+import { createSharedBlobStore, type SharedBlobStore } from './shared-blob-store.js';
+import { createPgWorkQueue, type PgWorkQueue, type PgWorkQueueOptions } from './work-queue.js';
+import type { JobEvents, JobsStore, KeyStore, RateLimitStore } from '../stores.js';
+
+export interface PgBackendOptions {
+  /** postgres://… (from --database-url or VERACITY_DATABASE_URL; its password from the environment, never a file). */
+  databaseUrl: string;
+  /** The directory every node mounts for uploaded files. */
+  blobDir: string;
+  maxConnections?: number;
+  queue?: Omit<PgWorkQueueOptions, 'connectionString'>;
+  onError?: (err: Error) => void;
+}
+
+export interface PgBackend {
+  pool: PgPool;
+  jobsStore: JobsStore;
+  keyStore: KeyStore;
+  queue: PgWorkQueue;
+  events: JobEvents;
+  rateLimit: RateLimitStore;
+  blobs: SharedBlobStore;
+  close(): Promise<void>;
+}
+
+/** Migrates (or refuses) the database, then opens every store; on failure closes what it opened. */
+export async function openPgBackend(o: PgBackendOptions): Promise<PgBackend> {
+  const pool = await openPgPool(o.databaseUrl, { maxConnections: o.maxConnections });
+  const opened: (() => Promise<void>)[] = [() => pool.end()];
+  const closeAll = async () => {
+    for (const close of opened.splice(0).reverse()) await close().catch(() => {});
+  };
+  try {
+    const blobs = createSharedBlobStore(o.blobDir);
+    opened.push(() => blobs.close());
+    const events = await createPgJobEvents(pool, o.databaseUrl, { onError: o.onError });
+    opened.push(() => events.close());
+    const queue = await createPgWorkQueue(pool, { ...o.queue, connectionString: o.databaseUrl, onError: o.onError ?? o.queue?.onError });
+    opened.push(() => queue.close());
+    return {
+      pool,
+      jobsStore: createPgJobsStore(pool),
+      keyStore: createPgKeyStore(pool),
+      queue,
+      events,
+      rateLimit: createPgRateLimitStore(pool),
+      blobs,
+      close: closeAll,
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

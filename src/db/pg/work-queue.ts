@@ -1,0 +1,250 @@
+// The team server's analysis queue (src/db/stores.ts WorkQueue) on pg-boss 10: one pg-boss job per stored file, sent
+// on the client of the transaction that inserts the job, taken by any worker process on any machine. Recovery is
+// pg-boss's own: a unit whose taker goes silent past its expiry is failed by pg-boss's maintenance and retried
+// under its retry policy. Attempts that decide a file's fate are job_files.attempts, counted from `started` only:
+// a unit expired or released before a worker began it spends none (its pg-boss retry count is only a bound
+// against a unit no node can ever take to the end).
+import crypto from 'node:crypto';
+import PgBoss from 'pg-boss';
+import pg from 'pg';
+import type { FileWork, JobsTx, WorkLease, WorkQueue } from '../stores.js';
+import type { PgPool, Queryable } from './connection.js';
+import { clientOfTransaction, inTransaction } from './jobs-store.js';
+
+export const WORK_AVAILABLE_CHANNEL = 'veracity_work_available';
+/** Any number, fixed: serialises pg-boss's start (its schema install) across nodes. */
+const PG_BOSS_START_LOCK = 7_281_504_114;
+
+export interface PgWorkQueueOptions {
+  /** postgres:// URL, for the connection that listens for new work. */
+  connectionString: string;
+  /** pg-boss queue name. */
+  queue?: string;
+  /** pg-boss schema. */
+  schema?: string;
+  /** A unit taken and not settled for this long is failed by pg-boss and retried (keep it above the analysis timeout). */
+  expireInSeconds?: number;
+  /** pg-boss retries of one unit (expiries and failures), a bound well above the file's own attempt limit. */
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  /** How often pg-boss's maintenance (expiry of silent units) runs, cluster-wide. */
+  maintenanceIntervalSeconds?: number;
+  /** How often listeners are woken without a notification (retries falling due after a delay or an expiry). */
+  pollIntervalMs?: number;
+  onError?: (err: Error) => void;
+}
+
+export interface PgWorkQueue extends WorkQueue {
+  readonly boss: PgBoss;
+  readonly queue: string;
+  close(): Promise<void>;
+}
+
+interface PgLease extends WorkLease {
+  readonly bossId: string;
+  /** pg-boss's retry count when taken: with the id, it names this taking of the unit and no later one. */
+  readonly retryCount: number;
+  started: boolean;
+}
+
+/**
+ * A time-ordered UUID (version 7 layout: milliseconds, then a counter): pg-boss takes units by created_on (the
+ * sending transaction's start, the same for every file of a job), then id; these ids keep a job's files in
+ * submission order.
+ */
+let lastMs = 0;
+let counter = 0;
+export function orderedUuid(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    counter = 0;
+  } else {
+    counter++;
+    if (counter > 0xfff) {
+      lastMs++;
+      counter = 0;
+    }
+  }
+  const b = crypto.randomBytes(16);
+  b.writeUIntBE(lastMs, 0, 6);
+  b[6] = 0x70 | (counter >> 8);
+  b[7] = counter & 0xff;
+  b[8] = 0x80 | (b[8] & 0x3f);
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** pg-boss's Db contract on one client or the pool. */
+const asDb = (q: Queryable): PgBoss.Db => ({
+  executeSql: (text: string, values: unknown[]) => q.query(text, values),
+});
+
+export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions): Promise<PgWorkQueue> {
+  const queue = opts.queue ?? 'veracity-analysis';
+  const schema = opts.schema ?? 'pgboss';
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid pg-boss schema name: ${schema}`);
+  const policy = {
+    expireInSeconds: opts.expireInSeconds ?? 15 * 60,
+    retryLimit: opts.retryLimit ?? 20,
+    retryDelay: opts.retryDelaySeconds ?? 0,
+    retryBackoff: opts.retryBackoff ?? false,
+  };
+  const onError = opts.onError ?? (() => {});
+  const boss = new PgBoss({
+    db: asDb(pool),
+    schema,
+    maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? 30,
+    // Cron schedules and state monitoring are not used.
+    schedule: false,
+  });
+  boss.on('error', onError);
+  // pg-boss installs its schema at the first start, but two nodes starting at once on a fresh database both try
+  // (duplicate key on pg_namespace): nodes take turns here, the second finding the schema in place.
+  const gate = await pool.connect();
+  try {
+    await gate.query('SELECT pg_advisory_lock($1)', [PG_BOSS_START_LOCK]);
+    try {
+      await boss.start();
+      await boss.createQueue(queue, { name: queue, ...policy });
+    } finally {
+      await gate.query('SELECT pg_advisory_unlock($1)', [PG_BOSS_START_LOCK]);
+    }
+  } finally {
+    gate.release();
+  }
+
+  const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const fn of [...listeners]) fn();
+  };
+
+  // New work is announced by NOTIFY in the inserting transaction (delivered when it commits); retries that fall due
+  // are found by the poll.
+  let closed = false;
+  let listener: pg.Client | null = null;
+  let reconnect: NodeJS.Timeout | null = null;
+  async function listen(): Promise<void> {
+    const c = new pg.Client({ connectionString: opts.connectionString, application_name: 'veracity-queue' });
+    c.on('notification', (msg) => {
+      if (msg.channel === WORK_AVAILABLE_CHANNEL) notify();
+    });
+    c.on('error', (err) => {
+      onError(err);
+      if (listener === c) listener = null;
+      c.end().catch(() => {});
+      if (!closed && !reconnect) {
+        reconnect = setTimeout(() => {
+          reconnect = null;
+          listen().catch(onError);
+        }, 1000);
+        reconnect.unref();
+      }
+    });
+    await c.connect();
+    await c.query(`LISTEN ${WORK_AVAILABLE_CHANNEL}`);
+    if (closed) await c.end();
+    else listener = c;
+  }
+  await listen();
+  const poll = setInterval(() => {
+    if (listeners.size) notify();
+  }, opts.pollIntervalMs ?? 2000);
+  poll.unref();
+
+  /**
+   * Runs `fn` on a transaction holding the unit's pg-boss row, if this lease still owns it (active, and not taken
+   * again since: an expiry and a new taking raise retry_count). A node never settles a unit another node now holds.
+   */
+  async function settle(lease: PgLease, fn: (client: pg.PoolClient) => Promise<void>): Promise<boolean> {
+    return inTransaction(pool, async (client) => {
+      const { rows } = await client.query(
+        `SELECT 1 FROM ${schema}.job WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 FOR UPDATE`,
+        [queue, lease.bossId, lease.retryCount],
+      );
+      if (rows.length === 0) return false;
+      await fn(client);
+      return true;
+    });
+  }
+
+  const send = (q: Queryable, w: FileWork) => boss.send(queue, { ...w }, { ...policy, id: orderedUuid(), db: asDb(q) });
+
+  return {
+    boss,
+    queue,
+    async enqueue(tx: JobsTx, work: FileWork[]) {
+      const client = clientOfTransaction(tx);
+      for (const w of work) {
+        if ((await send(client, w)) === null) throw new Error(`pg-boss did not queue file ${w.fileId}`);
+      }
+      if (work.length) await client.query('SELECT pg_notify($1, $2)', [WORK_AVAILABLE_CHANNEL, queue]);
+    },
+    async take() {
+      for (;;) {
+        const [job] = await boss.fetch<FileWork>(queue, { batchSize: 1, includeMetadata: true });
+        if (!job) return null;
+        const lease: PgLease = {
+          work: { fileId: job.data.fileId, jobId: job.data.jobId, mediaType: job.data.mediaType },
+          attempts: 0,
+          bossId: job.id,
+          retryCount: job.retryCount,
+          started: false,
+        };
+        const { rows } = await pool.query<{ status: string; attempts: number }>('SELECT status, attempts FROM job_files WHERE id = $1', [
+          lease.work.fileId,
+        ]);
+        if (rows[0]?.status === 'processing') return { ...lease, attempts: rows[0].attempts };
+        // Finished already (a unit retried after its first taker recorded the outcome but died before settling),
+        // or its job is gone: nothing to do but settle it.
+        await settle(lease, (client) => boss.complete(queue, lease.bossId, {}, { db: asDb(client) }));
+      }
+    },
+    onAvailable(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    async started(lease, at) {
+      (lease as PgLease).started = true;
+      await pool.query("UPDATE job_files SET attempts = attempts + 1, started_at = $2 WHERE id = $1 AND status = 'processing'", [
+        lease.work.fileId,
+        at,
+      ]);
+    },
+    async complete(lease) {
+      await settle(lease as PgLease, (client) => boss.complete(queue, (lease as PgLease).bossId, {}, { db: asDb(client) }));
+    },
+    async fail(lease) {
+      await settle(lease as PgLease, (client) => boss.fail(queue, (lease as PgLease).bossId, {}, { db: asDb(client) }));
+    },
+    async release(lease) {
+      const l = lease as PgLease;
+      // Back to the queue as a fresh unit (no pg-boss retry spent) and, if a worker began it, its attempt handed
+      // back: a clean stop says nothing about the file. One transaction: the unit is never lost nor doubled.
+      await settle(l, async (client) => {
+        await boss.complete(queue, l.bossId, {}, { db: asDb(client) });
+        if ((await send(client, l.work)) === null) throw new Error(`pg-boss did not queue file ${l.work.fileId}`);
+        if (l.started) {
+          await client.query("UPDATE job_files SET attempts = attempts - 1 WHERE id = $1 AND status = 'processing' AND attempts > 0", [
+            l.work.fileId,
+          ]);
+        }
+        await client.query('SELECT pg_notify($1, $2)', [WORK_AVAILABLE_CHANNEL, queue]);
+      });
+    },
+    async recover() {
+      // pg-boss expires and retries the units of a node that died; nothing of this node's is held across a restart.
+      return 0;
+    },
+    async close() {
+      closed = true;
+      clearInterval(poll);
+      if (reconnect) clearTimeout(reconnect);
+      const c = listener;
+      listener = null;
+      await c?.end();
+      await boss.stop({ graceful: false, close: false, wait: true });
+    },
+  };
+}
