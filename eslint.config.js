@@ -13,7 +13,7 @@ const noImport = (bans) => ['error', { patterns: bans.map(({ group, message }) =
 
 const notHeadless = { group: ['electron', 'react', 'react-dom', 'react/*', 'react-dom/*', '**/main/**', '**/renderer/**'], message: 'src/ is the headless core: no Electron, React, renderer or main imports.' };
 const layer = (folders, message) => ({ group: folders.flatMap((f) => [`**/${f}/**`, `../${f}/*`]), message });
-const composition = { group: ['**/cli.js', '**/core.js', '**/ready-signal.js'], message: 'cli.ts, core.ts and ready-signal.ts compose the core; nothing inside src imports them.' };
+const composition = { group: ['**/cli.js', '**/core.js', '**/team-cli.js', '**/team-core.js', '**/ready-signal.js'], message: 'cli.ts, core.ts, team-cli.ts, team-core.ts and ready-signal.ts compose the core (the desktop and the team server); nothing inside src imports them.' };
 const analysisSurface = { group: ['**/analysis/*', '!**/analysis/index.js'], message: 'Outside src/analysis, import the pipeline through src/analysis/index.ts only.' };
 
 /** src/<folder> may import src/api and the folders named here, nothing else of src. */
