@@ -1,6 +1,7 @@
 // Applications (one pipeline kind each) and their API keys, kept as digests (never the key). No SQL outside repositories.
 import type { PipelineKind } from '../api/schemas.js';
 import type { Db } from './connection.js';
+import { toApp, toKey, type AppRow, type KeyRow } from './rows.js';
 
 export interface Application {
   id: string;
@@ -22,34 +23,6 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-interface AppRow {
-  id: string;
-  name: string;
-  kind: string;
-  created_at: string;
-}
-interface KeyRow {
-  id: string;
-  application_id: string;
-  name: string;
-  token_sha256: string;
-  token_hint: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-const toApp = (r: AppRow): Application => ({ id: r.id, name: r.name, kind: r.kind as PipelineKind, createdAt: r.created_at });
-const toKey = (r: KeyRow): ApiKeyRecord => ({
-  id: r.id,
-  applicationId: r.application_id,
-  name: r.name,
-  tokenSha256: r.token_sha256,
-  hint: r.token_hint,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-});
 
 export function createApplicationsRepository(db: Db) {
   const stmts = {

@@ -3,6 +3,7 @@
 import type { CaseStatus } from '../api/app-schemas.js';
 import type { MediaType, PipelineKind, VerdictAssessment } from '../api/schemas.js';
 import type { Db } from './connection.js';
+import { toCase, type CaseRow } from './rows.js';
 
 export interface CaseRecord {
   id: string;
@@ -53,22 +54,6 @@ export interface HistoryRecord {
   createdAt: string;
 }
 
-interface CaseRow {
-  id: string;
-  name: string;
-  notes: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  job_count: number;
-  file_count: number;
-  ai_generated: number;
-  authentic: number;
-  inconclusive: number;
-  processing: number;
-  error: number;
-}
-
 interface HistoryRow {
   job_id: string;
   file_id: string;
@@ -99,18 +84,6 @@ const CASE_SELECT = `SELECT c.*,
   count(CASE WHEN f.status = 'processing' THEN 1 END) AS processing,
   count(CASE WHEN f.status = 'error' THEN 1 END) AS error
   FROM cases c LEFT JOIN jobs j ON j.case_id = c.id LEFT JOIN job_files f ON f.job_id = j.id`;
-
-const toCase = (r: CaseRow): CaseRecord => ({
-  id: r.id,
-  name: r.name,
-  notes: r.notes,
-  status: r.status as CaseStatus,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  jobCount: r.job_count,
-  fileCount: r.file_count,
-  counts: { ai_generated: r.ai_generated, authentic: r.authentic, inconclusive: r.inconclusive, processing: r.processing, error: r.error },
-});
 
 const toHistory = (r: HistoryRow): HistoryRecord => ({
   jobId: r.job_id,

@@ -1,6 +1,9 @@
 // Jobs, their files (one result each) and idempotency records. Rows are mapped to domain types here, at the edge.
 import type { ExpertReview, JobStatus, MediaType, RegionGrid, Verdict } from '../api/schemas.js';
 import type { Db } from './connection.js';
+import { jsonText, toFile as toFileRow, toJob, type FileRow, type JobRow } from './rows.js';
+
+const toFile = (r: FileRow): FileRecord => toFileRow(r, jsonText);
 
 export type FileStatus = 'processing' | 'completed' | 'error';
 
@@ -46,74 +49,6 @@ export interface IdempotencyRecord {
   jobId: string;
   createdAtMs: number;
 }
-
-interface JobRow {
-  id: string;
-  application_id: string;
-  metadata: string | null;
-  case_name: string | null;
-  status: string;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-}
-interface FileRow {
-  id: string;
-  job_id: string;
-  position: number;
-  name: string;
-  size: number;
-  media_type: string;
-  sha256: string;
-  status: string;
-  attempts: number;
-  started_at: string;
-  completed_at: string | null;
-  verdict: string | null;
-  model_version: string | null;
-  aggregation: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  review: string | null;
-}
-
-const parse = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T));
-
-const toJob = (r: JobRow): JobRecord => ({
-  id: r.id,
-  applicationId: r.application_id,
-  metadata: parse<Record<string, unknown>>(r.metadata),
-  metadataJson: r.metadata,
-  caseName: r.case_name,
-  status: r.status as JobStatus,
-  errorCode: r.error_code,
-  errorMessage: r.error_message,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  completedAt: r.completed_at,
-});
-
-const toFile = (r: FileRow): FileRecord => ({
-  id: r.id,
-  jobId: r.job_id,
-  position: r.position,
-  name: r.name,
-  size: r.size,
-  mediaType: r.media_type as MediaType,
-  sha256: r.sha256,
-  status: r.status as FileStatus,
-  attempts: r.attempts,
-  startedAt: r.started_at,
-  completedAt: r.completed_at,
-  verdict: parse<Verdict>(r.verdict),
-  modelVersion: r.model_version,
-  aggregation: r.aggregation,
-  errorCode: r.error_code,
-  errorMessage: r.error_message,
-  review: parse<ExpertReview>(r.review),
-});
 
 export interface NewJob {
   id: string;
@@ -213,7 +148,7 @@ export function createJobsRepository(db: Db) {
     /** The tile scores of one file: undefined when there is no such file, null when it has none. */
     getFileRegions(jobId: string, fileId: string): RegionGrid[] | null | undefined {
       const r = s.getFileRegions.get(fileId, jobId) as { regions: string | null } | undefined;
-      return r && parse<RegionGrid[]>(r.regions);
+      return r && jsonText<RegionGrid[]>(r.regions);
     },
     listJobs(applicationId: string, caseName: string | null, limit: number, offset: number): JobRecord[] {
       const rows = caseName === null ? s.listJobs.all(applicationId, limit, offset) : s.listJobsByCase.all(applicationId, caseName, limit, offset);

@@ -3,12 +3,14 @@
 // What SQLite gets from its single write lock, this store gets from advisory locks taken inside the transaction: two
 // API nodes checking the same idempotency key, or making the same case, take turns.
 import type pg from 'pg';
-import type { ExpertReview, JobStatus, MediaType, PipelineKind, RegionGrid, Verdict, VerdictAssessment } from '../../api/schemas.js';
-import type { CaseStatus } from '../../api/app-schemas.js';
-import { containsPattern, type CaseRecord, type HistoryFilter, type HistoryRecord } from '../cases-repository.js';
-import type { FileRecord, FileStatus, JobRecord } from '../jobs-repository.js';
+import type { MediaType, PipelineKind, RegionGrid, VerdictAssessment } from '../../api/schemas.js';
+import { containsPattern, type HistoryFilter, type HistoryRecord } from '../cases-repository.js';
+import type { FileRecord } from '../jobs-repository.js';
 import type { CaseRows, JobRows, JobsStore, JobsTx } from '../stores.js';
 import type { PgPool, Queryable } from './connection.js';
+import { jsonValue, toCase, toFile as toFileRow, toJob, type CaseRow, type FileRow, type JobRow } from '../rows.js';
+
+const toFile = (r: FileRow): FileRecord => toFileRow(r, jsonValue);
 
 /** The client of a transaction made by this store: pg-boss sends its jobs on it (src/db/pg/work-queue.ts). */
 const txClients = new WeakMap<JobsTx, pg.PoolClient>();
@@ -42,73 +44,6 @@ export async function inTransaction<T>(pool: PgPool, fn: (client: pg.PoolClient)
     client.release(broken);
   }
 }
-
-interface JobRow {
-  id: string;
-  application_id: string;
-  metadata: string | null;
-  case_name: string | null;
-  status: string;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-}
-interface FileRow {
-  id: string;
-  job_id: string;
-  position: number;
-  name: string;
-  /** bigint: text from a row, a number from json. */
-  size: string | number;
-  media_type: string;
-  sha256: string;
-  status: string;
-  attempts: number;
-  started_at: string;
-  completed_at: string | null;
-  verdict: Verdict | null;
-  model_version: string | null;
-  aggregation: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  review: ExpertReview | null;
-}
-
-const toJob = (r: JobRow): JobRecord => ({
-  id: r.id,
-  applicationId: r.application_id,
-  metadata: r.metadata === null ? null : (JSON.parse(r.metadata) as Record<string, unknown>),
-  metadataJson: r.metadata,
-  caseName: r.case_name,
-  status: r.status as JobStatus,
-  errorCode: r.error_code,
-  errorMessage: r.error_message,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  completedAt: r.completed_at,
-});
-
-const toFile = (r: FileRow): FileRecord => ({
-  id: r.id,
-  jobId: r.job_id,
-  position: r.position,
-  name: r.name,
-  size: Number(r.size),
-  mediaType: r.media_type as MediaType,
-  sha256: r.sha256,
-  status: r.status as FileStatus,
-  attempts: r.attempts,
-  startedAt: r.started_at,
-  completedAt: r.completed_at,
-  verdict: r.verdict,
-  modelVersion: r.model_version,
-  aggregation: r.aggregation,
-  errorCode: r.error_code,
-  errorMessage: r.error_message,
-  review: r.review,
-});
 
 /** Every column of job_files but the tile scores (see src/db/jobs-repository.ts FILE_COLUMNS). */
 const FILE_COLUMNS = `id, job_id, position, name, size, media_type, sha256, status, attempts, started_at, completed_at, verdict,
@@ -281,34 +216,6 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
     },
   };
 }
-
-interface CaseRow {
-  id: string;
-  name: string;
-  notes: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  job_count: number;
-  file_count: number;
-  ai_generated: number;
-  authentic: number;
-  inconclusive: number;
-  processing: number;
-  error: number;
-}
-
-const toCase = (r: CaseRow): CaseRecord => ({
-  id: r.id,
-  name: r.name,
-  notes: r.notes,
-  status: r.status as CaseStatus,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  jobCount: r.job_count,
-  fileCount: r.file_count,
-  counts: { ai_generated: r.ai_generated, authentic: r.authentic, inconclusive: r.inconclusive, processing: r.processing, error: r.error },
-});
 
 /** A case with its counts (src/db/cases-repository.ts CASE_SELECT, in PostgreSQL's words). */
 const CASE_SELECT = `SELECT c.*,

@@ -1,40 +1,11 @@
 // The team server's key store (src/db/stores.ts KeyStore) on PostgreSQL: applications and their API keys, kept as
 // SHA-256 digests and a four-character hint, never the key. The signing secret is not here: it comes from the
 // environment (src/auth/api-keys.ts).
-import type { PipelineKind } from '../../api/schemas.js';
-import type { ApiKeyRecord, Application } from '../applications-repository.js';
 import type { KeyRows, KeyStore } from '../stores.js';
 import type { PgPool, Queryable } from './connection.js';
+import { toApp, toKey, type AppRow, type KeyRow } from '../rows.js';
 import { inTransaction } from './jobs-store.js';
 
-interface AppRow {
-  id: string;
-  name: string;
-  kind: string;
-  created_at: string;
-}
-interface KeyRow {
-  id: string;
-  application_id: string;
-  name: string;
-  token_sha256: string;
-  token_hint: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-const toApp = (r: AppRow): Application => ({ id: r.id, name: r.name, kind: r.kind as PipelineKind, createdAt: r.created_at });
-const toKey = (r: KeyRow): ApiKeyRecord => ({
-  id: r.id,
-  applicationId: r.application_id,
-  name: r.name,
-  tokenSha256: r.token_sha256,
-  hint: r.token_hint,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-});
 
 function keyRows(q: Queryable): KeyRows {
   return {
