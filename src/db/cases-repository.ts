@@ -3,7 +3,7 @@
 import type { CaseStatus } from '../api/app-schemas.js';
 import type { MediaType, PipelineKind, VerdictAssessment } from '../api/schemas.js';
 import type { Db } from './connection.js';
-import { toCase, type CaseRow } from './rows.js';
+import { toCase, toHistory, type CaseRow, type HistoryRow } from './rows.js';
 
 export interface CaseRecord {
   id: string;
@@ -54,23 +54,6 @@ export interface HistoryRecord {
   createdAt: string;
 }
 
-interface HistoryRow {
-  job_id: string;
-  file_id: string;
-  application_id: string;
-  kind: string;
-  case_id: string | null;
-  case_name: string | null;
-  name: string;
-  size: number;
-  media_type: string;
-  sha256: string;
-  status: string;
-  assessment: string | null;
-  review_assessment: string | null;
-  created_at: string;
-}
-
 /** A LIKE pattern matching `text` anywhere, its own % _ and \ taken literally (ESCAPE '\'). */
 export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -84,23 +67,6 @@ const CASE_SELECT = `SELECT c.*,
   count(CASE WHEN f.status = 'processing' THEN 1 END) AS processing,
   count(CASE WHEN f.status = 'error' THEN 1 END) AS error
   FROM cases c LEFT JOIN jobs j ON j.case_id = c.id LEFT JOIN job_files f ON f.job_id = j.id`;
-
-const toHistory = (r: HistoryRow): HistoryRecord => ({
-  jobId: r.job_id,
-  fileId: r.file_id,
-  applicationId: r.application_id,
-  kind: r.kind as PipelineKind,
-  caseId: r.case_id,
-  caseName: r.case_name,
-  name: r.name,
-  size: r.size,
-  mediaType: r.media_type as MediaType,
-  sha256: r.sha256,
-  status: r.status as HistoryRecord['status'],
-  assessment: r.assessment as VerdictAssessment | null,
-  reviewAssessment: r.review_assessment as VerdictAssessment | null,
-  createdAt: r.created_at,
-});
 
 /** The WHERE clause of a history search and its parameters; every condition is a fixed fragment. */
 function historyWhere(f: HistoryFilter): { sql: string; params: Record<string, string> } {

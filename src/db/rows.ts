@@ -3,9 +3,9 @@
 // difference is how a JSON column arrives: SQLite gives its text, PostgreSQL's json type an already parsed value,
 // so a reader passes its `JsonColumn`.
 import type { CaseStatus } from '../api/app-schemas.js';
-import type { ExpertReview, JobStatus, MediaType, PipelineKind, Verdict } from '../api/schemas.js';
+import type { ExpertReview, JobStatus, MediaType, PipelineKind, Verdict, VerdictAssessment } from '../api/schemas.js';
 import type { ApiKeyRecord, Application } from './applications-repository.js';
-import type { CaseRecord } from './cases-repository.js';
+import type { CaseRecord, HistoryRecord } from './cases-repository.js';
 import type { FileRecord, FileStatus, JobRecord } from './jobs-repository.js';
 
 export interface JobRow {
@@ -57,6 +57,25 @@ export interface CaseRow {
   inconclusive: number;
   processing: number;
   error: number;
+}
+
+/** One file of a History search: the file, its job, its application's kind and its case. */
+export interface HistoryRow {
+  job_id: string;
+  file_id: string;
+  application_id: string;
+  kind: string;
+  case_id: string | null;
+  case_name: string | null;
+  name: string;
+  /** PostgreSQL's bigint arrives as text. */
+  size: number | string;
+  media_type: string;
+  sha256: string;
+  status: string;
+  assessment: string | null;
+  review_assessment: string | null;
+  created_at: string;
 }
 
 export interface AppRow {
@@ -128,6 +147,23 @@ export const toCase = (r: CaseRow): CaseRecord => ({
   jobCount: r.job_count,
   fileCount: r.file_count,
   counts: { ai_generated: r.ai_generated, authentic: r.authentic, inconclusive: r.inconclusive, processing: r.processing, error: r.error },
+});
+
+export const toHistory = (r: HistoryRow): HistoryRecord => ({
+  jobId: r.job_id,
+  fileId: r.file_id,
+  applicationId: r.application_id,
+  kind: r.kind as PipelineKind,
+  caseId: r.case_id,
+  caseName: r.case_name,
+  name: r.name,
+  size: Number(r.size),
+  mediaType: r.media_type as MediaType,
+  sha256: r.sha256,
+  status: r.status as HistoryRecord['status'],
+  assessment: r.assessment as VerdictAssessment | null,
+  reviewAssessment: r.review_assessment as VerdictAssessment | null,
+  createdAt: r.created_at,
 });
 
 export const toApp = (r: AppRow): Application => ({ id: r.id, name: r.name, kind: r.kind as PipelineKind, createdAt: r.created_at });

@@ -3,12 +3,12 @@
 // What SQLite gets from its single write lock, this store gets from advisory locks taken inside the transaction: two
 // API nodes checking the same idempotency key, or making the same case, take turns.
 import type pg from 'pg';
-import type { MediaType, PipelineKind, RegionGrid, VerdictAssessment } from '../../api/schemas.js';
-import { containsPattern, type HistoryFilter, type HistoryRecord } from '../cases-repository.js';
+import type { PipelineKind, RegionGrid } from '../../api/schemas.js';
+import { containsPattern, type HistoryFilter } from '../cases-repository.js';
 import type { FileRecord } from '../jobs-repository.js';
 import type { CaseRows, JobRows, JobsStore, JobsTx } from '../stores.js';
 import type { PgPool, Queryable } from './connection.js';
-import { jsonValue, toCase, toFile as toFileRow, toJob, type CaseRow, type FileRow, type JobRow } from '../rows.js';
+import { jsonValue, toCase, toFile as toFileRow, toHistory, toJob, type CaseRow, type FileRow, type HistoryRow, type JobRow } from '../rows.js';
 
 const toFile = (r: FileRow): FileRecord => toFileRow(r, jsonValue);
 
@@ -309,45 +309,13 @@ function caseRows(q: Queryable, inTx: boolean): CaseRows {
     async history(f, limit, offset) {
       const { sql, params } = historyWhere(f);
       const n = params.length;
-      const { rows } = await q.query<{
-        job_id: string;
-        file_id: string;
-        application_id: string;
-        kind: string;
-        case_id: string | null;
-        case_name: string | null;
-        name: string;
-        size: string;
-        media_type: string;
-        sha256: string;
-        status: string;
-        assessment: string | null;
-        review_assessment: string | null;
-        created_at: string;
-      }>(
+      const { rows } = await q.query<HistoryRow>(
         `SELECT f.job_id, f.id AS file_id, j.application_id, a.kind, j.case_id, c.name AS case_name, f.name, f.size, f.media_type,
            f.sha256, f.status, f.verdict->>'assessment' AS assessment, f.review->>'assessment' AS review_assessment, j.created_at
          ${HISTORY_FROM} ${sql} ORDER BY j.seq DESC, f.position LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, limit, offset],
       );
-      return rows.map(
-        (r): HistoryRecord => ({
-          jobId: r.job_id,
-          fileId: r.file_id,
-          applicationId: r.application_id,
-          kind: r.kind as PipelineKind,
-          caseId: r.case_id,
-          caseName: r.case_name,
-          name: r.name,
-          size: Number(r.size),
-          mediaType: r.media_type as MediaType,
-          sha256: r.sha256,
-          status: r.status as HistoryRecord['status'],
-          assessment: r.assessment as VerdictAssessment | null,
-          reviewAssessment: r.review_assessment as VerdictAssessment | null,
-          createdAt: r.created_at,
-        }),
-      );
+      return rows.map(toHistory);
     },
     async countHistory(f) {
       const { sql, params } = historyWhere(f);
