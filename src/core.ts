@@ -14,7 +14,7 @@ import { createLocalWorkQueue, createSqliteJobsStore, createSqliteKeyStore } fro
 import type { JobsStore, KeyStore } from './db/stores.js';
 import { createCaseService } from './jobs/case-service.js';
 import { createFileStore } from './jobs/file-store.js';
-import { createJobService, type JobService } from './jobs/job-service.js';
+import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createLocalJobEvents } from './jobs/local-events.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { buildApp } from './server/app.js';
@@ -77,13 +77,7 @@ export async function createCore(
     pool: analysisPool,
     // A preview is asked for by a person waiting on the window: the probe pool, at normal priority, not the queue.
     previewPool: probePool,
-    previewTimeoutMs: config.probeTimeoutMs,
-    modelsDir: config.modelsDir,
-    threadsPerWorker: config.threadsPerWorker,
-    fileTimeoutMs: config.fileTimeoutMs,
-    queueMaxFiles: config.queueMaxFiles,
-    idempotencyTtlMs: config.idempotencyTtlMs,
-    maxWaiters: config.maxWaiters,
+    ...jobServiceSettings(config),
     now: opts.now,
     log: { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
   });

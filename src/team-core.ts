@@ -9,7 +9,7 @@ import { rateLimitStoreCtor } from './db/rate-limit-store.js';
 import { openPgBackend, type PgBackend } from './db/pg/backend.js';
 import { createAnalysisRunner } from './jobs/analysis-runner.js';
 import { createCaseService } from './jobs/case-service.js';
-import { createJobService, type JobService } from './jobs/job-service.js';
+import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { buildApp } from './server/app.js';
 
@@ -82,13 +82,7 @@ export async function createTeamApiNode(
       // Other nodes write the same jobs: answers are read from the database every time, never kept in this node.
       keepAnswers: false,
       previewPool: probePool,
-      previewTimeoutMs: config.probeTimeoutMs,
-      modelsDir: config.modelsDir,
-      threadsPerWorker: config.threadsPerWorker,
-      fileTimeoutMs: config.fileTimeoutMs,
-      queueMaxFiles: config.queueMaxFiles,
-      idempotencyTtlMs: config.idempotencyTtlMs,
-      maxWaiters: config.maxWaiters,
+      ...jobServiceSettings(config),
       now: opts.now,
       log: { error: (o, m) => app?.log.error(o, m), info: (o, m) => app?.log.info(o, m) },
     });

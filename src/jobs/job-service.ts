@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
 import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
-import { REPO_ROOT } from '../config/config.js';
+import { REPO_ROOT, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
 import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
 import { createAnalysisRunner } from './analysis-runner.js';
@@ -99,6 +99,19 @@ const PREVIEW_FAILURES: Partial<Record<WorkerTaskError['reason'] | 'internal', s
   memory: 'drawing it needed more memory than allowed',
   crashed: 'the process drawing it stopped',
 };
+
+/** The job service's bounds as the configuration sets them: the same for the desktop core and a team API node. */
+export function jobServiceSettings(config: CoreConfig) {
+  return {
+    previewTimeoutMs: config.probeTimeoutMs,
+    modelsDir: config.modelsDir,
+    threadsPerWorker: config.threadsPerWorker,
+    fileTimeoutMs: config.fileTimeoutMs,
+    queueMaxFiles: config.queueMaxFiles,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+    maxWaiters: config.maxWaiters,
+  } satisfies Partial<JobServiceDeps>;
+}
 
 export function createJobService(d: JobServiceDeps) {
   const now = d.now ?? (() => new Date());
