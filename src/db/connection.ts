@@ -2,13 +2,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { migrationChecksum, pendingMigrations } from './migration-rules.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 
 export type Db = Database.Database;
-
-function checksum(m: Migration): string {
-  return crypto.createHash('sha256').update(m.sql).digest('hex');
-}
 
 /**
  * The database and its WAL and shared-memory files are readable by their user only, whatever the umask. SQLite
@@ -72,21 +69,10 @@ export function migrate(db: Db, migrations: readonly Migration[]): Migration[] {
     name: string;
     checksum: string;
   }[];
-  for (const row of applied) {
-    const known = migrations.find((m) => m.id === row.id);
-    if (!known) {
-      throw new Error(
-        `Database has migration ${row.id} (${row.name}) that this version of Veracity does not know: it was written by a newer version. Refusing to start.`,
-      );
-    }
-    if (checksum(known) !== row.checksum) {
-      throw new Error(`Migration ${row.id} (${row.name}) differs from the one applied to this database. Refusing to start.`);
-    }
-  }
+  const pending = pendingMigrations([...migrations].sort((a, b) => a.id - b.id), applied);
   const insert = db.prepare('INSERT INTO schema_migrations (id, name, checksum, applied_at) VALUES (?, ?, ?, ?)');
   const done: Migration[] = [];
-  for (const m of [...migrations].sort((a, b) => a.id - b.id)) {
-    if (applied.some((r) => r.id === m.id)) continue;
+  for (const m of pending) {
     // secure_delete zeroes the pages and cells the migration frees, in the same transaction: even if the VACUUM
     // after it never runs (a crash), the removed bytes are not left in the file's free pages.
     const secureDelete = db.pragma('secure_delete', { simple: true }) as number;
@@ -94,7 +80,7 @@ export function migrate(db: Db, migrations: readonly Migration[]): Migration[] {
     try {
       db.transaction(() => {
         db.exec(m.sql);
-        insert.run(m.id, m.name, checksum(m), new Date().toISOString());
+        insert.run(m.id, m.name, migrationChecksum(m), new Date().toISOString());
       })();
     } finally {
       db.pragma(`secure_delete = ${secureDelete}`);

@@ -1,7 +1,7 @@
 // The team server's PostgreSQL pool and its migration runner: the same rules as src/db/connection.ts (numbered,
 // forward-only, refuse a database ahead of or diverging from the code), made safe for several nodes starting at once.
-import crypto from 'node:crypto';
 import pg from 'pg';
+import { migrationChecksum, pendingMigrations } from '../migration-rules.js';
 import { PG_MIGRATIONS, type Migration } from '../pg-migrations/index.js';
 
 export type PgPool = pg.Pool;
@@ -10,10 +10,6 @@ export type Queryable = pg.Pool | pg.PoolClient;
 
 /** Any number, fixed: the advisory lock that serialises migration runs of every node on one database. */
 const MIGRATION_LOCK = 7_281_504_113;
-
-function checksum(m: Migration): string {
-  return crypto.createHash('sha256').update(m.sql).digest('hex');
-}
 
 export interface PgOptions {
   /** Connections this node may hold (API node: requests; worker: its analysis slots plus the queue's). */
@@ -54,27 +50,16 @@ export async function migratePg(pool: PgPool, migrations: readonly Migration[]):
       const { rows: applied } = await client.query<{ id: number; name: string; checksum: string }>(
         'SELECT id, name, checksum FROM schema_migrations ORDER BY id',
       );
-      for (const row of applied) {
-        const known = migrations.find((m) => m.id === row.id);
-        if (!known) {
-          throw new Error(
-            `Database has migration ${row.id} (${row.name}) that this version of Veracity does not know: it was written by a newer version. Refusing to start.`,
-          );
-        }
-        if (checksum(known) !== row.checksum) {
-          throw new Error(`Migration ${row.id} (${row.name}) differs from the one applied to this database. Refusing to start.`);
-        }
-      }
+      const pending = pendingMigrations([...migrations].sort((a, b) => a.id - b.id), applied);
       const done: number[] = [];
-      for (const m of [...migrations].sort((a, b) => a.id - b.id)) {
-        if (applied.some((r) => r.id === m.id)) continue;
+      for (const m of pending) {
         await client.query('BEGIN');
         try {
           await client.query(m.sql);
           await client.query('INSERT INTO schema_migrations (id, name, checksum, applied_at) VALUES ($1, $2, $3, $4)', [
             m.id,
             m.name,
-            checksum(m),
+            migrationChecksum(m),
             new Date().toISOString(),
           ]);
           await client.query('COMMIT');
