@@ -97,7 +97,7 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     const core = await startCore();
     const job = body(await assess(core, [filePart(await makeJpeg(64, 64))]), JobResult);
     const fileId = job.results[0].file.id;
-    const before = footprint(core);
+    const before = await footprint(core);
     expectError(await get(core, `/v1/jobs/${job.jobId}/files/not-a-uuid/preview`), 400, 'invalid_request', 'fileId');
     expectError(await get(core, `/v1/jobs/not-a-uuid/files/${fileId}/preview`), 400, 'invalid_request', 'jobId');
     expectError(await get(core, `/v1/jobs/${job.jobId}/files/${fileId}/preview`, core.pdfsKey), 404, 'not_found');
@@ -123,7 +123,7 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     ];
     for (const [what, bytes] of hostile) {
       fs.writeFileSync(stored, bytes);
-      const before = footprint(core);
+      const before = await footprint(core);
       const res = await get(core, `/v1/jobs/${job.jobId}/files/${heicId}/preview`);
       expectError(res, 422, 'unprocessable');
       expect(JSON.parse(res.body).message, what).toMatch(/^No preview can be made of this file: /);

@@ -166,7 +166,7 @@ describe('the case report (PDF and JSON)', () => {
     expect(flat).toContain('Not assessed');
     expect(/Report SHA-256 ([0-9a-f]{64})/.exec(flat)?.[1]).toBe(sha256(json.rawPayload));
 
-    const before = footprint(core);
+    const before = await footprint(core);
     expectError(await get(core, `/v1/jobs/${job.jobId}/report.pdf`, core.pdfsKey), 404, 'not_found');
     expectError(await get(core, `/v1/jobs/${job.jobId}/report.json`, core.pdfsKey), 404, 'not_found');
     expectError(await get(core, '/v1/jobs/not-a-uuid/report.pdf'), 400, 'invalid_request', 'jobId');
@@ -183,7 +183,7 @@ describe('the case report (PDF and JSON)', () => {
       await core.app.inject({ method: 'POST', url: '/app/cases', headers: { authorization: `Bearer ${core.uiToken}` }, payload: { name: 'Nothing yet' } }),
       CaseInfo,
     );
-    const before = footprint(core);
+    const before = await footprint(core);
     for (const ext of ['pdf', 'json']) {
       expectError(await ui(core, `/app/cases/not-a-uuid/report.${ext}`), 400, 'invalid_request', 'caseId');
       expectError(await ui(core, `/app/cases/3f2504e0-4f89-41d3-9a0c-0305e82c3301/report.${ext}`), 404, 'not_found');
