@@ -10,7 +10,7 @@ import { JobResult } from '../../src/api/schemas.js';
 import { createFileStore } from '../../src/jobs/file-store.js';
 import { HEIC_FIXTURE, heicDeclaring, tinyZip } from '../reliability/hostile-files.js';
 import { makeJpeg, makePng } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir } from './helpers.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir, tmpFiles } from './helpers.js';
 
 /** A 300x200 picture whose left half is red and right half blue, so orientation and content can be read back. */
 async function halves(width = 300, height = 200): Promise<Buffer> {
@@ -70,7 +70,7 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     expect(fs.readFileSync(kept).equals(picture)).toBe(true);
     const again = await get(core, `/v1/jobs/${job.jobId}/files/${fileId}/preview`);
     expect(again.rawPayload.equals(picture)).toBe(true);
-    expect(fs.readdirSync(path.join(core.dataDir, 'tmp'))).toEqual([]);
+    expect(tmpFiles(core)).toEqual([]);
   });
 
   it('applies EXIF orientation and bounds the long side to 2048 px (JPEG), keeps a PNG a PNG', async () => {
