@@ -118,7 +118,7 @@ export async function createCore(
 }
 
 /** Binds the core's app to the configured loopback host and port; returns the base URL. */
-export async function listen(core: Core): Promise<string> {
+export async function listen(core: Pick<Core, 'app' | 'config' | 'setPort'>): Promise<string> {
   const { host, port } = core.config;
   await core.app.listen({ host, port });
   const addr = core.app.server.address();

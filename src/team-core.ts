@@ -77,6 +77,8 @@ export async function createTeamApiNode(
       blobs: backend.blobs,
       queue: backend.queue,
       events: backend.events,
+      // Stages are recorded by the worker analysing each file: progress reads them from the database.
+      stages: backend.stages,
       pool: probePool,
       analyse: false,
       // Other nodes write the same jobs: answers are read from the database every time, never kept in this node.
@@ -161,6 +163,7 @@ export async function createTeamWorker(
     blobs: backend.blobs,
     queue: backend.queue,
     events: backend.events,
+    stages: backend.stages,
     pool,
     modelsDir: config.modelsDir,
     threadsPerWorker: config.threadsPerWorker,

@@ -11,7 +11,7 @@
 // For an API node beside others: createJobService({ analyse: false, keepAnswers: false }); the per-file stage of
 // GET .../progress is known only on the node analysing the file (elsewhere a processing file reads as queued).
 import type { Readable } from 'node:stream';
-import type { ExpertReview, JobStatus, MediaType, RegionGrid } from '../api/schemas.js';
+import type { ExpertReview, FileStage, JobStatus, MediaType, RegionGrid } from '../api/schemas.js';
 import type { CaseStatus } from '../api/app-schemas.js';
 import type { ApiKeyRecord, Application } from './applications-repository.js';
 import type { CaseJobRef, CaseRecord, HistoryFilter, HistoryRecord } from './cases-repository.js';
@@ -167,6 +167,25 @@ export interface WorkQueue {
    * processing, as it is the only node); returns how many. A queue with its own expiry (pg-boss) returns 0.
    */
   recover(): Promise<number>;
+}
+
+// ---- File stages: where a file under analysis stands, for GET .../progress on any node ----
+
+/** The stage of a file under analysis (GET /v1/jobs/{jobId}/progress) and when its analysis began. */
+export interface RunningStage {
+  stage: Extract<FileStage, 'decoding' | 'analysing'>;
+  startedAt: string;
+}
+
+/**
+ * Stages of files under analysis, shared by every node (a team server: the worker analysing a file records them,
+ * any API node reads them). The desktop has none: its one runner knows its own files' stages in memory.
+ */
+export interface FileStages {
+  /** Records the stage of a file still processing (no effect once the file has its outcome). */
+  set(fileId: string, stage: RunningStage): Promise<void>;
+  /** The recorded stages of those of `fileIds` still processing that a worker has begun. */
+  get(fileIds: string[]): Promise<Map<string, RunningStage>>;
 }
 
 // ---- Job events: a job's completion, for GET ?wait=true on any node ----

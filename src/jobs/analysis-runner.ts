@@ -2,8 +2,7 @@
 // tells waiting polls (JobEvents). The desktop runs one inside the core; a team server runs it in `veracity worker`
 // processes. Every side effect goes through the interfaces of src/db/stores.ts.
 import type { FileAnalysis } from '../analysis/index.js';
-import type { FileStage } from '../api/schemas.js';
-import type { BlobStore, FileOutcome, JobEvents, JobsStore, JobsTx, WorkLease, WorkQueue } from '../db/stores.js';
+import type { BlobStore, FileOutcome, FileStages, JobEvents, JobsStore, JobsTx, RunningStage, WorkLease, WorkQueue } from '../db/stores.js';
 import { deriveJobStatus } from './job-status.js';
 import { WorkerTaskError, type WorkerPool } from './worker-pool.js';
 
@@ -24,6 +23,8 @@ export interface AnalysisRunnerDeps {
   fileTimeoutMs: number;
   /** Units under analysis at once on this node (the desktop: every unit at once, the pool queues them). */
   concurrency?: number;
+  /** Where to record each file's stage for other nodes (a team worker); the desktop keeps them in memory only. */
+  stages?: FileStages;
   /** Called after each write of a job's rows by this runner (the job service forgets its kept answers). */
   changed?: (jobId: string) => void;
   now?: () => Date;
@@ -56,7 +57,22 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
    * Where each file under analysis on this node stands (the worker reports the start and the end of decoding).
    * Memory only: a file absent from here is queued.
    */
-  const stages = new Map<string, { stage: Extract<FileStage, 'decoding' | 'analysing'>; startedAt: string }>();
+  const stages = new Map<string, RunningStage>();
+  /** The last write of each file's stage to d.stages: writes of one file are chained, so that they land in order. */
+  const stageWrites = new Map<string, Promise<void>>();
+
+  function shareStage(fileId: string, stage: RunningStage): void {
+    const shared = d.stages;
+    if (!shared) return;
+    const next = (stageWrites.get(fileId) ?? Promise.resolve())
+      .then(() => shared.set(fileId, { ...stage }))
+      // Progress only: a lost write shows the file a stage behind, the analysis goes on.
+      .catch((err: unknown) => d.log?.error({ err, fileId }, 'could not record the stage of an analysis'));
+    stageWrites.set(fileId, next);
+    void next.then(() => {
+      if (stageWrites.get(fileId) === next) stageWrites.delete(fileId);
+    });
+  }
 
   /** Takes units while there is room; re-entered whenever a unit may be available or a slot frees. */
   async function drain(): Promise<void> {
@@ -135,7 +151,10 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
           onStart: () => recordStart(lease),
           onStage: (stage) => {
             const current = stages.get(fileId);
-            if (current) current.stage = stage;
+            if (current) {
+              current.stage = stage;
+              shareStage(fileId, current);
+            }
           },
         }),
       );
@@ -166,6 +185,7 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
   function recordStart(lease: WorkLease): void {
     const at = now().toISOString();
     stages.set(lease.work.fileId, { stage: 'decoding', startedAt: at });
+    shareStage(lease.work.fileId, { stage: 'decoding', startedAt: at });
     d.queue.started(lease, at).catch((err: unknown) => d.log?.error({ err, fileId: lease.work.fileId }, 'could not record the start of an analysis'));
   }
 

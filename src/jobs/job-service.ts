@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
 import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
 import { REPO_ROOT, type CoreConfig } from '../config/config.js';
-import type { BlobStore, FileRecord, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
+import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
 import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
 import { createAnalysisRunner } from './analysis-runner.js';
 import { caseIdForName } from './case-service.js';
@@ -85,6 +85,8 @@ export interface JobServiceDeps {
    * every write to the jobs (the desktop); an API node beside others must pass false.
    */
   keepAnswers?: boolean;
+  /** The stages recorded by the nodes analysing files (a team API node, which analyses none itself). */
+  stages?: FileStages;
   /** Where previews are made (interactive: the probe pool, not the analysis queue); the analysis pool when absent. */
   previewPool?: WorkerPool;
   previewTimeoutMs?: number;
@@ -267,11 +269,14 @@ export function createJobService(d: JobServiceDeps) {
   /** Each file's stage: queued, decoding, analysing (while work runs, from the workers), then done or error. */
   async function progress(applicationId: string, jobId: string): Promise<JobProgress> {
     await getOwnedJobRecord(applicationId, jobId);
+    const files = await jobsRepo.getFiles(jobId);
+    const processing = files.filter((f) => f.status === 'processing').map((f) => f.id);
+    const shared = d.stages && processing.length ? await d.stages.get(processing) : undefined;
     return {
       jobId,
-      files: (await jobsRepo.getFiles(jobId)).map((f) => {
+      files: files.map((f) => {
         if (f.status !== 'processing') return { fileId: f.id, stage: f.status === 'completed' ? 'done' : 'error', startedAt: f.startedAt };
-        const running = runner?.stageOf(f.id);
+        const running = runner?.stageOf(f.id) ?? shared?.get(f.id);
         return { fileId: f.id, stage: running?.stage ?? 'queued', startedAt: running?.startedAt ?? null };
       }),
     };

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { MAX_FILE_BYTES } from '../../src/api/limits.js';
 import { makeJpeg, makePng, pngBomb, pngWithCorruptIdat, textPdf } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, multipart, rawHttp, startCore, startListening, type Part } from './helpers.js';
+import { assess, body, countRows, expectError, expectNothingLeft, filePart, footprint, multipart, rawHttp, startCore, startListening, type Part } from './helpers.js';
 
 /** Pads a valid JPEG to exactly `size` bytes with bytes after its end marker (a common, harmless trailer). */
 function padTo(buf: Buffer, size: number): Buffer {
@@ -38,7 +38,7 @@ describe('POST /v1/assess refusals', () => {
     const ok = await assess(core, Array.from({ length: 20 }, (_, i) => filePart(jpeg, `p${i}.jpg`)), { wait: 'false' });
     expect(ok.statusCode).toBe(202);
     expect(body(ok, JobResult).results).toHaveLength(20);
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, Array.from({ length: 21 }, (_, i) => filePart(jpeg, `p${i}.jpg`)));
     expectError(res, 400, 'invalid_request', 'file');
     await expectNothingLeft(core, before);
@@ -46,7 +46,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses a request without any file part', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [{ name: 'metadata', data: '{"case":"x"}' }]);
     expectError(res, 400, 'invalid_request', 'file');
     await expectNothingLeft(core, before);
@@ -54,7 +54,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses a second metadata part with path "metadata"', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const jpeg = await makeJpeg(64, 64);
     const res = await assess(core, [{ name: 'metadata', data: '{}' }, filePart(jpeg), { name: 'metadata', data: '{}' }]);
     expectError(res, 400, 'invalid_request', 'metadata');
@@ -63,7 +63,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses a file part not named "file" with the part name as path', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const jpeg = await makeJpeg(64, 64);
     const res = await assess(core, [filePart(jpeg), { name: 'upload', data: jpeg, filename: 'a.jpg' }]);
     expectError(res, 400, 'invalid_request', 'upload');
@@ -72,7 +72,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses an unknown text part with its name as path', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(await makeJpeg(64, 64)), { name: 'note', data: 'hello' }]);
     expectError(res, 400, 'invalid_request', 'note');
     await expectNothingLeft(core, before);
@@ -85,7 +85,7 @@ describe('POST /v1/assess refusals', () => {
     ['a PDF (images application)', textPdf()],
   ])('refuses %s as unsupported_format naming file.1 (the first refused file)', async (_label, bad) => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(await makeJpeg(64, 64), 'ok.jpg'), filePart(bad, 'bad.png', 'image/png'), filePart(Buffer.from('x'), 'also-bad.gif')]);
     const err = expectError(res, 400, 'unsupported_format', 'file.1');
     expect(err.message).toContain('bad.png');
@@ -94,7 +94,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses an image sent to the PDF application', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(await makeJpeg(64, 64))], { key: core.pdfsKey });
     expectError(res, 400, 'unsupported_format', 'file.0');
     await expectNothingLeft(core, before);
@@ -106,7 +106,7 @@ describe('POST /v1/assess refusals', () => {
     const ok = await assess(core, [filePart(padTo(jpeg, MAX_FILE_BYTES.images))], { wait: 'false' });
     expect(ok.statusCode).toBe(202);
     expect(body(ok, JobResult).results[0].file.size).toBe(26_214_400);
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(jpeg, 'small.jpg'), filePart(padTo(jpeg, MAX_FILE_BYTES.images + 1), 'big.jpg')]);
     const err = expectError(res, 413, 'file_too_large', 'file.1');
     expect(err.message).toContain('big.jpg');
@@ -119,7 +119,7 @@ describe('POST /v1/assess refusals', () => {
     expect(exact.length).toBe(2_097_152);
     const ok = await assess(core, [filePart(exact, 'exact.pdf')], { key: core.pdfsKey, wait: 'false' });
     expect(ok.statusCode).toBe(202);
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(pdfOfSize(MAX_FILE_BYTES.pdfs + 1), 'big.pdf')], { key: core.pdfsKey });
     expectError(res, 413, 'file_too_large', 'file.0');
     await expectNothingLeft(core, before);
@@ -127,7 +127,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('applies the size limit of the kind detected from the bytes, not the name or Content-Type', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     // A 3 MiB PDF declared as a JPEG is still a PDF: unsupported for images, and it never counts as an image.
     const res = await assess(core, [filePart(pdfOfSize(3 * 1024 * 1024), 'photo.jpg', 'image/jpeg')]);
     expectError(res, 400, 'unsupported_format', 'file.0');
@@ -142,7 +142,7 @@ describe('POST /v1/assess refusals', () => {
     ['a PNG whose IHDR is valid but whose IDAT is corrupt', async () => pngWithCorruptIdat(await makePng(200, 150))],
   ])('refuses %s as unprocessable', async (_label, make) => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(await makeJpeg(64, 64), 'fine.jpg'), filePart(await make(), 'broken.img')]);
     expectError(res, 422, 'unprocessable', 'file.1');
     await expectNothingLeft(core, before);
@@ -150,7 +150,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses an encrypted-looking or page-less PDF as unprocessable', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const pageless = Buffer.from(textPdf().toString('latin1').replace('/Count 1', '/Count 0').replace('/Kids [3 0 R]', '/Kids []'), 'latin1');
     const res = await assess(core, [filePart(pageless, 'empty.pdf')], { key: core.pdfsKey });
     expectError(res, 422, 'unprocessable', 'file.0');
@@ -170,7 +170,7 @@ describe('POST /v1/assess refusals', () => {
       const ok = await assess(core, [filePart(jpeg), { name: 'metadata', data: sized(16384) }], { wait: 'false' });
       expect(ok.statusCode).toBe(202);
       expect(body(ok, JobResult).metadata).toEqual(JSON.parse(sized(16384)));
-      const before = footprint(core);
+      const before = await footprint(core);
       const res = await assess(core, [filePart(jpeg), { name: 'metadata', data: sized(16385) }]);
       expectError(res, 400, 'invalid_request', 'metadata');
       await expectNothingLeft(core, before);
@@ -184,7 +184,7 @@ describe('POST /v1/assess refusals', () => {
       expect(Buffer.byteLength(pretty)).toBeGreaterThan(16384);
       const ok = await assess(core, [filePart(jpeg), { name: 'metadata', data: pretty }], { wait: 'false' });
       expect(ok.statusCode).toBe(202);
-      const before = footprint(core);
+      const before = await footprint(core);
       const utf8 = JSON.stringify({ case: 'é'.repeat(8190) }); // 8190 chars, 16380 bytes + 11 > 16384
       const res = await assess(core, [filePart(jpeg), { name: 'metadata', data: utf8 }]);
       expectError(res, 400, 'invalid_request', 'metadata');
@@ -195,7 +195,7 @@ describe('POST /v1/assess refusals', () => {
       'refuses metadata that is %s',
       async (_label, data) => {
         const core = await startCore();
-        const before = footprint(core);
+        const before = await footprint(core);
         const res = await assess(core, [filePart(await makeJpeg(64, 64)), { name: 'metadata', data }]);
         expectError(res, 400, 'invalid_request', 'metadata');
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -207,7 +207,7 @@ describe('POST /v1/assess refusals', () => {
   it('refuses an Idempotency-Key of 256 characters and accepts 255', async () => {
     const core = await startCore();
     const jpeg = await makeJpeg(64, 64);
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(jpeg)], { idempotencyKey: 'k'.repeat(256) });
     expectError(res, 400, 'invalid_request', 'Idempotency-Key');
     await expectNothingLeft(core, before);
@@ -239,7 +239,7 @@ describe('POST /v1/assess refusals', () => {
           payload,
         ]),
       );
-    const before = footprint(core);
+    const before = await footprint(core);
     for (const lines of [['Idempotency-Key: x1', 'Idempotency-Key: x2'], ['Idempotency-Key: x1', 'idempotency-key: x1'], ['Idempotency-Key: x1, x2', 'IDEMPOTENCY-KEY: x3']]) {
       const res = await post(lines);
       expectError({ statusCode: res.status, body: res.body }, 400, 'invalid_request', 'Idempotency-Key');
@@ -247,12 +247,12 @@ describe('POST /v1/assess refusals', () => {
     await expectNothingLeft(core, before);
     // One header, even one whose value holds a comma, is one key.
     expect((await post(['Idempotency-Key: x1, x2'])).status).toBe(202);
-    expect(core.jobsRepo.countIdempotency()).toBe(1);
+    expect(await countRows(core, 'idempotency_keys')).toBe(1);
   });
 
   it('refuses wait values other than true/false', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await assess(core, [filePart(await makeJpeg(64, 64))], { wait: '1' });
     expectError(res, 400, 'invalid_request', 'wait');
     await expectNothingLeft(core, before);
@@ -260,7 +260,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses a body that is not multipart/form-data', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const res = await core.app.inject({
       method: 'POST',
       url: '/v1/assess',
@@ -273,7 +273,7 @@ describe('POST /v1/assess refusals', () => {
 
   it('refuses a multipart body cut off in the middle of a file', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const { multipart } = await import('./helpers.js');
     const { body: full, contentType } = await multipart([filePart(await makeJpeg(300, 300))]);
     const res = await core.app.inject({

@@ -1,23 +1,47 @@
-// Shared harness of the API tests: a real core (real SQLite file in a temp dir, real worker processes) driven by
-// inject() or real HTTP, multipart builders, and the "nothing left behind" oracle every refusal test uses.
+// Shared harness of the API tests: a real core driven by inject() or real HTTP, multipart builders, and the "nothing
+// left behind" oracle every refusal test uses. Two backends (issue 15), chosen by VERACITY_TEST_BACKEND:
+// - unset: the desktop core (a real SQLite file in a temp dir, real worker processes);
+// - `pg`: a team API node plus an in-process team worker on a real PostgreSQL (one server per test file, started on
+//   the first startCore, a fresh database per core), its shared blob directory being the core's dataDir.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import type { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
+import { loadOrCreateSecret, type KeyService } from '../../src/auth/api-keys.js';
 import { loadConfig, type CoreConfig } from '../../src/config/config.js';
 import { createCore, listen, type Core } from '../../src/core.js';
+import type { Db } from '../../src/db/connection.js';
+import type { PgPool } from '../../src/db/pg/connection.js';
+import type { JobsStore, KeyStore } from '../../src/db/stores.js';
+import type { JobService } from '../../src/jobs/job-service.js';
+import { createTeamApiNode, createTeamWorker, keySecretFromEnv, newKeySecret } from '../../src/team-core.js';
 import { ApiError } from '../../src/api/schemas.js';
+import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const SLOW_WORKER = path.join(REPO, 'test', 'fixtures', 'workers', 'slow-analysis-worker.mjs');
 
-const open: Core[] = [];
+/** The active backend: the v1 suite runs on both (`VERACITY_TEST_BACKEND=pg vitest run test/api`). */
+export const onPg = process.env.VERACITY_TEST_BACKEND === 'pg';
+
+const open: { close(): Promise<void> }[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+let postgres: Promise<TestPostgres> | undefined;
+/** A team server's database and secret per data dir: a core started again on a data dir reopens the same database. */
+const teams = new Map<string, { databaseUrl: string; keySecret: Uint8Array }>();
+afterAll(async () => {
+  const server = postgres;
+  postgres = undefined;
+  teams.clear();
+  if (server) await (await server).stop();
 });
 
 export function tempDir(prefix = 'veracity-api-'): string {
@@ -26,12 +50,45 @@ export function tempDir(prefix = 'veracity-api-'): string {
   return d;
 }
 
-export interface TestCore extends Core {
+/** What the API tests use of a core, on either backend. */
+export interface TestCore {
+  backend: 'sqlite' | 'pg';
+  app: FastifyInstance;
+  keys: KeyService;
+  /** The job service; on pg its whenIdle also waits for the team worker to settle every file. */
+  jobs: JobService;
+  jobsStore: JobsStore;
+  keyStore: KeyStore;
+  /** The key-signing secret (desktop: the data dir's secret.key; team server: VERACITY_KEY_SECRET). */
+  keySecret: Uint8Array;
+  config: CoreConfig;
+  /** The window's token; null on a team node, which serves no window. */
+  uiToken: string | null;
+  setPort(port: number): void;
+  close(): Promise<void>;
   imagesKey: string;
   pdfsKey: string;
   imagesAppId: string;
   pdfsAppId: string;
+  /** The desktop's data dir; on pg, the shared blob directory (files/, tmp/<node>/). */
   dataDir: string;
+  /** The desktop core itself (SQLite connection and synchronous repositories); undefined on pg. */
+  desktop?: Core;
+  /** The team server's PostgreSQL pool; undefined on the desktop. */
+  pgPool?: PgPool;
+}
+
+async function withKeys(core: Omit<TestCore, 'imagesKey' | 'pdfsKey' | 'imagesAppId' | 'pdfsAppId'>): Promise<TestCore> {
+  const apps = await core.keyStore.listApplications();
+  const images = apps.find((a) => a.kind === 'images')!;
+  const pdfs = apps.find((a) => a.kind === 'pdfs')!;
+  // The database keeps digests only: a test gets its keys the way a tool does, at creation.
+  return Object.assign(core, {
+    imagesKey: (await core.keys.issueKey(images.id, 'test key')).token,
+    pdfsKey: (await core.keys.issueKey(pdfs.id, 'test key')).token,
+    imagesAppId: images.id,
+    pdfsAppId: pdfs.id,
+  });
 }
 
 /** A core on a fresh data dir. `modelsDir` defaults to an empty dir: results end in result_unavailable, deterministically. */
@@ -41,19 +98,88 @@ export async function startCore(
 ): Promise<TestCore> {
   const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig({ dataDir, modelsDir: tempDir('veracity-nomodel-'), logLevel: 'silent', rendererDir: tempDir('veracity-norenderer-'), ...overrides }, {});
+  if (onPg) return startTeamCore(config, dataDir, opts);
   const core = await createCore(config, { workerEntry: opts.workerEntry, now: opts.now });
   open.push(core);
-  const apps = core.apps.listApplications();
-  const images = apps.find((a) => a.kind === 'images')!;
-  const pdfs = apps.find((a) => a.kind === 'pdfs')!;
-  // The database keeps digests only: a test gets its keys the way a tool does, at creation.
-  return Object.assign(core, {
-    imagesKey: (await core.keys.issueKey(images.id, 'test key')).token,
-    pdfsKey: (await core.keys.issueKey(pdfs.id, 'test key')).token,
-    imagesAppId: images.id,
-    pdfsAppId: pdfs.id,
+  return withKeys({
+    backend: 'sqlite',
+    app: core.app,
+    keys: core.keys,
+    jobs: core.jobs,
+    jobsStore: core.jobsStore,
+    keyStore: core.keyStore,
+    keySecret: loadOrCreateSecret(dataDir),
+    config: core.config,
+    uiToken: core.uiToken,
+    setPort: (p) => core.setPort(p),
+    close: () => core.close(),
     dataDir,
+    desktop: core,
   });
+}
+
+/** A team API node and an in-process team worker on this file's PostgreSQL; the data dir is their blob directory. */
+async function startTeamCore(config: CoreConfig, dataDir: string, opts: { workerEntry?: string; now?: () => Date }): Promise<TestCore> {
+  postgres ??= startPostgres();
+  const server = await postgres;
+  let team = teams.get(dataDir);
+  if (!team) {
+    team = { databaseUrl: await server.createDatabase('api'), keySecret: keySecretFromEnv({ VERACITY_KEY_SECRET: newKeySecret() }) };
+    teams.set(dataDir, team);
+  }
+  const options = { ...team, blobDir: dataDir };
+  const node = await createTeamApiNode(config, options, { workerEntry: opts.workerEntry, now: opts.now });
+  let worker;
+  try {
+    worker = await createTeamWorker(config, options, { workerEntry: opts.workerEntry, now: opts.now });
+  } catch (err) {
+    await node.close();
+    throw err;
+  }
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await node.close();
+    await worker.close();
+  };
+  open.push({ close });
+  const store = node.backend.jobsStore;
+  // Settled when no file of any node is still processing and the worker has recorded what it took.
+  const whenIdle = async () => {
+    while ((await store.jobs.countProcessingFiles()) > 0) await new Promise((r) => setTimeout(r, 20));
+    await worker.whenIdle();
+  };
+  return withKeys({
+    backend: 'pg',
+    app: node.app,
+    keys: node.keys,
+    jobs: { ...node.jobs, whenIdle },
+    jobsStore: store,
+    keyStore: node.backend.keyStore,
+    keySecret: team.keySecret,
+    config: node.config,
+    uiToken: null,
+    setPort: (p) => node.setPort(p),
+    close,
+    dataDir,
+    pgPool: node.backend.pool,
+  });
+}
+
+/**
+ * Runs one statement on the active backend's database (`?` placeholders; the table and column names are the same on
+ * both): the rows it returns, if any. For tests that read or corrupt a stored row directly.
+ */
+export async function sql<T = Record<string, unknown>>(core: TestCore, text: string, params: unknown[] = []): Promise<T[]> {
+  if (core.pgPool) {
+    let n = 0;
+    return (await core.pgPool.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+  }
+  const stmt = (core.desktop!.db as Db).prepare(text);
+  if (stmt.reader) return stmt.all(...params) as T[];
+  stmt.run(...params);
+  return [];
 }
 
 /**
@@ -69,7 +195,7 @@ export function cliKey(dataDir: string, kind: 'images' | 'pdfs'): { applicationI
   return JSON.parse(run('keys', 'create', '--application', app.applicationId, '--name', 'test key')) as { applicationId: string; apiKey: string };
 }
 
-export async function startListening(core: Core): Promise<string> {
+export async function startListening(core: TestCore): Promise<string> {
   return listen(core);
 }
 
@@ -170,19 +296,41 @@ export interface Footprint {
   tmp: string[];
 }
 
-export function footprint(core: TestCore): Footprint {
+/** Rows of a table on the active backend. */
+export async function countRows(core: TestCore, table: 'jobs' | 'job_files' | 'idempotency_keys'): Promise<number> {
+  const [row] = await sql<{ n: number | string }>(core, `SELECT count(*) AS n FROM ${table}`);
+  return Number(row.n);
+}
+
+/**
+ * Temporary upload files: the desktop's tmp/, or every node's tmp/<node id>/ on the team server's shared directory
+ * (less each node's heartbeat file, which is the folder's own, not an upload).
+ */
+export function tmpFiles(core: TestCore): string[] {
+  const tmp = path.join(core.dataDir, 'tmp');
+  if (core.backend === 'sqlite') return fs.readdirSync(tmp).sort();
+  const out: string[] = [];
+  for (const node of fs.readdirSync(tmp)) {
+    const dir = path.join(tmp, node);
+    if (!fs.statSync(dir).isDirectory()) out.push(node);
+    else for (const f of fs.readdirSync(dir)) if (f !== '.alive') out.push(path.join(node, f));
+  }
+  return out.sort();
+}
+
+export async function footprint(core: TestCore): Promise<Footprint> {
   return {
-    jobs: core.jobsRepo.countAllJobs(),
-    files: (core.db.prepare('SELECT count(*) AS n FROM job_files').get() as { n: number }).n,
-    idempotency: core.jobsRepo.countIdempotency(),
+    jobs: await countRows(core, 'jobs'),
+    files: await countRows(core, 'job_files'),
+    idempotency: await countRows(core, 'idempotency_keys'),
     stored: fs.readdirSync(path.join(core.dataDir, 'files')).sort(),
-    tmp: fs.readdirSync(path.join(core.dataDir, 'tmp')).sort(),
+    tmp: tmpFiles(core),
   };
 }
 
 /** The oracle of every refusal: no job, no file row, no idempotency record, no stored file, no temp file. */
 export async function expectNothingLeft(core: TestCore, before: Footprint) {
   await new Promise((r) => setTimeout(r, 50));
-  const after = footprint(core);
+  const after = await footprint(core);
   expect(after).toEqual({ ...before, tmp: [] });
 }

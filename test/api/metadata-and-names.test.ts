@@ -7,7 +7,7 @@ import { serializeReply, toJobResult } from '../../src/jobs/job-result.js';
 import { METADATA_MAX_DEPTH } from '../../src/api/limits.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { multipartBody, type Part } from '../reliability/harness.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, startCore, type TestCore } from './helpers.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, sql, startCore, type TestCore } from './helpers.js';
 
 async function post(core: TestCore, parts: Part[], headers: Record<string, string> = {}) {
   const { body: payload, contentType } = multipartBody(parts);
@@ -20,12 +20,12 @@ async function post(core: TestCore, parts: Part[], headers: Record<string, strin
 }
 
 const jpegPart = async (): Promise<Part> => ({ name: 'file', data: await makeJpeg(64, 64), filename: 'a.jpg', contentType: 'image/jpeg' });
-const storedMetadata = (core: TestCore, jobId: string) => (core.db.prepare('SELECT metadata FROM jobs WHERE id = ?').get(jobId) as { metadata: string }).metadata;
+const storedMetadata = async (core: TestCore, jobId: string) => (await sql<{ metadata: string }>(core, 'SELECT metadata FROM jobs WHERE id = ?', [jobId]))[0].metadata;
 
 describe('metadata is the caller\'s own text', () => {
   it('refuses metadata whose bytes are not valid UTF-8, whatever charset the part declares', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     const bad = Buffer.concat([Buffer.from('{"case":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
     for (const extraHeaders of [undefined, ['Content-Type: application/json'], ['Content-Type: text/plain; charset=utf-8']]) {
       const res = await post(core, [await jpegPart(), { name: 'metadata', data: bad, extraHeaders }]);
@@ -43,7 +43,7 @@ describe('metadata is the caller\'s own text', () => {
     // Brackets inside strings are text, not nesting.
     const inString = await post(core, [await jpegPart(), { name: 'metadata', data: JSON.stringify({ note: '[{'.repeat(5000) }) }]);
     expect(inString.statusCode).toBe(202);
-    const before = footprint(core);
+    const before = await footprint(core);
     for (const depth of [METADATA_MAX_DEPTH + 1, 2700, 8000]) {
       const res = await post(core, [await jpegPart(), { name: 'metadata', data: nested(depth) }]);
       const err = expectError(res, 400, 'invalid_request', 'metadata');
@@ -59,10 +59,10 @@ describe('metadata is the caller\'s own text', () => {
     const res = await post(core, [await jpegPart(), { name: 'metadata', data: sent }]);
     expect(res.statusCode).toBe(202);
     const job = body(res, JobResult);
-    expect(storedMetadata(core, job.jobId)).toBe(compact);
+    expect(await storedMetadata(core, job.jobId)).toBe(compact);
     // The job result renders that text verbatim wherever the reply is serialised with serializeReply().
-    const record = { ...core.jobsRepo.getJob(job.jobId)!, metadataJson: storedMetadata(core, job.jobId) };
-    const text = serializeReply(toJobResult(record, core.jobsRepo.getFiles(job.jobId)));
+    const record = { ...(await core.jobsStore.jobs.getJob(job.jobId))!, metadataJson: await storedMetadata(core, job.jobId) };
+    const text = serializeReply(toJobResult(record, await core.jobsStore.jobs.getFiles(job.jobId)));
     expect(text).toContain(`"metadata":${compact}`);
     expect(JobResult.parse(JSON.parse(text)).jobId).toBe(job.jobId);
   });
@@ -77,7 +77,7 @@ describe('metadata is the caller\'s own text', () => {
     expect(list.body).toContain(`"metadata":${sent}`);
     // Outside a reply the job is its parsed self and no placeholder of the echo leaks into plain JSON (a toJSON key
     // is the one such a view cannot keep; every reply keeps it, above).
-    const record = { ...core.jobsRepo.getJob(job.jobId)!, metadataJson: storedMetadata(core, job.jobId) };
+    const record = { ...(await core.jobsStore.jobs.getJob(job.jobId))!, metadataJson: await storedMetadata(core, job.jobId) };
     expect(JSON.parse(JSON.stringify(toJobResult(record, []))).metadata).toEqual({ constructor: 2, case: 'T' });
   });
 
@@ -97,7 +97,7 @@ describe('metadata is the caller\'s own text', () => {
 
   it('still refuses __proto__ keys, also when written with escapes', async () => {
     const core = await startCore();
-    const before = footprint(core);
+    const before = await footprint(core);
     for (const data of ['{"__proto__":{"polluted":true}}', '{"a":{"\\u005f_proto__":{"polluted":true}}}']) {
       const res = await post(core, [await jpegPart(), { name: 'metadata', data }]);
       expectError(res, 400, 'invalid_request', 'metadata');

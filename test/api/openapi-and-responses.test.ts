@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobResult } from '../../src/api/schemas.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, filePart, get, startCore } from './helpers.js';
+import { assess, body, expectError, filePart, get, sql, startCore } from './helpers.js';
 
 interface Parameter {
   name: string;
@@ -143,8 +143,8 @@ describe('responses are checked against their schema', () => {
     const job = body(await assess(core, [filePart(await makeJpeg(64, 64), 'a.jpg'), { name: 'metadata', data: '{"case":"C-1"}' }]), JobResult);
     // What a bug or a hand-edited database could leave: a media type outside the spec's list, a creation time that
     // is not a date-time (written behind the job service's back, before anything was read).
-    core.db.prepare("UPDATE job_files SET media_type = 'image/gif' WHERE job_id = ?").run(job.jobId);
-    core.db.prepare("UPDATE jobs SET created_at = 'yesterday' WHERE id = ?").run(job.jobId);
+    await sql(core, "UPDATE job_files SET media_type = 'image/gif' WHERE job_id = ?", [job.jobId]);
+    await sql(core, "UPDATE jobs SET created_at = 'yesterday' WHERE id = ?", [job.jobId]);
     for (const url of [`/v1/jobs/${job.jobId}`, `/v1/jobs/${job.jobId}/report`, `/v1/jobs?applicationId=${core.imagesAppId}`]) {
       const res = await get(core, url);
       const err = expectError(res, 500, 'internal_error');

@@ -10,7 +10,7 @@ import { JobResult } from '../../src/api/schemas.js';
 import { createFileStore } from '../../src/jobs/file-store.js';
 import { HEIC_FIXTURE, heicDeclaring, tinyZip } from '../reliability/hostile-files.js';
 import { makeJpeg, makePng } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir } from './helpers.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir, tmpFiles } from './helpers.js';
 
 /** A 300x200 picture whose left half is red and right half blue, so orientation and content can be read back. */
 async function halves(width = 300, height = 200): Promise<Buffer> {
@@ -70,7 +70,7 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     expect(fs.readFileSync(kept).equals(picture)).toBe(true);
     const again = await get(core, `/v1/jobs/${job.jobId}/files/${fileId}/preview`);
     expect(again.rawPayload.equals(picture)).toBe(true);
-    expect(fs.readdirSync(path.join(core.dataDir, 'tmp'))).toEqual([]);
+    expect(tmpFiles(core)).toEqual([]);
   });
 
   it('applies EXIF orientation and bounds the long side to 2048 px (JPEG), keeps a PNG a PNG', async () => {
@@ -97,7 +97,7 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     const core = await startCore();
     const job = body(await assess(core, [filePart(await makeJpeg(64, 64))]), JobResult);
     const fileId = job.results[0].file.id;
-    const before = footprint(core);
+    const before = await footprint(core);
     expectError(await get(core, `/v1/jobs/${job.jobId}/files/not-a-uuid/preview`), 400, 'invalid_request', 'fileId');
     expectError(await get(core, `/v1/jobs/not-a-uuid/files/${fileId}/preview`), 400, 'invalid_request', 'jobId');
     expectError(await get(core, `/v1/jobs/${job.jobId}/files/${fileId}/preview`, core.pdfsKey), 404, 'not_found');
@@ -123,7 +123,7 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     ];
     for (const [what, bytes] of hostile) {
       fs.writeFileSync(stored, bytes);
-      const before = footprint(core);
+      const before = await footprint(core);
       const res = await get(core, `/v1/jobs/${job.jobId}/files/${heicId}/preview`);
       expectError(res, 422, 'unprocessable');
       expect(JSON.parse(res.body).message, what).toMatch(/^No preview can be made of this file: /);

@@ -45,7 +45,7 @@ describe('GET /v1/jobs/{jobId}/progress', () => {
     const core = await startCore();
     const job = body(await assess(core, [filePart(await makeJpeg(64, 64))]), JobResult);
     await core.jobs.whenIdle();
-    const before = footprint(core);
+    const before = await footprint(core);
     expectError(await get(core, '/v1/jobs/nope/progress'), 400, 'invalid_request', 'jobId');
     expectError(await get(core, `/v1/jobs/${job.jobId}/progress`, core.pdfsKey), 404, 'not_found');
     expectError(await get(core, '/v1/jobs/00000000-0000-4000-8000-000000000000/progress'), 404, 'not_found');

@@ -12,7 +12,7 @@ import { CaseInfo, CaseList } from '../../src/api/app-schemas.js';
 import { CaseReport, JobResult } from '../../src/api/schemas.js';
 import { VERDICT_WORDS } from '../../src/api/vocabulary.js';
 import { makeJpeg, makePng, MODELS_DIR, photoRgb } from '../unit/analysis/fixtures.js';
-import { REPO, assess, body, expectError, expectNothingLeft, filePart, footprint, get, startCore, tempDir, type TestCore } from './helpers.js';
+import { REPO, assess, body, expectError, expectNothingLeft, filePart, footprint, get, onPg, startCore, tempDir, type TestCore } from './helpers.js';
 
 const APP_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const sha256 = (b: Buffer | string) => crypto.createHash('sha256').update(b).digest('hex');
@@ -66,7 +66,8 @@ async function caseOfFour(core: TestCore, caseName: string) {
 }
 
 describe('the case report (PDF and JSON)', () => {
-  it('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', async () => {
+  // The case report is the window's /app route (UI token): a team node serves no window.
+  it.skipIf(onPg)('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', async () => {
     const core = await startCore({ modelsDir: MODELS_DIR });
     const { images, pdfs } = await caseOfFour(core, 'CLM-2041');
     // A job of another case is not in the report.
@@ -166,7 +167,7 @@ describe('the case report (PDF and JSON)', () => {
     expect(flat).toContain('Not assessed');
     expect(/Report SHA-256 ([0-9a-f]{64})/.exec(flat)?.[1]).toBe(sha256(json.rawPayload));
 
-    const before = footprint(core);
+    const before = await footprint(core);
     expectError(await get(core, `/v1/jobs/${job.jobId}/report.pdf`, core.pdfsKey), 404, 'not_found');
     expectError(await get(core, `/v1/jobs/${job.jobId}/report.json`, core.pdfsKey), 404, 'not_found');
     expectError(await get(core, '/v1/jobs/not-a-uuid/report.pdf'), 400, 'invalid_request', 'jobId');
@@ -175,7 +176,8 @@ describe('the case report (PDF and JSON)', () => {
     await expectNothingLeft(core, before);
   });
 
-  it('GET /app/cases/{caseId}/report.pdf|.json: refusals (malformed id, no such case, a case without jobs, a repeated examiner, no UI token), nothing left behind', async () => {
+  // The case report is the window's /app route (UI token): a team node serves no window.
+  it.skipIf(onPg)('GET /app/cases/{caseId}/report.pdf|.json: refusals (malformed id, no such case, a case without jobs, a repeated examiner, no UI token), nothing left behind', async () => {
     const core = await startCore();
     await assess(core, [filePart(await makeJpeg(64, 64), 'porch.jpg'), { name: 'metadata', data: '{"case":"CLM-7"}' }]);
     const caseId = caseIdOf(body(await ui(core, '/app/cases?q=CLM-7'), CaseList), 'CLM-7');
@@ -183,7 +185,7 @@ describe('the case report (PDF and JSON)', () => {
       await core.app.inject({ method: 'POST', url: '/app/cases', headers: { authorization: `Bearer ${core.uiToken}` }, payload: { name: 'Nothing yet' } }),
       CaseInfo,
     );
-    const before = footprint(core);
+    const before = await footprint(core);
     for (const ext of ['pdf', 'json']) {
       expectError(await ui(core, `/app/cases/not-a-uuid/report.${ext}`), 400, 'invalid_request', 'caseId');
       expectError(await ui(core, `/app/cases/3f2504e0-4f89-41d3-9a0c-0305e82c3301/report.${ext}`), 404, 'not_found');

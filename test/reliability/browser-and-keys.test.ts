@@ -53,7 +53,7 @@ describe.skipIf(!HAS_CHROMIUM)('a page of another origin in real Chromium', () =
     const base = await startListening(core);
     const apiPort = Number(new URL(base).port);
     const seen = watch(core);
-    const before = footprint(core);
+    const before = await footprint(core);
     const key = core.imagesKey; // as if leaked to the page: even then the origin check must refuse
 
     const page = `<!doctype html><html><body>
@@ -140,7 +140,7 @@ run();
     expect(fromPage.filter((s) => s.method === 'POST').length).toBeGreaterThanOrEqual(3); // form + two no-cors posts reached it
     expect(counts.csrfFormPosts).toBeGreaterThanOrEqual(1);
     expect(notes).toEqual([]);
-    expect(footprint(core)).toEqual({ ...before, tmp: [] });
+    expect(await footprint(core)).toEqual({ ...before, tmp: [] });
   });
 });
 
@@ -149,7 +149,7 @@ describe('forged and foreign credentials with large bodies', () => {
     const core = await startCore();
     const base = await startListening(core);
     const port = Number(new URL(base).port);
-    const before = footprint(core);
+    const before = await footprint(core);
     const jpeg = await makeJpeg(64, 64);
     const { body, contentType } = multipartBody([{ name: 'file', data: Buffer.concat([jpeg, Buffer.alloc(24 * 2 ** 20, 3)]), filename: 'big.jpg' }]);
     const [h, p] = core.imagesKey.split('.');
@@ -187,7 +187,7 @@ describe('forged and foreign credentials with large bodies', () => {
       if (!/connection: close/i.test(res.headers)) notes.push(`${label}: connection left open for the rest of the body`);
     }
     expect(notes).toEqual([]);
-    expect(footprint(core)).toEqual({ ...before, tmp: [] });
+    expect(await footprint(core)).toEqual({ ...before, tmp: [] });
   });
 
   // Before the lingering close, the server closed with the unread upload in its receive buffer; its kernel answered
@@ -198,7 +198,7 @@ describe('forged and foreign credentials with large bodies', () => {
     const core = await startCore();
     const base = await startListening(core);
     const port = Number(new URL(base).port);
-    const before = footprint(core);
+    const before = await footprint(core);
     const { body, contentType } = multipartBody([{ name: 'file', data: Buffer.alloc(8 * 2 ** 20, 7), filename: 'big.jpg' }]);
     const got: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -222,14 +222,14 @@ describe('forged and foreign credentials with large bodies', () => {
     }
     served.lingeringClose = [...new Set(got)].join(', ');
     expect(got).toEqual(Array(10).fill('401'));
-    expect(footprint(core)).toEqual({ ...before, tmp: [] });
+    expect(await footprint(core)).toEqual({ ...before, tmp: [] });
   });
 
   it('a client that ignores the answer and keeps sending is cut off after the linger, having stored nothing', { timeout: 60_000 }, async () => {
     const core = await startCore();
     const base = await startListening(core);
     const port = Number(new URL(base).port);
-    const before = footprint(core);
+    const before = await footprint(core);
     const { socket, answer, closed } = await new Promise<{ socket: import('node:net').Socket; answer: Promise<string>; closed: Promise<number> }>((resolve) => {
       const s = netConnect(port, '127.0.0.1', () => {
         let text = '';
@@ -256,6 +256,6 @@ describe('forged and foreign credentials with large bodies', () => {
     served.endlessSenderClosedAfterMs = ms;
     expect(ms).toBeGreaterThanOrEqual(LINGER_MS - 100); // it was read from, not reset at once
     expect(ms).toBeLessThan(10_000);
-    expect(footprint(core)).toEqual({ ...before, tmp: [] });
+    expect(await footprint(core)).toEqual({ ...before, tmp: [] });
   });
 });

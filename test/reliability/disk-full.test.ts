@@ -74,13 +74,13 @@ describe.skipIf(!mounted)('disk full (8 MiB tmpfs data dir)', () => {
         timeoutMs: 30_000,
       });
     };
-    const expectNothing = async (label: string, before: ReturnType<typeof footprint>) => {
-      const ok = await eventually(() => JSON.stringify(footprint(core)) === JSON.stringify({ ...before, tmp: [] }), 3000);
-      expect(ok, `${label}: ${JSON.stringify({ before, after: footprint(core) })}`).toBe(true);
+    const expectNothing = async (label: string, before: Awaited<ReturnType<typeof footprint>>) => {
+      const ok = await eventually(async () => JSON.stringify(await footprint(core)) === JSON.stringify({ ...before, tmp: [] }), 3000);
+      expect(ok, `${label}: ${JSON.stringify({ before, after: await footprint(core) })}`).toBe(true);
     };
 
     // 1. One file larger than the free space: the temp file hits ENOSPC mid-stream.
-    let before = footprint(core);
+    let before = await footprint(core);
     let res = await send([{ name: 'file', data: Buffer.concat([jpeg, Buffer.alloc(12 * 2 ** 20, 1)]), filename: 'big.jpg' }]);
     expect([res.status, res.body]).toEqual([500, expect.stringContaining('"code":"internal_error"')]);
     await expectNothing('12 MiB upload on 8 MiB', before);
@@ -97,7 +97,7 @@ describe.skipIf(!mounted)('disk full (8 MiB tmpfs data dir)', () => {
     expect(accepted.status).toBe(202);
     const jobId = (JSON.parse(accepted.body) as { jobId: string }).jobId;
     const filler = fillDisk(mountPoint);
-    before = footprint(core);
+    before = await footprint(core);
     // While full: new uploads are refused with a clear 5xx and leave nothing.
     const whileFull: (number | null)[] = [];
     for (let i = 0; i < 3; i++) {

@@ -181,10 +181,10 @@ export function integrityCheck(dataDir: string): string {
 }
 
 /** Polls `fn` until it returns true or `ms` pass (for clean-up that completes after a response is sent). */
-export async function eventually(fn: () => boolean, ms = 3000, step = 50): Promise<boolean> {
+export async function eventually(fn: () => boolean | Promise<boolean>, ms = 3000, step = 50): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if (fn()) return true;
+    if (await fn()) return true;
     await sleep(step);
   }
   return fn();

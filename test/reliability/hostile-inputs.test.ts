@@ -44,7 +44,7 @@ const REFUSALS: Record<number, string[]> = { 400: ['unsupported_format', 'invali
  * job (waited for) whose every result is completed or errored with a vocabulary code. Returns the outcome.
  */
 async function submit(c: TestCore, label: string, parts: Part[], opts: { kind?: 'images' | 'pdfs'; allowed?: Outcome[]; status?: number; code?: string } = {}): Promise<{ outcome: Outcome; job?: JobResult }> {
-  const before = footprint(c);
+  const before = await footprint(c);
   const { body, contentType } = multipartBody(parts);
   requests++;
   const res = await c.app.inject({
@@ -61,7 +61,7 @@ async function submit(c: TestCore, label: string, parts: Part[], opts: { kind?: 
     if (opts.status !== undefined && res.statusCode !== opts.status) failures.push(`${label}: expected ${opts.status}, got ${res.statusCode} ${res.body.slice(0, 200)}`);
     if (opts.code !== undefined && err.code !== opts.code) failures.push(`${label}: expected code ${opts.code}, got ${err.code}`);
     await new Promise((r) => setTimeout(r, 30));
-    const after = footprint(c);
+    const after = await footprint(c);
     if (JSON.stringify(after) !== JSON.stringify({ ...before, tmp: [] })) failures.push(`${label}: refusal left something behind ${JSON.stringify({ before, after })}`);
     outcome = 'refused';
   } else if (res.statusCode === 200 || res.statusCode === 202) {

@@ -71,8 +71,8 @@ describe('load bursts', () => {
     // Every accepted job completes (read in-process: the images key's rate-limit window is spent by the burst).
     await Promise.race([core.jobs.whenIdle(), new Promise((x) => setTimeout(x, 60_000))]);
     const finals = await Promise.all(accepted.map(async (a) => (await core.jobs.getJob(a.jobId))?.status ?? 'missing'));
-    const stored = await eventually(() => footprint(core).tmp.length === 0);
-    const f = footprint(core);
+    const stored = await eventually(async () => (await footprint(core)).tmp.length === 0);
+    const f = await footprint(core);
     Object.assign(counts, {
       burstRequests: BURST,
       ...Object.fromEntries(Object.entries(statuses).map(([k, v]) => [`status_${k}`, v])),

@@ -44,11 +44,11 @@ async function post(port: number, key: string, body: Buffer, contentType: string
 
 /** Nothing stored and the core still answering (checked over HTTP, as a client would). */
 async function expectClean(c: { core: TestCore; port: number }, label: string): Promise<void> {
-  const ok = await eventually(() => {
-    const f = footprint(c.core);
+  const ok = await eventually(async () => {
+    const f = await footprint(c.core);
     return f.tmp.length === 0 && f.stored.length === 0 && f.jobs === 0 && f.files === 0;
   }, 5000);
-  if (!ok) failures.push(`${label}: left ${JSON.stringify(footprint(c.core))}`);
+  if (!ok) failures.push(`${label}: left ${JSON.stringify(await footprint(c.core))}`);
   const alive = await fetch(`http://127.0.0.1:${c.port}/v1/jobs?applicationId=${c.core.imagesAppId}`, { headers: { authorization: `Bearer ${c.core.imagesKey}` } });
   if (alive.status !== 200) failures.push(`${label}: core answered ${alive.status} afterwards`);
 }
@@ -92,7 +92,7 @@ describe('multipart abuse over real HTTP', () => {
       ['1 MiB part name', [{ name: 'f'.repeat(2 ** 20), data: jpeg, filename: 'a.jpg' }]],
     ];
     for (const [label, parts] of cases) {
-      const before = footprint(c.core);
+      const before = await footprint(c.core);
       const { body, contentType } = multipartBody(parts);
       const res = await post(c.port, c.core.imagesKey, body, contentType);
       if (res.status === 202 || res.status === 200) {
@@ -104,14 +104,14 @@ describe('multipart abuse over real HTTP', () => {
         await c.core.jobs.whenIdle();
       } else {
         expectRefusal(res, label, [400, 413, 431]);
-        const settled = await eventually(() => JSON.stringify(footprint(c.core)) === JSON.stringify({ ...before, tmp: [] }));
-        if (!settled) failures.push(`${label}: refusal left ${JSON.stringify(footprint(c.core))}`);
+        const settled = await eventually(async () => JSON.stringify(await footprint(c.core)) === JSON.stringify({ ...before, tmp: [] }));
+        if (!settled) failures.push(`${label}: refusal left ${JSON.stringify(await footprint(c.core))}`);
       }
     }
-    const afterHeaders = footprint(c.core);
+    const afterHeaders = await footprint(c.core);
     const clean = async (label: string) => {
-      const ok = await eventually(() => JSON.stringify(footprint(c.core)) === JSON.stringify({ ...afterHeaders, tmp: [] }));
-      if (!ok) failures.push(`${label}: left ${JSON.stringify(footprint(c.core))}`);
+      const ok = await eventually(async () => JSON.stringify(await footprint(c.core)) === JSON.stringify({ ...afterHeaders, tmp: [] }));
+      if (!ok) failures.push(`${label}: left ${JSON.stringify(await footprint(c.core))}`);
     };
     // A boundary that never ends the header block: the body runs out inside the part header.
     const boundary = 'unterminated';

@@ -111,4 +111,16 @@ CREATE UNLOGGED TABLE rate_limit_counters (
 CREATE INDEX rate_limit_window_ends ON rate_limit_counters(window_ends_ms);
 `,
   },
+  {
+    id: 3,
+    name: 'file stages',
+    // The stage of a file under analysis, written by the worker analysing it, so that GET .../progress on any API
+    // node shows decoding and analysing (a desktop runner keeps them in memory). Read only while the file is
+    // processing; a retried file's next worker overwrites it.
+    sql: `
+ALTER TABLE job_files
+  ADD COLUMN stage text CHECK (stage IN ('decoding', 'analysing')),
+  ADD COLUMN stage_started_at text;
+`,
+  },
 ];

@@ -1,13 +1,14 @@
 // Everything a team-server node stores, opened together on one PostgreSQL database and one shared blob directory:
 // the jobs and key stores, the pg-boss work queue, LISTEN/NOTIFY job events, rate-limit counters and the blobs.
 import { openPgPool, type PgPool } from './connection.js';
+import { createPgFileStages } from './file-stages.js';
 import { createPgJobEvents } from './job-events.js';
 import { createPgJobsStore } from './jobs-store.js';
 import { createPgKeyStore } from './key-store.js';
 import { createPgRateLimitStore } from './rate-limit-store.js';
 import { createSharedBlobStore, type SharedBlobStore } from './shared-blob-store.js';
 import { createPgWorkQueue, type PgWorkQueue, type PgWorkQueueOptions } from './work-queue.js';
-import type { JobEvents, JobsStore, KeyStore, RateLimitStore } from '../stores.js';
+import type { FileStages, JobEvents, JobsStore, KeyStore, RateLimitStore } from '../stores.js';
 
 export interface PgBackendOptions {
   /** postgres://… (from --database-url or VERACITY_DATABASE_URL; its password from the environment, never a file). */
@@ -25,6 +26,8 @@ export interface PgBackend {
   keyStore: KeyStore;
   queue: PgWorkQueue;
   events: JobEvents;
+  /** The stage of each file under analysis, for progress on any node. */
+  stages: FileStages;
   rateLimit: RateLimitStore;
   blobs: SharedBlobStore;
   close(): Promise<void>;
@@ -50,6 +53,7 @@ export async function openPgBackend(o: PgBackendOptions): Promise<PgBackend> {
       keyStore: createPgKeyStore(pool),
       queue,
       events,
+      stages: createPgFileStages(pool),
       rateLimit: createPgRateLimitStore(pool),
       blobs,
       close: closeAll,

@@ -48,7 +48,7 @@ export function createSharedBlobStore(root: string, opts: SharedBlobStoreOptions
   fs.mkdirSync(filesDir, { recursive: true, mode: 0o700 });
   fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
   const heartbeatFile = path.join(tmpDir, HEARTBEAT);
-  fs.writeFileSync(heartbeatFile, '');
+  fs.writeFileSync(heartbeatFile, '', { mode: 0o600 });
   const beat = setInterval(() => {
     const now = new Date();
     fsp.utimes(heartbeatFile, now, now).catch(() => {});
@@ -109,7 +109,8 @@ export function createSharedBlobStore(root: string, opts: SharedBlobStoreOptions
       if (!(await this.exists(fileId))) return;
       const tmp = this.tempPath();
       try {
-        await fsp.writeFile(tmp, data, { flush: true });
+        // The uploader's own, like the stored originals beside it: 0600 whatever the umask.
+        await fsp.writeFile(tmp, data, { mode: 0o600, flag: 'wx', flush: true });
         await fsp.rename(tmp, previewOf(fileId));
       } finally {
         await fsp.rm(tmp, { force: true });

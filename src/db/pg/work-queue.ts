@@ -192,9 +192,11 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
           retryCount: job.retryCount,
           started: false,
         };
-        const { rows } = await pool.query<{ status: string; attempts: number }>('SELECT status, attempts FROM job_files WHERE id = $1', [
-          lease.work.fileId,
-        ]);
+        // Taken again after its worker died: the stage that worker recorded is no longer true (queued until started).
+        const { rows } = await pool.query<{ status: string; attempts: number }>(
+          'UPDATE job_files SET stage = NULL, stage_started_at = NULL WHERE id = $1 RETURNING status, attempts',
+          [lease.work.fileId],
+        );
         if (rows[0]?.status === 'processing') return { ...lease, attempts: rows[0].attempts };
         // Finished already (a unit retried after its first taker recorded the outcome but died before settling),
         // or its job is gone: nothing to do but settle it.
@@ -230,6 +232,8 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
             l.work.fileId,
           ]);
         }
+        // Queued again: no stage until a worker begins it.
+        await client.query("UPDATE job_files SET stage = NULL, stage_started_at = NULL WHERE id = $1 AND status = 'processing'", [l.work.fileId]);
         await client.query('SELECT pg_notify($1, $2)', [WORK_AVAILABLE_CHANNEL, queue]);
       });
     },
