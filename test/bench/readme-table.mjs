@@ -74,6 +74,25 @@ export function writeTable() {
       when(w),
     ]);
   }
+  const team = load('team');
+  if (team) {
+    const f = team.figures;
+    const per = [1, 2, 3].filter((n) => f.team[`workers${n}`]);
+    const rates = per.map((n) => `${n}: ${f.team[`workers${n}`].filesPerSecond} files/s (**${f.ratioToDesktop[`workers${n}`]} x**)`).join('; ');
+    const polls = per.map((n) => `${n}: ${f.team[`workers${n}`].pollP50Ms}/${f.team[`workers${n}`].pollP99Ms}`).join('; ');
+    rows.push([
+      `Team server, ${f.files} x ${f.input}, 1 API node on PostgreSQL`,
+      `desktop (SQLite, ${f.desktop.analysisProcesses} analysis processes) ${f.desktop.filesPerSecond} files/s; \`veracity worker\` processes ${rates} desktop; poll p50/p99 ms while busy: desktop ${f.desktop.pollP50Ms}/${f.desktop.pollP99Ms}, workers ${polls}`,
+      'none',
+      '–',
+      `${team.at.slice(0, 16).replace('T', ' ')} UTC, /proc/loadavg ${f.loadavg}, machine shared`,
+    ]);
+  }
+  const q = load('pg-queue');
+  if (q) {
+    const runs = q.runs.map((r) => `${r.consumers}: ${r.filesPerSecond} files/s, poll p99 ${r.pollP99Ms} ms`).join('; ');
+    rows.push([`PostgreSQL queue bookkeeping only (no analysis), ${q.files} files`, `consumers ${runs}`, 'none', '–', `${q.at.slice(0, 16).replace('T', ' ')} UTC, load ${q.load}`]);
+  }
   const table = ['| Benchmark | Last run | Target | Met | Run |', '| --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
   const readme = path.join(here, 'README.md');
   const text = fs.readFileSync(readme, 'utf8');
