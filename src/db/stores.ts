@@ -134,6 +134,11 @@ export interface WorkLease {
   readonly work: FileWork;
   /** Attempts already spent on this unit (started, never finished): at MAX the taker ends the file in error. */
   readonly attempts: number;
+  /**
+   * Set when the queue has given the unit up (its own retry bound reached, by expiries or failures, before the file
+   * was finished): the taker ends the file in error with this message instead of analysing it.
+   */
+  readonly givenUp?: string;
 }
 
 /**

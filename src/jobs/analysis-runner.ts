@@ -132,6 +132,7 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
   /** The file's outcome, or null when a clean stop interrupted it (it is resumed later, at no cost to the file). */
   async function analyse(lease: WorkLease): Promise<FileOutcome | null> {
     const { fileId, jobId, mediaType } = lease.work;
+    if (lease.givenUp) return { status: 'error', completedAt: now().toISOString(), errorCode: 'internal_error', errorMessage: lease.givenUp };
     if (!(await d.blobs.exists(fileId))) {
       return { status: 'error', completedAt: now().toISOString(), errorCode: 'internal_error', errorMessage: 'The stored file is missing; it cannot be analysed.' };
     }

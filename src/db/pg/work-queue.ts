@@ -3,7 +3,10 @@
 // pg-boss's own: a unit whose taker goes silent past its expiry is failed by pg-boss's maintenance and retried
 // under its retry policy. Attempts that decide a file's fate are job_files.attempts, counted from `started` only:
 // a unit expired or released before a worker began it spends none (its pg-boss retry count is only a bound
-// against a unit no node can ever take to the end).
+// against a unit no node can ever take to the end). A unit that reaches that bound (expired again and again before
+// any worker began it, or failed again and again) is moved by pg-boss to a dead-letter queue; the next take()
+// hands it out marked givenUp, and its taker ends the file in error: a file is never left `processing` forever,
+// and no attempt is counted for a start that never happened.
 import crypto from 'node:crypto';
 import PgBoss from 'pg-boss';
 import pg from 'pg';
@@ -42,6 +45,8 @@ export interface PgWorkQueue extends WorkQueue {
 }
 
 interface PgLease extends WorkLease {
+  /** The pg-boss queue the unit is in: the analysis queue, or its dead-letter queue for a unit given up. */
+  readonly bossQueue: string;
   readonly bossId: string;
   /** pg-boss's retry count when taken: with the id, it names this taking of the unit and no later one. */
   readonly retryCount: number;
@@ -83,6 +88,7 @@ const asDb = (q: Queryable): PgBoss.Db => ({
 
 export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions): Promise<PgWorkQueue> {
   const queue = opts.queue ?? 'veracity-analysis';
+  const deadQueue = `${queue}-given-up`;
   const schema = opts.schema ?? 'pgboss';
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid pg-boss schema name: ${schema}`);
   const policy = {
@@ -91,6 +97,9 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     retryDelay: opts.retryDelaySeconds ?? 0,
     retryBackoff: opts.retryBackoff ?? false,
   };
+  // Where pg-boss moves a unit whose retries are spent. On every unit (send) as well as on the queue, so units sent
+  // by this node carry it whatever the queue row of an older installation says.
+  const withDeadLetter = { ...policy, deadLetter: deadQueue };
   const onError = opts.onError ?? (() => {});
   const boss = new PgBoss({
     db: asDb(pool),
@@ -107,7 +116,10 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     await gate.query('SELECT pg_advisory_lock($1)', [PG_BOSS_START_LOCK]);
     try {
       await boss.start();
-      await boss.createQueue(queue, { name: queue, ...policy });
+      // The dead-letter queue first: the analysis queue refers to it. Its units keep the same policy (a taker that
+      // dies while ending a given-up file leaves it to expiry and retry like any other unit).
+      await boss.createQueue(deadQueue, { name: deadQueue, ...policy });
+      await boss.createQueue(queue, { name: queue, ...withDeadLetter });
     } finally {
       await gate.query('SELECT pg_advisory_unlock($1)', [PG_BOSS_START_LOCK]);
     }
@@ -161,7 +173,7 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     return inTransaction(pool, async (client) => {
       const { rows } = await client.query(
         `SELECT 1 FROM ${schema}.job WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 FOR UPDATE`,
-        [queue, lease.bossId, lease.retryCount],
+        [lease.bossQueue, lease.bossId, lease.retryCount],
       );
       if (rows.length === 0) return false;
       await fn(client);
@@ -169,7 +181,10 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     });
   }
 
-  const send = (q: Queryable, w: FileWork) => boss.send(queue, { ...w }, { ...policy, id: orderedUuid(), db: asDb(q) });
+  const send = (q: Queryable, w: FileWork, to = queue) =>
+    boss.send(to, { ...w }, { ...(to === queue ? withDeadLetter : policy), id: orderedUuid(), db: asDb(q) });
+  const givenUpMessage = (attempts: number) =>
+    `The queue gave this file up after ${policy.retryLimit + 1} tries that did not finish (${attempts} of them began its analysis); it was not tried again.`;
 
   return {
     boss,
@@ -183,11 +198,18 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     },
     async take() {
       for (;;) {
-        const [job] = await boss.fetch<FileWork>(queue, { batchSize: 1, includeMetadata: true });
+        // Given-up units first (rare: the dead-letter queue is almost always empty), then the analysis queue.
+        let bossQueue = deadQueue;
+        let [job] = await boss.fetch<FileWork>(deadQueue, { batchSize: 1, includeMetadata: true });
+        if (!job) {
+          bossQueue = queue;
+          [job] = await boss.fetch<FileWork>(queue, { batchSize: 1, includeMetadata: true });
+        }
         if (!job) return null;
         const lease: PgLease = {
           work: { fileId: job.data.fileId, jobId: job.data.jobId, mediaType: job.data.mediaType },
           attempts: 0,
+          bossQueue,
           bossId: job.id,
           retryCount: job.retryCount,
           started: false,
@@ -197,10 +219,13 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
           'UPDATE job_files SET stage = NULL, stage_started_at = NULL WHERE id = $1 RETURNING status, attempts',
           [lease.work.fileId],
         );
-        if (rows[0]?.status === 'processing') return { ...lease, attempts: rows[0].attempts };
+        if (rows[0]?.status === 'processing') {
+          const attempts = rows[0].attempts;
+          return bossQueue === deadQueue ? { ...lease, attempts, givenUp: givenUpMessage(attempts) } : { ...lease, attempts };
+        }
         // Finished already (a unit retried after its first taker recorded the outcome but died before settling),
         // or its job is gone: nothing to do but settle it.
-        await settle(lease, (client) => boss.complete(queue, lease.bossId, {}, { db: asDb(client) }));
+        await settle(lease, (client) => boss.complete(bossQueue, lease.bossId, {}, { db: asDb(client) }));
       }
     },
     onAvailable(fn) {
@@ -215,18 +240,21 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
       ]);
     },
     async complete(lease) {
-      await settle(lease as PgLease, (client) => boss.complete(queue, (lease as PgLease).bossId, {}, { db: asDb(client) }));
+      const l = lease as PgLease;
+      await settle(l, (client) => boss.complete(l.bossQueue, l.bossId, {}, { db: asDb(client) }));
     },
     async fail(lease) {
-      await settle(lease as PgLease, (client) => boss.fail(queue, (lease as PgLease).bossId, {}, { db: asDb(client) }));
+      const l = lease as PgLease;
+      await settle(l, (client) => boss.fail(l.bossQueue, l.bossId, {}, { db: asDb(client) }));
     },
     async release(lease) {
       const l = lease as PgLease;
       // Back to the queue as a fresh unit (no pg-boss retry spent) and, if a worker began it, its attempt handed
       // back: a clean stop says nothing about the file. One transaction: the unit is never lost nor doubled.
       await settle(l, async (client) => {
-        await boss.complete(queue, l.bossId, {}, { db: asDb(client) });
-        if ((await send(client, l.work)) === null) throw new Error(`pg-boss did not queue file ${l.work.fileId}`);
+        await boss.complete(l.bossQueue, l.bossId, {}, { db: asDb(client) });
+        // A given-up unit goes back to the dead-letter queue: a clean stop does not give it a new life.
+        if ((await send(client, l.work, l.bossQueue)) === null) throw new Error(`pg-boss did not queue file ${l.work.fileId}`);
         if (l.started) {
           await client.query("UPDATE job_files SET attempts = attempts - 1 WHERE id = $1 AND status = 'processing' AND attempts > 0", [
             l.work.fileId,

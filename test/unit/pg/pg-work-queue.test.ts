@@ -8,7 +8,9 @@ import { openPgPool } from '../../../src/db/pg/connection.js';
 import { createPgJobsStore } from '../../../src/db/pg/jobs-store.js';
 import { createPgKeyStore } from '../../../src/db/pg/key-store.js';
 import { createPgWorkQueue, type PgWorkQueue } from '../../../src/db/pg/work-queue.js';
-import type { FileWork, JobsStore, WorkLease } from '../../../src/db/stores.js';
+import type { BlobStore, FileWork, JobEvents, JobsStore, WorkLease } from '../../../src/db/stores.js';
+import { createAnalysisRunner } from '../../../src/jobs/analysis-runner.js';
+import type { WorkerPool } from '../../../src/jobs/worker-pool.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 
 describe('PostgreSQL work queue (pg-boss 10)', () => {
@@ -39,10 +41,15 @@ describe('PostgreSQL work queue (pg-boss 10)', () => {
   });
 
   /** A worker process: its own pool and queue instance. */
-  async function worker(opts: { expireInSeconds?: number } = {}): Promise<PgWorkQueue> {
+  async function worker(opts: { expireInSeconds?: number; retryLimit?: number } = {}): Promise<PgWorkQueue> {
     const pool = await openPgPool(url);
     pools.push(pool);
-    const q = await createPgWorkQueue(pool, { connectionString: url, expireInSeconds: opts.expireInSeconds ?? 60, pollIntervalMs: 100 });
+    const q = await createPgWorkQueue(pool, {
+      connectionString: url,
+      expireInSeconds: opts.expireInSeconds ?? 60,
+      retryLimit: opts.retryLimit,
+      pollIntervalMs: 100,
+    });
     queues.push(q);
     return q;
   }
@@ -194,5 +201,82 @@ describe('PostgreSQL work queue (pg-boss 10)', () => {
     // b's retry is settled by take() itself: its file is done.
     expect(await api.take()).toBeNull();
     expect((await api.boss.getJobById(api.queue, (bLease as unknown as { bossId: string }).bossId))?.state).toBe('completed');
+  });
+
+  it('ends in error a file whose unit pg-boss gave up before any worker began it, spending no attempt', async () => {
+    // Every unit silent for a second expires; pg-boss retries it once, then gives it up.
+    const policy = { expireInSeconds: 1, retryLimit: 1 };
+    const api = await worker(policy);
+    const [unit] = await submit(api, 1);
+    // Two workers in turn take the unit and die before beginning it.
+    const w1 = await worker(policy);
+    expect((await w1.take())?.work).toEqual(unit);
+    const w2 = await worker(policy);
+    const retried = await takeEventually(w2, true);
+    expect(retried.work).toEqual(unit);
+    expect(retried.givenUp).toBeUndefined();
+    // Its next expiry spends pg-boss's last retry: the next taker gets the unit marked given up, no attempt spent.
+    const w3 = await worker(policy);
+    const last = await takeEventually(w3, true);
+    expect(last.work).toEqual(unit);
+    expect(last.attempts).toBe(0);
+    expect(last.givenUp).toMatch(/gave this file up after 2 tries .*0 of them began/);
+    const { rows: states } = await pools[0].query<{ name: string; state: string }>('SELECT name, state FROM pgboss.job ORDER BY name');
+    expect(states).toEqual([
+      { name: 'veracity-analysis', state: 'failed' },
+      { name: 'veracity-analysis-given-up', state: 'active' },
+    ]);
+    // A clean stop of its taker puts it back where it was: given up, not a fresh unit.
+    await w3.release(last);
+    const again = (await w3.take())!;
+    expect(again.givenUp).toBeDefined();
+
+    // The analysis runner of a worker node ends the file in error without analysing it, and settles the unit.
+    await w3.release(again);
+    const published: string[] = [];
+    const runner = createAnalysisRunner({
+      store,
+      blobs: {} as BlobStore, // never reached: a given-up file is not read
+      queue: w3,
+      events: { publishFinished: async (jobId: string) => void published.push(jobId) } as unknown as JobEvents,
+      pool: {} as WorkerPool, // nor analysed
+      modelsDir: '',
+      threadsPerWorker: 1,
+      fileTimeoutMs: 1000,
+      concurrency: 1,
+    });
+    runner.start();
+    for (let i = 0; i < 600 && published.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    runner.stop();
+    await runner.whenIdle();
+    expect(published).toEqual([unit.jobId]);
+    const file = await store.jobs.getFile(unit.jobId, unit.fileId);
+    expect(file).toMatchObject({ status: 'error', errorCode: 'internal_error', attempts: 0 });
+    expect(file?.errorMessage).toMatch(/gave this file up/);
+    expect((await store.jobs.getJob(unit.jobId))?.status).not.toBe('processing');
+    const { rows: left } = await pools[0].query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE state < 'completed'");
+    expect(left[0].n).toBe(0);
+    expect(await w3.take()).toBeNull();
+  });
+
+  it('settles a given-up unit whose file was finished meanwhile without handing it out', async () => {
+    const policy = { expireInSeconds: 1, retryLimit: 0 };
+    const api = await worker(policy);
+    const [unit] = await submit(api, 1);
+    const w1 = await worker(policy);
+    const lease = (await w1.take())!;
+    await w1.started(lease, new Date().toISOString());
+    // Its worker recorded the outcome, then went silent before settling: pg-boss gives the unit up at its expiry.
+    await store.jobs.finishFile(unit.fileId, { status: 'completed', completedAt: new Date().toISOString() });
+    for (let i = 0; i < 300; i++) {
+      await api.boss.expire();
+      const { rows } = await pools[0].query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'veracity-analysis-given-up'");
+      if (rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await api.take()).toBeNull();
+    const { rows: left } = await pools[0].query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE state < 'completed'");
+    expect(left[0].n).toBe(0);
+    expect((await store.jobs.getFile(unit.jobId, unit.fileId))?.status).toBe('completed');
   });
 });
