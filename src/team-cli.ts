@@ -14,12 +14,13 @@ import { createKeyService } from './auth/api-keys.js';
 import { openPgPool } from './db/pg/connection.js';
 import { createPgKeyStore } from './db/pg/key-store.js';
 
-export const TEAM_USAGE = `  veracity serve --database-url postgres://... --blob-dir DIR [--port N] [--models-dir DIR] [--host ADDRESS --allow-network --allowed-host NAME ...]
-  veracity worker --database-url postgres://... --blob-dir DIR [--models-dir DIR]
+export const TEAM_USAGE = `  veracity serve --database-url postgres://... [--blob-dir DIR] [--port N] [--models-dir DIR] [--host ADDRESS --allow-network --allowed-host NAME ...]
+  veracity worker --database-url postgres://... [--blob-dir DIR] [--models-dir DIR]
   veracity keys create|list|revoke ... --database-url postgres://...
 
 With a database URL (--database-url or ${DATABASE_URL_ENV}) Veracity runs as a team server on PostgreSQL: API nodes
 and analysis workers share the database and a blob directory (--blob-dir or ${BLOB_DIR_ENV}, mounted by every node).
+For small deployments, leave out --blob-dir and the uploaded files are kept in PostgreSQL (every node alike).
 API keys are signed with VERACITY_KEY_SECRET (at least 32 random bytes, base64 or hex), the same on every API node.`;
 
 /**
@@ -31,12 +32,12 @@ export function teamMode(args: string[], env: NodeJS.ProcessEnv = process.env): 
   return flag('--database-url') || (!!env[DATABASE_URL_ENV] && !flag('--data-dir'));
 }
 
-function teamOptions(values: { 'database-url'?: string; 'blob-dir'?: string }, needsBlobs: boolean): TeamOptions {
+function teamOptions(values: { 'database-url'?: string; 'blob-dir'?: string }): TeamOptions {
   const databaseUrl = values['database-url'] ?? process.env[DATABASE_URL_ENV];
   if (!databaseUrl || !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error(`--database-url (or ${DATABASE_URL_ENV}) must be a postgres:// URL.`);
   const blobDir = values['blob-dir'] ?? process.env[BLOB_DIR_ENV];
-  if (needsBlobs && !blobDir) throw new Error(`--blob-dir (or ${BLOB_DIR_ENV}) must name the directory every node shares for uploaded files.`);
-  return { databaseUrl, blobDir: blobDir ? path.resolve(blobDir) : '', keySecret: keySecretFromEnv() };
+  // No blob directory: the uploaded files are kept in PostgreSQL (src/db/pg/pg-blob-store.ts).
+  return { databaseUrl, blobDir: blobDir ? path.resolve(blobDir) : undefined, keySecret: keySecretFromEnv() };
 }
 
 const untilSignal = () =>
@@ -58,7 +59,7 @@ export async function serveTeam(args: string[]): Promise<number> {
     },
     strict: true,
   });
-  const team = teamOptions(values, true);
+  const team = teamOptions(values);
   const config = loadConfig({ ...listenAddress(values), port: values.port, modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined });
   const node = await createTeamApiNode(config, team);
   try {
@@ -85,7 +86,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     options: { 'database-url': { type: 'string' }, 'blob-dir': { type: 'string' }, 'models-dir': { type: 'string' } },
     strict: true,
   });
-  const team = teamOptions(values, true);
+  const team = teamOptions(values);
   const config = loadConfig({ modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined });
   const log = {
     error: (o: object, m: string) => process.stderr.write(`${JSON.stringify({ level: 'error', msg: m, ...o, err: String((o as { err?: unknown }).err ?? '') })}\n`),
@@ -113,7 +114,7 @@ export async function keysTeam(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  const team = teamOptions(values, false);
+  const team = teamOptions(values);
   const pool = await openPgPool(team.databaseUrl, { maxConnections: 2 });
   try {
     const store = createPgKeyStore(pool);

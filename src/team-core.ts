@@ -31,8 +31,8 @@ export function keySecretFromEnv(env: NodeJS.ProcessEnv = process.env): Uint8Arr
 
 export interface TeamOptions {
   databaseUrl: string;
-  /** The directory every node mounts for uploaded files. */
-  blobDir: string;
+  /** The directory every node mounts for uploaded files; none (or ''): they are kept in PostgreSQL (small deployments). */
+  blobDir?: string;
   keySecret: Uint8Array;
   /** Seconds a taken file may stay unsettled before pg-boss gives it to another worker. */
   expireInSeconds?: number;

@@ -123,4 +123,18 @@ ALTER TABLE job_files
   ADD COLUMN stage_started_at text;
 `,
   },
+  {
+    id: 4,
+    name: 'blobs',
+    // The uploaded files and their previews kept in PostgreSQL itself, for small deployments without a shared
+    // directory (src/db/pg/pg-blob-store.ts). Files are at most 25 MiB: bytea holds them whole. A row is written
+    // whole in one transaction with the other files of its job, and a preview only beside a stored file.
+    sql: `
+CREATE TABLE blobs (
+  file_id text PRIMARY KEY,
+  data bytea NOT NULL,
+  preview bytea
+);
+`,
+  },
 ];

@@ -1,20 +1,22 @@
-// Everything a team-server node stores, opened together on one PostgreSQL database and one shared blob directory:
-// the jobs and key stores, the pg-boss work queue, LISTEN/NOTIFY job events, rate-limit counters and the blobs.
+// Everything a team-server node stores, opened together on one PostgreSQL database and one shared blob directory
+// (or, with none given, the blobs in PostgreSQL itself): the jobs and key stores, the pg-boss work queue,
+// LISTEN/NOTIFY job events, rate-limit counters and the blobs.
 import { openPgPool, type PgPool } from './connection.js';
 import { createPgFileStages } from './file-stages.js';
 import { createPgJobEvents } from './job-events.js';
 import { createPgJobsStore } from './jobs-store.js';
 import { createPgKeyStore } from './key-store.js';
+import { createPgBlobStore } from './pg-blob-store.js';
 import { createPgRateLimitStore } from './rate-limit-store.js';
-import { createSharedBlobStore, type SharedBlobStore } from './shared-blob-store.js';
+import { createSharedBlobStore } from './shared-blob-store.js';
 import { createPgWorkQueue, type PgWorkQueue, type PgWorkQueueOptions } from './work-queue.js';
-import type { FileStages, JobEvents, JobsStore, KeyStore, RateLimitStore } from '../stores.js';
+import type { BlobStore, FileStages, JobEvents, JobsStore, KeyStore, RateLimitStore } from '../stores.js';
 
 export interface PgBackendOptions {
   /** postgres://… (from --database-url or VERACITY_DATABASE_URL; its password from the environment, never a file). */
   databaseUrl: string;
-  /** The directory every node mounts for uploaded files. */
-  blobDir: string;
+  /** The directory every node mounts for uploaded files; none (or ''): they are kept in PostgreSQL (small deployments). */
+  blobDir?: string;
   maxConnections?: number;
   queue?: Omit<PgWorkQueueOptions, 'connectionString'>;
   onError?: (err: Error) => void;
@@ -29,7 +31,7 @@ export interface PgBackend {
   /** The stage of each file under analysis, for progress on any node. */
   stages: FileStages;
   rateLimit: RateLimitStore;
-  blobs: SharedBlobStore;
+  blobs: BlobStore & { close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -41,7 +43,7 @@ export async function openPgBackend(o: PgBackendOptions): Promise<PgBackend> {
     for (const close of opened.splice(0).reverse()) await close().catch(() => {});
   };
   try {
-    const blobs = createSharedBlobStore(o.blobDir);
+    const blobs = o.blobDir ? createSharedBlobStore(o.blobDir) : createPgBlobStore(pool);
     opened.push(() => blobs.close());
     const events = await createPgJobEvents(pool, o.databaseUrl, { onError: o.onError });
     opened.push(() => events.close());

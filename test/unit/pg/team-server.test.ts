@@ -1,7 +1,7 @@
 // A team server end to end on a real PostgreSQL: two API nodes and one worker node (real worker processes with the
 // test analysis worker), one shared blob directory. A job submitted on one API node is analysed by the worker and
 // its wait, held on the other API node, wakes; a key made on one node works on the other; an idempotent retry on
-// the other node lands on the original job.
+// the other node lands on the original job. Without a blob directory, the files are kept in PostgreSQL.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -129,6 +129,32 @@ describe('team server on PostgreSQL (2 API nodes, 1 worker)', () => {
       expect(await attempts()).toBe(2);
     } finally {
       await next.close();
+    }
+  });
+
+  it('keeps the uploaded files in PostgreSQL when no blob directory is given: an API node and a worker without one', async () => {
+    const small: TeamOptions = { databaseUrl: await server.createDatabase('small'), keySecret: team.keySecret };
+    const api = await createTeamApiNode(config('small-api'), small);
+    let smallWorker: TeamWorkerNode | undefined;
+    try {
+      smallWorker = await createTeamWorker(config('small-w'), small, { workerEntry: SLOW_WORKER });
+      const images = (await api.backend.keyStore.listApplications()).find((a) => a.kind === 'images')!.id;
+      const smallKey = (await api.keys.issueKey(images, 'small team')).token;
+      const { body: payload, contentType } = await multipart([filePart(await makeJpeg(64, 64), 'a.jpg')]);
+      const res = await api.app.inject({
+        method: 'POST',
+        url: '/v1/assess?wait=true',
+        payload,
+        headers: { 'content-type': contentType, authorization: `Bearer ${smallKey}` },
+      });
+      expect(res.statusCode).toBe(200);
+      const done = body(res, JobResult);
+      expect(done.results.map((r) => [r.file.name, r.status, r.verdict?.assessment])).toEqual([['a.jpg', 'completed', 'inconclusive']]);
+      const { rows } = await api.backend.pool.query<{ file_id: string; size: number }>('SELECT file_id, length(data) AS size FROM blobs');
+      expect(rows.map((r) => [r.file_id, r.size])).toEqual([[done.results[0].file.id, done.results[0].file.size]]);
+    } finally {
+      await smallWorker?.close();
+      await api.close();
     }
   });
 
