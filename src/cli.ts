@@ -2,15 +2,12 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { coreReady } from './api/core-ready.js';
-import { NotFound } from './api/domain-errors.js';
-import { KEY_EXPIRES_IN_DAYS_MAX } from './api/limits.js';
-import type { IssuedKey } from './auth/api-keys.js';
 import { loadConfig } from './config/config.js';
 import { createCore, listen, openDataDir } from './core.js';
-import type { Application } from './db/applications-repository.js';
 import { announceReady } from './ready-signal.js';
 import { rendererAvailable } from './server/renderer-files.js';
 import { LISTEN_OPTIONS, listenAddress } from './config/listen-address.js';
+import { KEYS_OPTIONS, runKeysCommand } from './keys-command.js';
 import { TEAM_USAGE, keysTeam, serveTeam, teamMode, workerCommand } from './team-cli.js';
 
 const USAGE = `Usage:
@@ -106,74 +103,13 @@ async function serve(args: string[]): Promise<number> {
 
 async function keys(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: {
-      kind: { type: 'string' },
-      application: { type: 'string' },
-      name: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'expires-in-days': { type: 'string' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseArgs({ args: rest, options: { ...KEYS_OPTIONS, 'data-dir': { type: 'string' } }, allowPositionals: true, strict: true });
   const config = loadConfig({ dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined });
   const { db, keys: keyService } = await openDataDir(config.dataDir);
   try {
-    if (sub === 'create') {
-      const days = values['expires-in-days'];
-      const expiresInDays = days === undefined ? undefined : Number(days);
-      if (expiresInDays !== undefined && (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > KEY_EXPIRES_IN_DAYS_MAX)) {
-        throw new Error(`--expires-in-days must be a whole number of days from 1 to ${KEY_EXPIRES_IN_DAYS_MAX}.`);
-      }
-      let application: Application;
-      let key: IssuedKey;
-      if (values.application !== undefined) {
-        if (values.kind !== undefined) throw new Error('Give --kind (a new application) or --application (an existing one), not both.');
-        application = await named(values.application, 'application', () => keyService.getApplication(values.application!));
-        key = await keyService.issueKeyFor(application.id, values.name, expiresInDays);
-      } else {
-        if (values.kind !== 'images' && values.kind !== 'pdfs') throw new Error('--kind must be "images" or "pdfs" (or give --application ID).');
-        const name = values.name ?? (values.kind === 'images' ? 'Images' : 'PDFs');
-        ({ app: application, key } = await keyService.createApplication(name, values.kind, expiresInDays));
-      }
-      process.stdout.write(
-        `${JSON.stringify({ applicationId: application.id, name: application.name, kind: application.kind, keyId: key.id, expiresAt: key.expiresAt, apiKey: key.token })}\n`,
-      );
-      process.stderr.write('This is the only time this key is shown: Veracity keeps only its digest. Store it now.\n');
-      return 0;
-    }
-    if (sub === 'list') {
-      const out = (await keyService.applicationsWithKeys()).map(({ application: a, keys: list }) => ({
-        applicationId: a.id,
-        name: a.name,
-        kind: a.kind,
-        createdAt: a.createdAt,
-        keys: list.map(({ id, ...k }) => ({ keyId: id, ...k })),
-      }));
-      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-      return 0;
-    }
-    if (sub === 'revoke') {
-      const id = positionals[0];
-      if (!id) throw new Error('keys revoke needs an application id or a key id.');
-      const revoked = await named(id, 'application or key', () => keyService.revokeKeyOrApplication(id));
-      process.stdout.write(`${JSON.stringify({ revoked })}\n`);
-      return 0;
-    }
-    throw new Error(`Unknown keys subcommand "${sub ?? ''}". Use create, list or revoke.`);
+    // The desktop: `--kind` makes a new application of that kind, named after it unless --name is given.
+    return await runKeysCommand(sub, values, positionals, keyService, (kind, name, days) => keyService.createApplication(name ?? (kind === 'images' ? 'Images' : 'PDFs'), kind, days));
   } finally {
     db.close();
-  }
-}
-
-/** The service's NotFound, said with the id the user typed. */
-async function named<T>(id: string, what: string, find: () => Promise<T>): Promise<T> {
-  try {
-    return await find();
-  } catch (err) {
-    if (err instanceof NotFound) throw new Error(`No ${what} with id ${id}.`);
-    throw err;
   }
 }

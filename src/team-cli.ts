@@ -5,7 +5,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { coreReady } from './api/core-ready.js';
-import { KEY_EXPIRES_IN_DAYS_MAX } from './api/limits.js';
 import { LISTEN_OPTIONS, listenAddress } from './config/listen-address.js';
 import { loadConfig } from './config/config.js';
 import { announceReady } from './ready-signal.js';
@@ -13,6 +12,7 @@ import { BLOB_DIR_ENV, DATABASE_URL_ENV, createTeamApiNode, createTeamWorker, ke
 import { createKeyService } from './auth/api-keys.js';
 import { openPgPool } from './db/pg/connection.js';
 import { createPgKeyStore } from './db/pg/key-store.js';
+import { KEYS_OPTIONS, runKeysCommand } from './keys-command.js';
 
 export const TEAM_USAGE = `  veracity serve --database-url postgres://... [--blob-dir DIR] [--port N] [--models-dir DIR] [--host ADDRESS --allow-network --allowed-host NAME ...]
   veracity worker --database-url postgres://... [--blob-dir DIR] [--models-dir DIR]
@@ -104,13 +104,7 @@ export async function keysTeam(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
-    options: {
-      'database-url': { type: 'string' },
-      kind: { type: 'string' },
-      application: { type: 'string' },
-      name: { type: 'string' },
-      'expires-in-days': { type: 'string' },
-    },
+    options: { 'database-url': { type: 'string' }, ...KEYS_OPTIONS },
     allowPositionals: true,
     strict: true,
   });
@@ -120,45 +114,12 @@ export async function keysTeam(args: string[]): Promise<number> {
     const store = createPgKeyStore(pool);
     const keys = createKeyService({ secret: team.keySecret, store });
     await keys.ensureDefaultApplications();
-    if (sub === 'create') {
-      const days = values['expires-in-days'];
-      const expiresInDays = days === undefined ? undefined : Number(days);
-      if (expiresInDays !== undefined && (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > KEY_EXPIRES_IN_DAYS_MAX)) {
-        throw new Error(`--expires-in-days must be a whole number of days from 1 to ${KEY_EXPIRES_IN_DAYS_MAX}.`);
-      }
-      const apps = await store.listApplications();
-      const app = values.application !== undefined ? apps.find((a) => a.id === values.application) : apps.find((a) => a.kind === values.kind);
-      if (!app) throw new Error(values.application !== undefined ? `No application with id ${values.application}.` : '--kind must be "images" or "pdfs" (or give --application ID).');
-      const key = await keys.issueKey(app.id, values.name ?? `${app.name} key`, expiresInDays);
-      process.stdout.write(`${JSON.stringify({ applicationId: app.id, name: app.name, kind: app.kind, keyId: key.id, expiresAt: key.expiresAt, apiKey: key.token })}\n`);
-      process.stderr.write('This is the only time this key is shown: Veracity keeps only its digest. Store it now.\n');
-      return 0;
-    }
-    if (sub === 'list') {
-      const out = await Promise.all(
-        (await store.listApplications()).map(async (a) => ({
-          applicationId: a.id,
-          name: a.name,
-          kind: a.kind,
-          createdAt: a.createdAt,
-          keys: (await store.listKeys(a.id)).map((k) => ({ keyId: k.id, name: k.name, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt, hint: k.hint })),
-        })),
-      );
-      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-      return 0;
-    }
-    if (sub === 'revoke') {
-      const id = positionals[0];
-      if (!id) throw new Error('keys revoke needs an application id or a key id.');
-      const at = new Date().toISOString();
-      let n: number;
-      if (await store.getKey(id)) n = await store.revokeKey(id, at);
-      else if (await store.getApplication(id)) n = await store.revokeApplicationKeys(id, at);
-      else throw new Error(`No application or key with id ${id}.`);
-      process.stdout.write(`${JSON.stringify({ revoked: n })}\n`);
-      return 0;
-    }
-    throw new Error(`Unknown keys subcommand "${sub ?? ''}". Use create, list or revoke.`);
+    // A team server: `--kind` issues a key for its existing application of that kind.
+    return await runKeysCommand(sub, values, positionals, keys, async (kind, name, days) => {
+      const found = (await keys.applicationsWithKeys()).find(({ application }) => application.kind === kind);
+      if (!found) throw new Error(`No ${kind} application on this server.`);
+      return { app: found.application, key: await keys.issueKeyFor(found.application.id, name, days) };
+    });
   } finally {
     await pool.end();
   }

@@ -11,7 +11,8 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 const Int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-const LOOPBACK_LISTEN = new Set(['127.0.0.1', '::1', 'localhost']);
+/** The addresses `serve` may listen on without --allow-network (read by listen-address.ts too). */
+export const LOOPBACK_LISTEN: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const CoreConfig = z.object({
   dataDir: z.string().min(1),
