@@ -126,6 +126,10 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
     } catch (err) {
       d.log?.error({ err, fileId, jobId, mediaType }, 'analysis bookkeeping failed');
       await d.queue.fail(lease).catch((e: unknown) => d.log?.error({ err: e, fileId }, 'could not hand a unit back to the queue'));
+    } finally {
+      // Only once the outcome is recorded (or the unit handed back): a progress read in between saw the file still
+      // processing and, with no stage left here, called it `queued` after `analysing` (CI, stop 18).
+      stages.delete(fileId);
     }
   }
 
@@ -174,8 +178,6 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
       const message = err instanceof Error ? err.message : 'Analysis failed.';
       d.log?.info({ fileId, jobId, code, err: message }, 'file analysis ended in error');
       return { status: 'error', completedAt: now().toISOString(), errorCode: code, errorMessage: message };
-    } finally {
-      stages.delete(fileId);
     }
   }
 

@@ -10,7 +10,10 @@ export function createPgFileStages(db: Queryable): FileStages {
     },
     async get(fileIds) {
       const { rows } = await db.query<{ id: string; stage: RunningStage['stage']; stage_started_at: string }>(
-        "SELECT id, stage, stage_started_at FROM job_files WHERE id = ANY($1::text[]) AND status = 'processing' AND stage IS NOT NULL",
+        // Not filtered on status: a file that ended between the caller's read of the files and this one keeps its
+        // last stage here, so it never shows `queued` again after `analysing` (the caller asks only for files it read
+        // as processing). A released unit's stage is cleared by the queue.
+        "SELECT id, stage, stage_started_at FROM job_files WHERE id = ANY($1::text[]) AND stage IS NOT NULL",
         [fileIds],
       );
       return new Map(rows.map((r) => [r.id, { stage: r.stage, startedAt: r.stage_started_at }]));
