@@ -6,7 +6,7 @@ import { ApiFailure, type ApiClient } from './api-client.js';
 import type { CollectedFile } from './collect-files.js';
 import { fileIndexFromPath, planSubmission, refusalReason, requestMetadata, type CandidateFile, type PlannedRequest, type RefusedFile } from './plan-submission.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
-import { caseChangeWords, failureWords, refusalWords } from './words.js';
+import { caseChangeWords, closedCaseWords, failureWords, refusalWords } from './words.js';
 
 export interface AppKey {
   applicationId: string;
@@ -285,7 +285,12 @@ export class CaseSession {
    * Gives every dropped file a card at once (stage "sending"), reads each file's head, plans the requests, lists
    * refusals (on their cards too), then sends the requests one after another (the files of later ones "waiting").
    */
-  async submit(collected: CollectedFile[]): Promise<void> {
+  async submit(dropped: CollectedFile[]): Promise<void> {
+    // A closed case takes no more files: the ones that would go into it are not sent, and the window says why.
+    const closed = this.state.activeCase?.status === 'closed' ? this.state.activeCase : null;
+    const collected = closed ? dropped.filter((item) => (item.caseName ?? closed.name) !== closed.name) : dropped;
+    if (closed && collected.length < dropped.length) this.notice(closedCaseWords(closed.name, dropped.length - collected.length));
+    if (collected.length === 0) return;
     const generation = this.generation;
     const candidates: CandidateFile<File>[] = [];
     const arriving: PendingFile[] = [];
@@ -364,6 +369,11 @@ export class CaseSession {
   async reassess(tracked: TrackedJob, fileId: string): Promise<void> {
     const result = tracked.job.results.find((r) => r.file.id === fileId);
     if (!result) return;
+    const closed = this.state.activeCase?.status === 'closed' ? this.state.activeCase : null;
+    if (closed) {
+      this.notice(closedCaseWords(closed.name, 1));
+      return;
+    }
     try {
       const blob = await this.deps.client.getContent(tracked.apiKey, tracked.job.jobId, fileId);
       const newId = this.deps.newId ?? (() => crypto.randomUUID());

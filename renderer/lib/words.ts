@@ -117,13 +117,23 @@ export const CASE_STATUS_WORDS: Record<import('../../src/api/app-schemas.js').Ca
   closed: 'Closed',
 };
 
-/** Why the core refused a change to the case (a name another case has is said as such, not as a malformed request). */
+/**
+ * Why the core refused a change to the case (a name another case has is said as such, not as a malformed request).
+ * Told by status and path, never by the message's words: the core answers a taken name with 422 on `name`
+ * (src/server/api-error.ts, CaseNameTaken); a malformed name is 400.
+ */
 export function caseChangeWords(failure: ApiFailure, patch: { name?: string }): string {
   const issue = failure.apiError?.details?.issues?.[0];
-  if (failure.apiError?.code === 'invalid_request' && issue?.path === 'name' && patch.name !== undefined && /already exists/i.test(failure.apiError.message)) {
+  if (failure.status === 422 && failure.apiError?.code === 'invalid_request' && issue?.path === 'name' && patch.name !== undefined) {
     return `Another case is already called “${patch.name}”: choose another name, or open that case from History.`;
   }
   return failureWords(failure, { action: 'Changing the case' });
+}
+
+/** Why files were not added to the active case: it is closed (the specialist reopens it from the case header). */
+export function closedCaseWords(caseName: string, files: number): string {
+  const what = files === 1 ? '1 file was' : `${files} files were`;
+  return `The case “${caseName}” is closed: ${what} not added. Set its status to Open or In review to add files to it.`;
 }
 
 /**

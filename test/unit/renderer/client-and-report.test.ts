@@ -372,3 +372,35 @@ describe('CaseSession retries and re-assessment', () => {
     session.clear();
   });
 });
+
+describe('CaseSession on a closed case', () => {
+  it('sends no file into a closed case and says why; a dropped folder of another case still goes', async () => {
+    const sent: { names: string[]; metadata: unknown }[] = [];
+    const closedCase = { id: 'c-1', name: 'CLM-1 Closed', status: 'closed', notes: '', createdAt: NOW, updatedAt: NOW, fileCount: 1 };
+    const fake = {
+      getCase: async () => closedCase,
+      caseJobs: async () => ({ jobs: [], pagination: { page: 1, pageSize: 100, total: 0, hasNextPage: false } }),
+      assess: async (_key: string, files: { name: string }[], metadata: unknown) => {
+        sent.push({ names: files.map((f) => f.name), metadata });
+        return jobResult({ status: 'completed', jobId: crypto.randomUUID() });
+      },
+      getJob: async () => jobResult(),
+    } as unknown as ApiClient;
+    const session = new CaseSession({ client: fake, keys: () => ({ images: { applicationId: 'a', apiKey: 'K' } }), pollIntervalMs: 60_000, sleep: async () => {}, storage: null });
+    await session.openCase('c-1');
+    expect(session.getState().activeCase?.status).toBe('closed');
+    const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    const loose = (name: string) => ({ file: new File([jpegBytes], name), path: name, caseName: null });
+    await session.submit([loose('a.jpg'), loose('b.jpg')]);
+    expect(sent).toEqual([]);
+    expect(session.getState().pending).toEqual([]);
+    expect(session.getState().notices.map((n) => n.text)).toEqual([
+      'The case “CLM-1 Closed” is closed: 2 files were not added. Set its status to Open or In review to add files to it.',
+    ]);
+    await session.submit([loose('c.jpg'), { file: new File([jpegBytes], 'd.jpg'), path: 'CLM-2/d.jpg', caseName: 'CLM-2' }]);
+    expect(sent.map((s) => s.names)).toEqual([['CLM-2/d.jpg']]);
+    expect(sent[0].metadata).toEqual({ case: 'CLM-2' });
+    expect(session.getState().notices.at(-1)?.text).toMatch(/^The case “CLM-1 Closed” is closed: 1 file was not added\./);
+    session.clear();
+  });
+});
