@@ -152,6 +152,18 @@ export async function main(root: string, argv: string[]): Promise<number> {
     electronPath = resolveElectronBinary(() => requireFromRoot('electron'));
   }
   const launch = chooseLaunchMode(argv, process.env, electronPath);
+  if (launch.mode === 'browser') {
+    // A team server chosen: nothing local to build or start; the address to open is the team server's.
+    const server = chooseServer(process.env, readTeamSettings(teamSettingsFile(defaultDataDir())));
+    if (server.mode === 'invalid') {
+      console.error(server.reason);
+      return 2;
+    }
+    if (server.mode === 'team') {
+      console.log(teamBrowserBanner(server));
+      return 0;
+    }
+  }
   const rendererIndex = path.join(root, 'dist', 'renderer', 'index.html');
   if (isStale(rendererIndex, [path.join(root, 'renderer'), path.join(root, 'src', 'api')])) {
     console.log('Building the window (vite build)…');
@@ -168,16 +180,6 @@ export async function main(root: string, argv: string[]): Promise<number> {
   }
 
   const dataDir = defaultDataDir();
-  // A team server chosen: nothing local to start; the address to open is the team server's.
-  const server = chooseServer(process.env, readTeamSettings(teamSettingsFile(dataDir)));
-  if (server.mode === 'invalid') {
-    console.error(server.reason);
-    return 2;
-  }
-  if (server.mode === 'team') {
-    console.log(teamBrowserBanner(server));
-    return 0;
-  }
   const port = chooseServePort(argv, process.env);
   console.log(`Starting Veracity (${launch.reason}).`);
   const child = spawn(process.execPath, [path.join(root, 'src', 'bin', 'veracity.mjs'), ...coreArgs({ dataDir, port })], {

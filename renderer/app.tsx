@@ -68,7 +68,10 @@ export function App(): React.JSX.Element {
     return (
       <main className="boot" role="alert">
         <h1>Veracity</h1>
-        <p>This window has no access token. Open the address that <code>npm start</code> printed (it ends with <code>#token=…</code>), or start the desktop app again.</p>
+        <p>
+          This window has no access token. Open the address that <code>npm start</code> printed (it ends with <code>#token=…</code>), or start the desktop app
+          again. On a team server, use the address with the token its operator gave you.
+        </p>
       </main>
     );
   }
