@@ -3,6 +3,8 @@
 // (team-server.json in the data dir, readable by its user only). Pure functions, unit-tested without Electron; main.ts
 // only reads the file and acts on the choice.
 
+import { z } from 'zod';
+
 export const SERVER_URL_ENV = 'VERACITY_SERVER_URL';
 export const UI_TOKEN_ENV = 'VERACITY_UI_TOKEN';
 export const TEAM_SETTINGS_FILE = 'team-server.json';
@@ -68,6 +70,9 @@ export type ServerChoice =
   | { mode: 'team'; baseUrl: string; uiToken: string; source: 'environment' | 'settings' }
   | { mode: 'invalid'; reason: string };
 
+/** The settings file's shape (STYLE 10: zod at the boundary); the address and the token are then checked above. */
+const TeamSettings = z.object({ serverUrl: z.string(), uiToken: z.string() }).strict();
+
 /** What main.ts read of the settings file: its text and POSIX mode bits, or null when there is none. */
 export interface SettingsFile {
   text: string;
@@ -105,11 +110,11 @@ export function chooseServer(env: Record<string, string | undefined>, settings: 
   } catch {
     return { mode: 'invalid', reason: `${settings.path} is not valid JSON: write {"serverUrl": "https://...", "uiToken": "..."}, or remove the file to use this computer.` };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    return { mode: 'invalid', reason: `${settings.path} must hold one object {"serverUrl": "https://...", "uiToken": "..."}.` };
+  const shaped = TeamSettings.safeParse(parsed);
+  if (!shaped.success) {
+    return { mode: 'invalid', reason: `${settings.path} must hold one object {"serverUrl": "https://...", "uiToken": "..."} and nothing else.` };
   }
-  const { serverUrl, uiToken } = parsed as Record<string, unknown>;
-  return teamChoice(serverUrl, uiToken, 'settings', settings.path);
+  return teamChoice(shaped.data.serverUrl, shaped.data.uiToken, 'settings', settings.path);
 }
 
 /** The settings file's content for a server (what `npm start -- --connect URL` writes, mode 0600). */

@@ -123,7 +123,11 @@ describe('choosing the server', () => {
     ['broken JSON', settings('{"serverUrl": '), /not valid JSON/],
     ['an array', settings([TEAM, TOKEN]), /one object/],
     ['null', settings('null'), /one object/],
-    ['no token', settings({ serverUrl: TEAM }), /no valid UI token/],
+    ['no token', settings({ serverUrl: TEAM }), /one object/],
+    ['an empty token', settings({ serverUrl: TEAM, uiToken: '' }), /no valid UI token/],
+    ['a short token', settings({ serverUrl: TEAM, uiToken: 'abc' }), /no valid UI token/],
+    ['another field', settings({ serverUrl: TEAM, uiToken: TOKEN, extra: 1 }), /nothing else/],
+    ['a number for the address', settings({ serverUrl: 443, uiToken: TOKEN }), /one object/],
     ['a bad address', settings({ serverUrl: 'http://team.example', uiToken: TOKEN }), /only for this computer/],
     ['a token in the address', settings({ serverUrl: `${TEAM}/#token=${TOKEN}`, uiToken: TOKEN }), /without a path/],
   ])('refuses, never falling back to this computer: %s', (_label, file, reason) => {
