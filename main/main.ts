@@ -11,7 +11,7 @@ import { CoreSupervisor } from './core-supervisor.js';
 import { IPC_CONFIG, IPC_RESTART, type ShellConfig } from './ipc-channels.js';
 import { createFileLogger } from './logger.js';
 import { defaultDataDir, logDir, readTeamSettings, teamSettingsFile } from './paths.js';
-import { applyContentsSecurity, applySessionSecurity, isTrustedSender, type SecurityHooks } from './security.js';
+import { applyContentsSecurity, applySessionSecurity, isAppUrl, isTrustedSender, type SecurityHooks } from './security.js';
 import { chooseServer, type ServerChoice } from './team-server.js';
 import { mainWindowOptions } from './window-options.js';
 
@@ -133,7 +133,7 @@ function createWindow(): BrowserWindow {
   });
   win.webContents.on('did-fail-load', (_event, errorCode, errorDescription, validatedUrl, isMainFrame) => {
     // -3 is an aborted load (a navigation replaced by another), not a failure.
-    if (!team || !isMainFrame || errorCode === -3 || !validatedUrl.startsWith(team.baseUrl)) return;
+    if (!team || !isMainFrame || errorCode === -3 || !isAppUrl(validatedUrl, team.baseUrl)) return;
     showServerProblem(`${team.baseUrl} did not answer (${errorDescription}).`);
   });
   win.on('closed', () => {
