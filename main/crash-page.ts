@@ -18,17 +18,26 @@ export function crashPageCsp(): string {
 }
 
 export interface CrashInfo {
+  /** The heading; by default, that the engine stopped. */
+  title?: string;
+  /** The sentence under the reason; by default, that nothing accepted was lost. */
+  note?: string;
+  /** The button's label; by default, Restart Veracity. */
+  action?: string;
   reason: string;
   logFile: string;
   lastLines: string[];
 }
 
-export function crashPageHtml({ reason, logFile, lastLines }: CrashInfo): string {
+const LOCAL_NOTE =
+  'Your cases and results are saved on this computer; nothing was lost that had already been accepted. Files that were still being analysed will be analysed again after the restart.';
+
+export function crashPageHtml({ title = 'The Veracity engine stopped', note = LOCAL_NOTE, action = 'Restart Veracity', reason, logFile, lastLines }: CrashInfo): string {
   const tail = lastLines.slice(-12).map(escapeHtml).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(crashPageCsp())}">
-<title>Veracity stopped</title>
+<title>${escapeHtml(title)}</title>
 <style>
 :root{color-scheme:light dark;font-family:system-ui,sans-serif}
 body{max-width:44rem;margin:3rem auto;padding:0 1rem;line-height:1.5}
@@ -39,10 +48,10 @@ button:focus-visible{outline:3px solid #3b82f6;outline-offset:2px}
 </style></head>
 <body>
 <main>
-<h1>The Veracity engine stopped</h1>
+<h1>${escapeHtml(title)}</h1>
 <p>${escapeHtml(reason)}</p>
-<p>Your cases and results are saved on this computer; nothing was lost that had already been accepted. Files that were still being analysed will be analysed again after the restart.</p>
-<p><button id="restart" type="button" autofocus>Restart Veracity</button></p>
+<p>${escapeHtml(note)}</p>
+<p><button id="restart" type="button" autofocus>${escapeHtml(action)}</button></p>
 <p>Details are in the log file <code>${escapeHtml(logFile)}</code>.</p>
 ${tail ? `<details><summary>Last lines from the engine</summary><pre>${tail}</pre></details>` : ''}
 </main>

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { appUrlOf, parseCoreReady } from '../src/api/core-ready.js';
 import { CORE_STDIO, coreArgs, onLines } from './core-process.js';
 import { createFileLogger } from './logger.js';
-import { defaultDataDir, logDir } from './paths.js';
+import { defaultDataDir, logDir, readTeamSettings, teamSettingsFile, writeTeamSettings } from './paths.js';
+import { chooseServer, connectCommand, teamBrowserBanner, teamSettingsText } from './team-server.js';
 
 export type LaunchMode = { mode: 'electron'; electronPath: string } | { mode: 'browser'; reason: string };
 
@@ -121,7 +122,29 @@ function forwardSignals(child: ChildProcess): void {
   }
 }
 
+/** `--connect URL` / `--disconnect`: the team server setting (main/team-server.ts); null when neither was asked. */
+function runConnectCommand(argv: string[]): number | null {
+  const command = connectCommand(argv, process.env);
+  if (command === null) return null;
+  const file = teamSettingsFile(defaultDataDir());
+  if (command.action === 'error') {
+    console.error(command.message);
+    return 2;
+  }
+  if (command.action === 'disconnect') {
+    fs.rmSync(file, { force: true });
+    console.log(`Veracity will analyse on this computer again (removed ${file}).`);
+    return 0;
+  }
+  writeTeamSettings(file, teamSettingsText(command.baseUrl, command.uiToken));
+  console.log(`Veracity will use the team server at ${command.baseUrl} (saved in ${file}, readable by you only).`);
+  console.log('Run `npm start -- --disconnect` to analyse on this computer again.');
+  return 0;
+}
+
 export async function main(root: string, argv: string[]): Promise<number> {
+  const connected = runConnectCommand(argv);
+  if (connected !== null) return connected;
   const requireFromRoot = createRequire(path.join(root, 'package.json'));
   let electronPath = resolveElectronBinary(() => requireFromRoot('electron'));
   if (electronPath === null && tryElectronDownload(root)) {
@@ -129,6 +152,18 @@ export async function main(root: string, argv: string[]): Promise<number> {
     electronPath = resolveElectronBinary(() => requireFromRoot('electron'));
   }
   const launch = chooseLaunchMode(argv, process.env, electronPath);
+  if (launch.mode === 'browser') {
+    // A team server chosen: nothing local to build or start; the address to open is the team server's.
+    const server = chooseServer(process.env, readTeamSettings(teamSettingsFile(defaultDataDir())));
+    if (server.mode === 'invalid') {
+      console.error(server.reason);
+      return 2;
+    }
+    if (server.mode === 'team') {
+      console.log(teamBrowserBanner(server));
+      return 0;
+    }
+  }
   const rendererIndex = path.join(root, 'dist', 'renderer', 'index.html');
   if (isStale(rendererIndex, [path.join(root, 'renderer'), path.join(root, 'src', 'api')])) {
     console.log('Building the window (vite build)…');

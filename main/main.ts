@@ -1,5 +1,7 @@
 // The Electron entry: one instance, the core in its own process on 127.0.0.1 (a utility process when packaged), one hardened window that
-// loads the renderer from the core, a crash screen with restart, clean shutdown, logs in the data dir.
+// loads the renderer from the core, a crash screen with restart, clean shutdown, logs in the data dir. Where the user
+// chose a team server (VERACITY_SERVER_URL + VERACITY_UI_TOKEN, or team-server.json: main/team-server.ts), no local
+// core starts: the window loads that server's origin, and the security rules allow exactly that origin.
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { app, BrowserWindow, ipcMain, nativeTheme, session, shell, utilityProcess } from 'electron';
@@ -8,14 +10,25 @@ import { CORE_STDIO, coreArgs, coreChildOf, type CoreChild } from './core-proces
 import { CoreSupervisor } from './core-supervisor.js';
 import { IPC_CONFIG, IPC_RESTART, type ShellConfig } from './ipc-channels.js';
 import { createFileLogger } from './logger.js';
-import { defaultDataDir, logDir } from './paths.js';
-import { applyContentsSecurity, applySessionSecurity, isTrustedSender, type SecurityHooks } from './security.js';
+import { defaultDataDir, logDir, readTeamSettings, teamSettingsFile } from './paths.js';
+import { applyContentsSecurity, applySessionSecurity, isAppUrl, isTrustedSender, type SecurityHooks } from './security.js';
+import { chooseServer, type ServerChoice } from './team-server.js';
 import { mainWindowOptions } from './window-options.js';
 
 const dataDir = defaultDataDir();
 const log = createFileLogger(logDir(dataDir));
 const coreLog = createFileLogger(logDir(dataDir), 'core.log');
 const devTools = !app.isPackaged && process.env.VERACITY_DEVTOOLS === '1';
+
+/** Read once at start: changing servers takes a restart of the app, never a page of the window. */
+const server: ServerChoice = (() => {
+  try {
+    return chooseServer(process.env, readTeamSettings(teamSettingsFile(dataDir)));
+  } catch (err) {
+    return { mode: 'invalid', reason: `The team server setting could not be read: ${(err as Error).message}` };
+  }
+})();
+const team = server.mode === 'team' ? server : null;
 
 let mainWindow: BrowserWindow | null = null;
 let quitting = false;
@@ -38,7 +51,7 @@ const supervisor = new CoreSupervisor({
 });
 
 const hooks: SecurityHooks = {
-  appOrigin: () => supervisor.running?.baseUrl ?? null,
+  appOrigin: () => (team ? team.baseUrl : (supervisor.running?.baseUrl ?? null)),
   openExternal: (url) => {
     log.info(`open external ${url}`);
     void shell.openExternal(url);
@@ -86,6 +99,28 @@ function showCrash(reason: string, lastLines: string[]): void {
   mainWindow.show();
 }
 
+function showServerProblem(reason: string): void {
+  log.error(`team server: ${reason}`);
+  if (!mainWindow || mainWindow.isDestroyed()) return;
+  void mainWindow.loadURL(
+    crashPageUrl({
+      title: team ? 'The team server cannot be reached' : 'The team server setting is not usable',
+      note: team
+        ? `Veracity is set to use the team server at ${team.baseUrl}; nothing is analysed on this computer meanwhile. Check your network or ask the server's operator, then try again.`
+        : 'Fix the setting (or remove it to use this computer) and start Veracity again.',
+      action: team ? 'Try again' : 'Quit Veracity',
+      reason,
+      logFile: log.file,
+      lastLines: [],
+    }),
+  );
+  mainWindow.show();
+}
+
+function loadTeamServer(): void {
+  if (team && mainWindow && !mainWindow.isDestroyed()) void mainWindow.loadURL(`${team.baseUrl}/`);
+}
+
 function createWindow(): BrowserWindow {
   const preloadPath = path.join(__dirname, 'preload.cjs');
   const win = new BrowserWindow(mainWindowOptions({ preloadPath, devTools, dark: nativeTheme.shouldUseDarkColors }));
@@ -93,7 +128,13 @@ function createWindow(): BrowserWindow {
   win.webContents.on('render-process-gone', (_event, details) => {
     log.error(`renderer gone: ${details.reason}`);
     const core = supervisor.running;
-    if (!quitting && details.reason !== 'clean-exit' && core) void win.loadURL(`${core.baseUrl}/`);
+    if (team && !quitting && details.reason !== 'clean-exit') loadTeamServer();
+    else if (!quitting && details.reason !== 'clean-exit' && core) void win.loadURL(`${core.baseUrl}/`);
+  });
+  win.webContents.on('did-fail-load', (_event, errorCode, errorDescription, validatedUrl, isMainFrame) => {
+    // -3 is an aborted load (a navigation replaced by another), not a failure.
+    if (!team || !isMainFrame || errorCode === -3 || !isAppUrl(validatedUrl, team.baseUrl)) return;
+    showServerProblem(`${team.baseUrl} did not answer (${errorDescription}).`);
   });
   win.on('closed', () => {
     mainWindow = null;
@@ -103,12 +144,25 @@ function createWindow(): BrowserWindow {
 
 function registerIpc(): void {
   ipcMain.handle(IPC_CONFIG, (event): ShellConfig | null => {
+    // The team server's token goes only to a page of that server's origin, as the local core's goes only to its own.
+    if (team) return isTrustedSender(event.senderFrame?.url, team.baseUrl) ? { baseUrl: team.baseUrl, uiToken: team.uiToken } : null;
     const core = supervisor.running;
     if (!core?.uiToken || !isTrustedSender(event.senderFrame?.url, core.baseUrl)) return null;
     return { baseUrl: core.baseUrl, uiToken: core.uiToken };
   });
   ipcMain.handle(IPC_RESTART, async (event) => {
-    if (!isTrustedSender(event.senderFrame?.url, supervisor.running?.baseUrl ?? null, true)) return;
+    if (!isTrustedSender(event.senderFrame?.url, hooks.appOrigin(), true)) return;
+    if (server.mode === 'invalid') {
+      // The setting is read at start: the button quits, and the user starts Veracity again once it is fixed.
+      app.quit();
+      return;
+    }
+    if (team) {
+      // Nothing local to restart: the button loads the team server again.
+      log.info('team server: trying again');
+      loadTeamServer();
+      return;
+    }
     log.info('restart requested from the window');
     await supervisor.restart();
   });
@@ -138,6 +192,15 @@ if (!app.requestSingleInstanceLock()) {
     applySessionSecurity(session.defaultSession, hooks);
     registerIpc();
     mainWindow = createWindow();
+    if (server.mode === 'invalid') {
+      showServerProblem(server.reason);
+      return;
+    }
+    if (team) {
+      log.info(`using the team server at ${team.baseUrl} (from the ${team.source}); no local core`);
+      loadTeamServer();
+      return;
+    }
     await supervisor.start();
   });
 }

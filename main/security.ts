@@ -1,6 +1,7 @@
 // The shell's security policy in one place (STYLE 9): web preferences, CSP, navigation/new-window/permission decisions
 // and external-link validation, as plain functions unit-tested without Electron, plus the one function that wires them.
 import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
+import { isServableOrigin } from './team-server.js';
 
 /** webPreferences of every window (reliability checklist 76): the renderer gets no Node, no privileges, no webview. */
 export function secureWebPreferences(
@@ -27,7 +28,8 @@ export function secureWebPreferences(
 }
 
 /**
- * The Content-Security-Policy of the app's pages (checklist 77). Everything comes from the core's own origin;
+ * The Content-Security-Policy of the app's pages (checklist 77). Everything comes from the core's own origin (this
+ * computer's core, or the one team server the user chose: main/team-server.ts);
  * thumbnails are blob: URLs made from fetched bytes; no inline script, no eval, no frames, no forms posting away.
  */
 export function contentSecurityPolicy(appOrigin: string): string {
@@ -48,19 +50,23 @@ export function contentSecurityPolicy(appOrigin: string): string {
   ].join('; ');
 }
 
-/** `http://127.0.0.1:PORT` from any URL on that origin; throws on anything else (the shell only ever hosts loopback). */
+/**
+ * The origin of any URL on it; throws on an origin the shell never hosts. The local core is always
+ * `http://127.0.0.1:PORT`; a team server is https, or plain http on loopback only, and never carries credentials.
+ */
 export function normalizeOrigin(url: string): string {
   const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' || parsed.hostname !== '127.0.0.1') {
-    throw new Error(`The app origin must be http://127.0.0.1:PORT, got ${parsed.origin}`);
+  if (!isServableOrigin(parsed)) {
+    throw new Error(`The app origin must be http://127.0.0.1:PORT or a team server's https:// origin, got ${parsed.origin}`);
   }
   return parsed.origin;
 }
 
-/** True when `url` is a page of the app itself: same scheme, host and port as the core. */
+/** True when `url` is a page of the app itself: same scheme, host and port as the core, and no credentials in it. */
 export function isAppUrl(url: string, appOrigin: string): boolean {
   try {
-    return new URL(url).origin === normalizeOrigin(appOrigin);
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '' && parsed.origin === normalizeOrigin(appOrigin);
   } catch {
     return false;
   }

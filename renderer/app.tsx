@@ -6,6 +6,7 @@ import type { PipelineKind } from '../src/api/schemas.js';
 import { ApiClient, ApiFailure } from './lib/api-client.js';
 import { CaseSession, type AppKey } from './lib/case-session.js';
 import { activeKeys } from './lib/active-keys.js';
+import { serverLabel, type ServerLabel } from './lib/server-label.js';
 import { findCredentials, type ShellBridge } from './lib/ui-credentials.js';
 import { failureWords } from './lib/words.js';
 import { AssessView } from './components/assess-view.js';
@@ -22,7 +23,11 @@ declare global {
 
 type Screen = 'assess' | 'history' | 'settings';
 
-type Boot = { state: 'loading' } | { state: 'no-token' } | { state: 'failed'; message: string } | { state: 'ready'; client: ApiClient };
+type Boot =
+  | { state: 'loading' }
+  | { state: 'no-token' }
+  | { state: 'failed'; message: string }
+  | { state: 'ready'; client: ApiClient; server: ServerLabel };
 
 export function App(): React.JSX.Element {
   const [boot, setBoot] = useState<Boot>({ state: 'loading' });
@@ -39,8 +44,9 @@ export function App(): React.JSX.Element {
       }
       const client = new ApiClient(credentials.baseUrl, credentials.uiToken);
       try {
-        setApplications((await client.listApplications()).applications);
-        setBoot({ state: 'ready', client });
+        const [listed, info] = await Promise.all([client.listApplications(), client.serverInfo()]);
+        setApplications(listed.applications);
+        setBoot({ state: 'ready', client, server: serverLabel(info, credentials.baseUrl) });
       } catch (error) {
         const message = error instanceof ApiFailure ? failureWords(error, { action: 'Opening Veracity' }) : String(error);
         setBoot({ state: error instanceof ApiFailure && error.status === 401 ? 'no-token' : 'failed', message } as Boot);
@@ -62,7 +68,10 @@ export function App(): React.JSX.Element {
     return (
       <main className="boot" role="alert">
         <h1>Veracity</h1>
-        <p>This window has no access token. Open the address that <code>npm start</code> printed (it ends with <code>#token=…</code>), or start the desktop app again.</p>
+        <p>
+          This window has no access token. Open the address that <code>npm start</code> printed (it ends with <code>#token=…</code>), or start the desktop app
+          again. On a team server, use the address with the token its operator gave you.
+        </p>
       </main>
     );
   }
@@ -79,6 +88,13 @@ export function App(): React.JSX.Element {
     <div className="app">
       <header className="top">
         <h1 className="brand">Veracity</h1>
+        {boot.state === 'ready' && (
+          <p className="server" data-testid="server-label" data-kind={boot.server.kind} title={boot.server.detail}>
+            <span className="visually-hidden">Connected to: </span>
+            {boot.server.text}
+            <span className="visually-hidden">. {boot.server.detail}</span>
+          </p>
+        )}
         <nav aria-label="Screens" className="tabs">
           {(['assess', 'history', 'settings'] as const).map((s) => (
             <button key={s} type="button" className="tab" aria-current={screen === s ? 'page' : undefined} onClick={() => setScreen(s)}>

@@ -8,7 +8,8 @@ import { coreReady } from './api/core-ready.js';
 import { LISTEN_OPTIONS, listenAddress } from './config/listen-address.js';
 import { loadConfig } from './config/config.js';
 import { announceReady } from './ready-signal.js';
-import { BLOB_DIR_ENV, DATABASE_URL_ENV, createTeamApiNode, createTeamWorker, keySecretFromEnv, type TeamOptions } from './team-core.js';
+import { BLOB_DIR_ENV, DATABASE_URL_ENV, UI_TOKEN_ENV, createTeamApiNode, createTeamWorker, keySecretFromEnv, uiTokenFromEnv, type TeamOptions } from './team-core.js';
+import { rendererAvailable } from './server/renderer-files.js';
 import { createKeyService } from './auth/api-keys.js';
 import { openPgPool } from './db/pg/connection.js';
 import { createPgKeyStore } from './db/pg/key-store.js';
@@ -21,7 +22,9 @@ export const TEAM_USAGE = `  veracity serve --database-url postgres://... [--blo
 With a database URL (--database-url or ${DATABASE_URL_ENV}) Veracity runs as a team server on PostgreSQL: API nodes
 and analysis workers share the database and a blob directory (--blob-dir or ${BLOB_DIR_ENV}, mounted by every node).
 For small deployments, leave out --blob-dir and the uploaded files are kept in PostgreSQL (every node alike).
-API keys are signed with VERACITY_KEY_SECRET (at least 32 random bytes, base64 or hex), the same on every API node.`;
+API keys are signed with VERACITY_KEY_SECRET (at least 32 random bytes, base64 or hex), the same on every API node.
+An API node serves the window (open http(s)://HOST/#token=...) only when ${UI_TOKEN_ENV} holds its secret (at least
+32 characters, e.g. \`openssl rand -hex 32\`), the same on every API node; without it every /app route answers 401.`;
 
 /**
  * True when the command names a database: the team server's commands then run. The environment variable counts only
@@ -59,7 +62,8 @@ export async function serveTeam(args: string[]): Promise<number> {
     },
     strict: true,
   });
-  const team = teamOptions(values);
+  // The window's secret comes from the environment only (never argv, which other local users can read with ps).
+  const team = { ...teamOptions(values), uiToken: uiTokenFromEnv() };
   const config = loadConfig({ ...listenAddress(values), port: values.port, modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined });
   const node = await createTeamApiNode(config, team);
   try {
@@ -73,7 +77,12 @@ export async function serveTeam(args: string[]): Promise<number> {
   node.setPort(port);
   node.app.server.headersTimeout = config.headersTimeoutMs;
   node.app.server.requestTimeout = config.requestTimeoutMs;
-  announceReady(coreReady(`http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, null));
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // The UI secret is the operator's and is never printed (logs of a server are read by others): only where it goes.
+  announceReady(coreReady(baseUrl, null));
+  if (!team.uiToken) process.stdout.write(`Window: off (set ${UI_TOKEN_ENV} on every API node to serve it)\n`);
+  else if (!rendererAvailable(config.rendererDir)) process.stdout.write(`Window: off (no built window in ${config.rendererDir}: run \`npm run build:renderer\`)\n`);
+  else process.stdout.write(`Window at ${baseUrl}/#token=<${UI_TOKEN_ENV}> (or this server's https name behind its proxy)\n`);
   await untilSignal();
   await node.close();
   return 0;

@@ -17,6 +17,10 @@ import { buildApp } from './server/app.js';
 export const KEY_SECRET_ENV = 'VERACITY_KEY_SECRET';
 export const DATABASE_URL_ENV = 'VERACITY_DATABASE_URL';
 export const BLOB_DIR_ENV = 'VERACITY_BLOB_DIR';
+/** The environment variable holding the secret that opens the window and its /app routes on an API node. */
+export const UI_TOKEN_ENV = 'VERACITY_UI_TOKEN';
+/** What a team UI secret must look like: at least 32 characters a `#token=` fragment carries unchanged (base64url or hex). */
+const UI_TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/;
 
 /** The signing secret from the environment: at least 32 bytes, given as base64 or hex. */
 export function keySecretFromEnv(env: NodeJS.ProcessEnv = process.env): Uint8Array {
@@ -29,11 +33,40 @@ export function keySecretFromEnv(env: NodeJS.ProcessEnv = process.env): Uint8Arr
   return new Uint8Array(bytes);
 }
 
+/**
+ * The window's secret from the environment, or null when none is set: the API node then refuses every /app route, as
+ * before. A value of the wrong shape stops the node instead of being ignored (the operator meant to open the window).
+ */
+export function uiTokenFromEnv(env: NodeJS.ProcessEnv = process.env): string | null {
+  const raw = env[UI_TOKEN_ENV]?.trim();
+  if (!raw) return null;
+  if (!UI_TOKEN_SHAPE.test(raw)) {
+    throw new Error(`${UI_TOKEN_ENV} must be at least 32 characters of A-Z, a-z, 0-9, '-' and '_' (e.g. \`openssl rand -hex 32\`).`);
+  }
+  return raw;
+}
+
+/**
+ * The key that signs the window's per-application credentials on a team server: derived (HKDF-SHA256) from the key
+ * secret every API node shares, so a credential minted by one node is accepted by all of them, with a label of its
+ * own, so it is never the API keys' signing key, and bound to the UI secret, so changing VERACITY_UI_TOKEN on the
+ * nodes also retires every window credential handed out under the old one.
+ */
+export function windowSecretOf(keySecret: Uint8Array, uiToken: string): Uint8Array {
+  const bound = crypto.createHash('sha256').update(uiToken).digest();
+  return new Uint8Array(crypto.hkdfSync('sha256', keySecret, 'veracity-window-credentials', Buffer.concat([Buffer.from('veracity-window-v1:'), bound]), 32));
+}
+
 export interface TeamOptions {
   databaseUrl: string;
   /** The directory every node mounts for uploaded files; none (or ''): they are kept in PostgreSQL (small deployments). */
   blobDir?: string;
   keySecret: Uint8Array;
+  /**
+   * The secret that opens the window and its /app routes (VERACITY_UI_TOKEN, the same on every API node); none: the
+   * node serves the v1 API only and answers 401 to every /app route.
+   */
+  uiToken?: string | null;
   /** Seconds a taken file may stay unsettled before pg-boss gives it to another worker. */
   expireInSeconds?: number;
   /** How often pg-boss looks for expired units, cluster-wide (default 30 s). */
@@ -68,7 +101,12 @@ export async function createTeamApiNode(
     onError: (err) => app?.log.error({ err }, 'PostgreSQL connection error'),
   });
   try {
-    const keys = createKeyService({ secret: team.keySecret, store: backend.keyStore });
+    const uiToken = team.uiToken ?? null;
+    const keys = createKeyService({
+      secret: team.keySecret,
+      store: backend.keyStore,
+      ...(uiToken ? { windowSecret: windowSecretOf(team.keySecret, uiToken) } : {}),
+    });
     await keys.ensureDefaultApplications();
     // Previews are made here, for the person waiting on them; analysis runs on worker nodes only.
     const probePool = new WorkerPool({ spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30, size: 1, name: 'probe' });
@@ -99,8 +137,9 @@ export async function createTeamApiNode(
       rateLimitStore: rateLimitStoreCtor(backend.rateLimit),
       probePool,
       port: () => port,
-      // No UI token: the desktop window is not served by a team node.
-      uiToken: null,
+      // The window is served only where the operator gave the node a UI secret (VERACITY_UI_TOKEN).
+      uiToken,
+      serverKind: 'team',
     });
     const recovered = await jobs.recover();
     if (recovered.swept.tmp) app.log.info(recovered, 'swept leftover uploads');

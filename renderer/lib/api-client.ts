@@ -11,6 +11,7 @@ import {
   CreatedApiKey,
   CreatedApplication,
   HistoryList,
+  ServerInfo,
   type CaseStatus,
 } from '../../src/api/app-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
@@ -75,6 +76,11 @@ export class ApiClient {
   }
 
   // ---- /app routes (UI token) ----
+
+  /** Where this window sends files: this computer's core or a team server. */
+  serverInfo(): Promise<ServerInfo> {
+    return this.json(ServerInfo, '/app/server', { headers: this.auth(this.uiToken) });
+  }
 
   listApplications(): Promise<ApplicationList> {
     return this.json(ApplicationList, '/app/applications', { headers: this.auth(this.uiToken) });

@@ -52,6 +52,13 @@ const uuidParam = (name: string) => z.uuid({ error: `${name} must be a UUID.` })
 export const ApplicationIdParams = z.object({ applicationId: uuidParam('applicationId') });
 export const KeyIdParams = z.object({ keyId: uuidParam('keyId') });
 
+/**
+ * What the window is connected to, so that a specialist sees whether files go to this computer (`desktop`) or to a
+ * team server shared with colleagues (`team`).
+ */
+export const ServerInfo = z.object({ kind: z.enum(['desktop', 'team']) }).meta({ id: 'ServerInfo' });
+export type ServerInfo = z.infer<typeof ServerInfo>;
+
 // ---- Cases and the history search (issue #13): the window's workspace, spanning both applications ----
 
 export const CaseStatus = z.enum(['open', 'in_review', 'closed']);

@@ -1,7 +1,8 @@
 // API keys are JWTs (HS256, one fixed algorithm) signed by a per-installation secret kept in the data dir,
 // checked for signature, algorithm, expiry and revocation (DECISIONS 25-26). Failures never say which check failed.
 // The database keeps a key's SHA-256 only, so a copy of veracity.db holds no usable key; a key is shown once, when
-// it is made. The window has credentials of its own, signed with a key that exists only in this process's memory.
+// it is made. The window has credentials of its own, signed with a key that exists only in this process's memory
+// (a team server's nodes share one, derived from their common secret).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -132,16 +133,24 @@ export interface IssuedKey extends ApiKeyRecord {
 }
 
 /** The keys come from a KeyStore; `apps` (the desktop's SQLite repository) is taken as the key store on its connection. */
-export type KeyServiceDeps = { secret: Uint8Array; now?: () => Date } & ({ store: KeyStore } | { apps: ApplicationsRepository });
+export type KeyServiceDeps = {
+  secret: Uint8Array;
+  /** The window credentials' signing key where several processes must accept them (a team server); else per process. */
+  windowSecret?: Uint8Array;
+  now?: () => Date;
+} & ({ store: KeyStore } | { apps: ApplicationsRepository });
 
 export function createKeyService(deps: KeyServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const store: KeyStore = 'store' in deps ? deps.store : createSqliteKeyStore(deps.apps);
   // Imported once as a WebCrypto key: jose otherwise re-imports the secret on every call (profiled under load).
   const signingKey = crypto.webcrypto.subtle.importKey('raw', deps.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-  // Made at start, not extractable, never written anywhere: the window's credentials die with this process, as the
-  // per-launch UI token that fetches them does.
-  const windowSigningKey = crypto.webcrypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign', 'verify']);
+  // The desktop: made at start, not extractable, never written anywhere: the window's credentials die with this
+  // process, as the per-launch UI token that fetches them does. A team server gives a key derived from its shared
+  // secret (windowSecretOf in src/team-core.ts), so that every API node accepts what any of them minted.
+  const windowSigningKey = deps.windowSecret
+    ? crypto.webcrypto.subtle.importKey('raw', deps.windowSecret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+    : crypto.webcrypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign', 'verify']);
   const windowKeys = new Map<string, Promise<string>>();
   const verified = new Map<string, Verified>();
 

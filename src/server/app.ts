@@ -56,6 +56,8 @@ export interface AppDeps {
   /** The port clients must name in Host/Origin: the listening port (80 for inject()). */
   port: () => number;
   uiToken: string | null;
+  /** What the window is told it talks to (GET /app/server): this computer's core, or a team server's API node. */
+  serverKind?: 'desktop' | 'team';
   /** Where logs go (stderr by default: stdout is the CLI's). */
   logStream?: NodeJS.WritableStream;
 }

@@ -45,6 +45,9 @@ async function getJob(core: CoreHandle, apiKey: string, jobId: string): Promise<
 
 test('opening the printed address keeps the token out of the address bar', async ({ appPage, core }) => {
   expect(appPage.url()).toBe(`${core.baseUrl}/`);
+  // The header says where files go: this computer's own core (a team server says so instead: team-window.spec.ts).
+  await expect(appPage.getByTestId('server-label')).toHaveText(/This computer/);
+  await expect(appPage.getByTestId('server-label')).toHaveAttribute('data-kind', 'desktop');
   expect(await appPage.evaluate(() => typeof (window as unknown as { require?: unknown }).require === 'undefined' && typeof (window as unknown as { process?: unknown }).process === 'undefined')).toBe(true);
   await appPage.screenshot({ path: path.join(ARTIFACTS, '01-empty.png'), fullPage: true });
 });

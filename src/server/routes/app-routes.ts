@@ -1,5 +1,6 @@
-// App-only routes (per-launch UI token): the Settings screen's applications and API keys, and the window's own
-// per-launch credentials. A key's text is sent once, in the answer that creates it; listings carry its identity only.
+// App-only routes (per-launch UI token): the Settings screen's applications and API keys, the window's own
+// per-launch credentials, and what kind of server the window talks to. A key's text is sent once, in the answer
+// that creates it; listings carry its identity only.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
@@ -11,6 +12,7 @@ import {
   CreatedApplication,
   CreateKeyRequest,
   KeyIdParams,
+  ServerInfo,
 } from '../../api/app-schemas.js';
 import { ApiError } from '../../api/schemas.js';
 import { keyInfo, type IssuedKey } from '../../auth/api-keys.js';
@@ -21,6 +23,10 @@ const createdKey = (k: IssuedKey): CreatedApiKey => ({ ...keyInfo(k), apiKey: k.
 
 export function registerAppRoutes(fastify: FastifyInstance, deps: AppDeps): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get('/app/server', { schema: { response: { 200: ServerInfo, ...COMMON_ERRORS } } }, async (_req, reply) =>
+    reply.header('cache-control', 'no-store').send({ kind: deps.serverKind ?? 'desktop' }),
+  );
 
   app.get('/app/applications', { schema: { response: { 200: ApplicationList, ...COMMON_ERRORS } } }, async (_req, reply) => {
     const applications = await deps.keys.listApplications();

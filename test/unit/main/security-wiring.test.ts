@@ -133,3 +133,42 @@ describe('applySessionSecurity', () => {
     expect(h.logged.filter((l) => l.startsWith('download refused'))).toHaveLength(3);
   });
 });
+
+describe('wired for a team server (main/team-server.ts): its origin only, the local core none of the app', () => {
+  const TEAM = 'https://veracity.claims.example';
+
+  it('navigates, grants, adds the CSP and downloads for the team origin, and nothing else', () => {
+    const session = new FakeSession();
+    const contents = new FakeContents();
+    const h = hooks(TEAM);
+    applySessionSecurity(session as unknown as Session, h);
+    applyContentsSecurity(contents as unknown as WebContents, h);
+
+    const stay = event();
+    contents.emit('will-navigate', stay, `${TEAM}/`);
+    expect(stay.prevented).toBe(false);
+    for (const url of [`${APP}/`, 'http://veracity.claims.example/', 'https://veracity.claims.example:8443/']) {
+      const away = event();
+      contents.emit('will-navigate', away, url);
+      expect(away.prevented, url).toBe(true);
+    }
+
+    const answers: boolean[] = [];
+    session.request?.({ getURL: () => `${TEAM}/` }, 'clipboard-sanitized-write', (ok) => answers.push(ok));
+    session.request?.({ getURL: () => `${APP}/` }, 'clipboard-sanitized-write', (ok) => answers.push(ok));
+    expect(answers).toEqual([true, false]);
+
+    let headers: Record<string, string[]> | undefined;
+    session.headers?.({ url: `${TEAM}/index.html`, responseHeaders: {} }, (r) => (headers = r.responseHeaders));
+    expect(headers?.['Content-Security-Policy']?.[0]).toContain(`connect-src ${TEAM};`);
+    session.headers?.({ url: `${APP}/index.html`, responseHeaders: {} }, (r) => (headers = r.responseHeaders));
+    expect(headers).toEqual({});
+
+    const report = event();
+    session.emit('will-download', report, { getURL: () => `blob:${TEAM}/5b3c` });
+    expect(report.prevented).toBe(false);
+    const local = event();
+    session.emit('will-download', local, { getURL: () => `blob:${APP}/5b3c` });
+    expect(local.prevented).toBe(true);
+  });
+});

@@ -56,10 +56,11 @@ describe('content security policy', () => {
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
   });
 
-  it('refuses to build a policy for anything but http://127.0.0.1', () => {
-    expect(() => normalizeOrigin('https://127.0.0.1:1')).toThrow();
-    expect(() => normalizeOrigin('http://localhost:1')).toThrow();
+  it('refuses to build a policy for anything but loopback http or an https origin (a team server: team-server.test.ts)', () => {
+    expect(() => normalizeOrigin('http://example.org:1')).toThrow();
+    expect(() => normalizeOrigin('http://10.0.0.5:1')).toThrow();
     expect(() => normalizeOrigin('http://0.0.0.0:1')).toThrow();
+    expect(() => normalizeOrigin('ws://127.0.0.1:1')).toThrow();
     expect(normalizeOrigin('http://127.0.0.1:5/a#b')).toBe('http://127.0.0.1:5');
   });
 });
