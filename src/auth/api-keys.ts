@@ -94,13 +94,19 @@ export const keyInfo = (k: ApiKeyRecord): ApiKeyInfo => ({
 /**
  * A bearer token that passed every check once (signature, claims, stored digest), kept so that the next request
  * with the same token skips the HMAC and the claim parsing (a quarter of the server's CPU under load, see
- * test/bench/README.md). Revocation and expiry are still read from the database on every request.
+ * test/bench/README.md), and with it the state of its key as last read: the key's row is read again only when the
+ * key store's revocation signal (KeyStore.keysRevision) says some key may have changed since, when there is no
+ * signal, or at least every KEY_RECHECK_MS. Expiry is checked on every request from what is kept.
  */
 interface Verified {
   principal: Principal;
-  /** The stored digest it was checked against, and the key's `exp` claim (ms), for API keys. */
+  /** The stored digest it was checked against; null for the window's credential (not revocable). */
   digest: string | null;
-  expMs: number | null;
+  /** When it stops being valid (ms): the earlier of the key's stored expiry and its `exp` claim (plus tolerance). */
+  untilMs: number;
+  /** The key store's revision when the key's row was last read (null: no signal then), and when (ms). */
+  revision: number | null;
+  checkedAtMs: number;
 }
 /**
  * Every credential is a JWT with the same header and claims, told apart by audience and signing key: one algorithm,
@@ -125,6 +131,11 @@ const verifyCredential = (token: string, key: CryptoKey, audience: string, at?: 
 /** Distinct verified tokens kept at once: far more than a desktop's tools use; the cache is emptied when full. */
 const VERIFIED_MAX = 1024;
 const CLOCK_TOLERANCE_S = 30;
+/**
+ * A kept key's row is read again at least this often whatever the revocation signal says: a bound on a signal that
+ * failed unnoticed (a team node's listening connection cut without an error), at one row read per key and second.
+ */
+export const KEY_RECHECK_MS = 1000;
 
 /** A key as made: the only moment its text exists outside the client that receives it. */
 export interface IssuedKey extends ApiKeyRecord {
@@ -150,17 +161,33 @@ export function createKeyService(deps: KeyServiceDeps) {
     verified.set(token, v);
   }
 
+  /** When a key stops being valid (ms): its stored expiry, and its `exp` claim with the clock tolerance. */
+  function validUntil(key: ApiKeyRecord, expClaim: unknown): number {
+    const stored = key.expiresAt === null ? Infinity : Date.parse(key.expiresAt);
+    const claimed = typeof expClaim === 'number' ? expClaim * 1000 + CLOCK_TOLERANCE_S * 1000 : Infinity;
+    return Math.min(stored, claimed);
+  }
+
   /**
-   * A cached token is still good only while its key is: the key row is read on every request, so a revocation (from
-   * the Settings screen or `veracity keys revoke` in another process) or an expiry takes effect at the next request.
+   * A kept token is still good only while its key is. Expiry is checked here on every request; revocation through
+   * the key store's signal: when it is unchanged since the key's row was last read (and that was under
+   * KEY_RECHECK_MS ago), no key changed, so neither did this one; otherwise the row is read again. The signal is read
+   * before the row, so a revocation committed while the row is being read changes it again for the next request.
+   * Hence a revocation (from the Settings screen, `veracity keys revoke` in another process, another team node) or
+   * an expiry takes effect at the next request (test/api/kept-answers.test.ts).
    */
   async function stillValid(v: Verified): Promise<boolean> {
     if (v.digest === null) return true; // the window's credential: not revocable, dies with this process
-    const key = await store.getKey(v.principal.keyId);
     const nowMs = now().getTime();
+    if (nowMs >= v.untilMs) return false;
+    const revision = store.keysRevision();
+    if (revision !== null && revision === v.revision && nowMs - v.checkedAtMs < KEY_RECHECK_MS) return true;
+    const key = await store.getKey(v.principal.keyId);
     if (!key || key.revokedAt !== null || key.tokenSha256 !== v.digest) return false;
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs) return false;
-    return v.expMs === null || nowMs < v.expMs + CLOCK_TOLERANCE_S * 1000;
+    v.untilMs = Math.min(v.untilMs, validUntil(key, undefined));
+    v.revision = revision;
+    v.checkedAtMs = nowMs;
+    return nowMs < v.untilMs;
   }
 
   async function issueKey(applicationId: string, name: string, expiresInDays?: number): Promise<IssuedKey> {
@@ -209,6 +236,7 @@ export function createKeyService(deps: KeyServiceDeps) {
 
   async function verifyApiKey(token: string): Promise<Principal | null> {
     const { payload } = await verifyCredential(token, await signingKey, AUDIENCE, { currentDate: now(), clockTolerance: CLOCK_TOLERANCE_S });
+    const revision = store.keysRevision(); // before the row: see stillValid
     const key = await store.getKey(String(payload.jti));
     if (!key || key.revokedAt !== null || key.applicationId !== payload.sub) return null;
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now().getTime()) return null;
@@ -220,7 +248,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     const app = await store.getApplication(key.applicationId);
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: key.id, kind: app.kind };
-    remember(token, { principal, digest: key.tokenSha256, expMs: typeof payload.exp === 'number' ? payload.exp * 1000 : null });
+    remember(token, { principal, digest: key.tokenSha256, untilMs: validUntil(key, payload.exp), revision, checkedAtMs: now().getTime() });
     return principal;
   }
 
@@ -229,7 +257,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     const app = await store.getApplication(String(payload.sub));
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: `window:${app.id}`, kind: app.kind };
-    remember(token, { principal, digest: null, expMs: null });
+    remember(token, { principal, digest: null, untilMs: Infinity, revision: null, checkedAtMs: 0 });
     return principal;
   }
 
@@ -293,7 +321,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     return issueKey(application.id, name ?? `${application.name} key`, expiresInDays);
   }
 
-  /** Revokes a key (at once: see stillValid) and returns it as listed. */
+  /** Revokes a key (at once: the store's revision changes, see stillValid) and returns it as listed. */
   async function revokeKey(keyId: string): Promise<ApiKeyInfo> {
     if (!(await store.getKey(keyId))) throw new NotFound('key');
     await store.revokeKey(keyId, now().toISOString());
