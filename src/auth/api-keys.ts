@@ -147,6 +147,9 @@ export type KeyServiceDeps = { secret: Uint8Array; now?: () => Date } & ({ store
 
 export function createKeyService(deps: KeyServiceDeps) {
   const now = deps.now ?? (() => new Date());
+  const clock = deps.now;
+  /** The time in ms, without a Date per request unless a clock is given. */
+  const nowMs: () => number = clock ? () => clock().getTime() : Date.now;
   const store: KeyStore = 'store' in deps ? deps.store : createSqliteKeyStore(deps.apps);
   // Imported once as a WebCrypto key: jose otherwise re-imports the secret on every call (profiled under load).
   const signingKey = crypto.webcrypto.subtle.importKey('raw', deps.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
@@ -171,23 +174,27 @@ export function createKeyService(deps: KeyServiceDeps) {
   /**
    * A kept token is still good only while its key is. Expiry is checked here on every request; revocation through
    * the key store's signal: when it is unchanged since the key's row was last read (and that was under
-   * KEY_RECHECK_MS ago), no key changed, so neither did this one; otherwise the row is read again. The signal is read
-   * before the row, so a revocation committed while the row is being read changes it again for the next request.
-   * Hence a revocation (from the Settings screen, `veracity keys revoke` in another process, another team node) or
-   * an expiry takes effect at the next request (test/api/kept-answers.test.ts).
+   * KEY_RECHECK_MS ago), no key changed, so neither did this one; otherwise (undefined) the row must be read again
+   * (recheck). The signal is read before the row, so a revocation committed while the row is being read changes it
+   * again for the next request. Hence a revocation (from the Settings screen, `veracity keys revoke` in another
+   * process, another team node) or an expiry takes effect at the next request (test/api/kept-answers.test.ts).
+   * Synchronous: a request with a kept key and no change waits for nothing.
    */
-  async function stillValid(v: Verified): Promise<boolean> {
+  function keptValid(v: Verified, at: number, revision: number | null): boolean | undefined {
     if (v.digest === null) return true; // the window's credential: not revocable, dies with this process
-    const nowMs = now().getTime();
-    if (nowMs >= v.untilMs) return false;
-    const revision = store.keysRevision();
-    if (revision !== null && revision === v.revision && nowMs - v.checkedAtMs < KEY_RECHECK_MS) return true;
+    if (at >= v.untilMs) return false;
+    if (revision !== null && revision === v.revision && at - v.checkedAtMs < KEY_RECHECK_MS) return true;
+    return undefined;
+  }
+
+  /** Reads a kept key's row again (see keptValid); `revision` was read before it. */
+  async function recheck(v: Verified, at: number, revision: number | null): Promise<boolean> {
     const key = await store.getKey(v.principal.keyId);
     if (!key || key.revokedAt !== null || key.tokenSha256 !== v.digest) return false;
     v.untilMs = Math.min(v.untilMs, validUntil(key, undefined));
     v.revision = revision;
-    v.checkedAtMs = nowMs;
-    return nowMs < v.untilMs;
+    v.checkedAtMs = at;
+    return at < v.untilMs;
   }
 
   async function issueKey(applicationId: string, name: string, expiresInDays?: number): Promise<IssuedKey> {
@@ -236,7 +243,7 @@ export function createKeyService(deps: KeyServiceDeps) {
 
   async function verifyApiKey(token: string): Promise<Principal | null> {
     const { payload } = await verifyCredential(token, await signingKey, AUDIENCE, { currentDate: now(), clockTolerance: CLOCK_TOLERANCE_S });
-    const revision = store.keysRevision(); // before the row: see stillValid
+    const revision = store.keysRevision(); // before the row: see keptValid
     const key = await store.getKey(String(payload.jti));
     if (!key || key.revokedAt !== null || key.applicationId !== payload.sub) return null;
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now().getTime()) return null;
@@ -248,7 +255,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     const app = await store.getApplication(key.applicationId);
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: key.id, kind: app.kind };
-    remember(token, { principal, digest: key.tokenSha256, untilMs: validUntil(key, payload.exp), revision, checkedAtMs: now().getTime() });
+    remember(token, { principal, digest: key.tokenSha256, untilMs: validUntil(key, payload.exp), revision, checkedAtMs: nowMs() });
     return principal;
   }
 
@@ -266,7 +273,10 @@ export function createKeyService(deps: KeyServiceDeps) {
     if (token.length > 4096) return null;
     const hit = verified.get(token);
     if (hit) {
-      if (await stillValid(hit)) return hit.principal;
+      const at = nowMs();
+      const revision = hit.digest === null ? null : store.keysRevision();
+      const kept = keptValid(hit, at, revision);
+      if (kept === true || (kept === undefined && (await recheck(hit, at, revision)))) return hit.principal;
       verified.delete(token);
       return null;
     }
@@ -321,7 +331,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     return issueKey(application.id, name ?? `${application.name} key`, expiresInDays);
   }
 
-  /** Revokes a key (at once: the store's revision changes, see stillValid) and returns it as listed. */
+  /** Revokes a key (at once: the store's revision changes, see keptValid) and returns it as listed. */
   async function revokeKey(keyId: string): Promise<ApiKeyInfo> {
     if (!(await store.getKey(keyId))) throw new NotFound('key');
     await store.revokeKey(keyId, now().toISOString());
