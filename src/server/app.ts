@@ -105,6 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: 'error',
     genReqId: () => crypto.randomUUID(),
     ...(config.logLevel === 'silent' ? {} : { childLoggerFactory: lazyRequestLogger }),
+    // Fastify's two lines per request are written at info: above it, not even attempted.
+    disableRequestLogging: !['info', 'debug', 'trace'].includes(config.logLevel),
     // A path the router cannot decode (`/v1/jobs/%zz`) is refused before any hook runs; answer it as an ApiError too.
     frameworkErrors: sendError,
     // A path parameter as long as the request line allows: an over-long id still reaches its route, and so the
