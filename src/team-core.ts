@@ -188,6 +188,7 @@ export async function createTeamWorker(
     maxConnections: team.maxConnections,
     queue: { expireInSeconds: expiry(config, team), maintenanceIntervalSeconds: team.maintenanceIntervalSeconds },
     onError: (err) => opts.log?.error({ err }, 'PostgreSQL connection error'),
+    listenForKeys: false,
   });
   const pool = new WorkerPool({
     spawn: opts.workerSpawn,

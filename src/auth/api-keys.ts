@@ -95,13 +95,19 @@ export const keyInfo = (k: ApiKeyRecord): ApiKeyInfo => ({
 /**
  * A bearer token that passed every check once (signature, claims, stored digest), kept so that the next request
  * with the same token skips the HMAC and the claim parsing (a quarter of the server's CPU under load, see
- * test/bench/README.md). Revocation and expiry are still read from the database on every request.
+ * test/bench/README.md), and with it the state of its key as last read: the key's row is read again only when the
+ * key store's revocation signal (KeyStore.keysRevision) says some key may have changed since, when there is no
+ * signal, or at least every KEY_RECHECK_MS. Expiry is checked on every request from what is kept.
  */
 interface Verified {
   principal: Principal;
-  /** The stored digest it was checked against, and the key's `exp` claim (ms), for API keys. */
+  /** The stored digest it was checked against; null for the window's credential (not revocable). */
   digest: string | null;
-  expMs: number | null;
+  /** When it stops being valid (ms): the earlier of the key's stored expiry and its `exp` claim (plus tolerance). */
+  untilMs: number;
+  /** The key store's revision when the key's row was last read (null: no signal then), and when (ms). */
+  revision: number | null;
+  checkedAtMs: number;
 }
 /**
  * Every credential is a JWT with the same header and claims, told apart by audience and signing key: one algorithm,
@@ -126,6 +132,11 @@ const verifyCredential = (token: string, key: CryptoKey, audience: string, at?: 
 /** Distinct verified tokens kept at once: far more than a desktop's tools use; the cache is emptied when full. */
 const VERIFIED_MAX = 1024;
 const CLOCK_TOLERANCE_S = 30;
+/**
+ * A kept key's row is read again at least this often whatever the revocation signal says: a bound on a signal that
+ * failed unnoticed (a team node's listening connection cut without an error), at one row read per key and second.
+ */
+export const KEY_RECHECK_MS = 1000;
 
 /** A key as made: the only moment its text exists outside the client that receives it. */
 export interface IssuedKey extends ApiKeyRecord {
@@ -142,6 +153,9 @@ export type KeyServiceDeps = {
 
 export function createKeyService(deps: KeyServiceDeps) {
   const now = deps.now ?? (() => new Date());
+  const clock = deps.now;
+  /** The time in ms, without a Date per request unless a clock is given. */
+  const nowMs: () => number = clock ? () => clock().getTime() : Date.now;
   const store: KeyStore = 'store' in deps ? deps.store : createSqliteKeyStore(deps.apps);
   // Imported once as a WebCrypto key: jose otherwise re-imports the secret on every call (profiled under load).
   const signingKey = crypto.webcrypto.subtle.importKey('raw', deps.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
@@ -159,17 +173,37 @@ export function createKeyService(deps: KeyServiceDeps) {
     verified.set(token, v);
   }
 
+  /** When a key stops being valid (ms): its stored expiry, and its `exp` claim with the clock tolerance. */
+  function validUntil(key: ApiKeyRecord, expClaim: unknown): number {
+    const stored = key.expiresAt === null ? Infinity : Date.parse(key.expiresAt);
+    const claimed = typeof expClaim === 'number' ? expClaim * 1000 + CLOCK_TOLERANCE_S * 1000 : Infinity;
+    return Math.min(stored, claimed);
+  }
+
   /**
-   * A cached token is still good only while its key is: the key row is read on every request, so a revocation (from
-   * the Settings screen or `veracity keys revoke` in another process) or an expiry takes effect at the next request.
+   * A kept token is still good only while its key is. Expiry is checked here on every request; revocation through
+   * the key store's signal: when it is unchanged since the key's row was last read (and that was under
+   * KEY_RECHECK_MS ago), no key changed, so neither did this one; otherwise (undefined) the row must be read again
+   * (recheck). The signal is read before the row, so a revocation committed while the row is being read changes it
+   * again for the next request. Hence a revocation (from the Settings screen, `veracity keys revoke` in another
+   * process, another team node) or an expiry takes effect at the next request (test/api/kept-answers.test.ts).
+   * Synchronous: a request with a kept key and no change waits for nothing.
    */
-  async function stillValid(v: Verified): Promise<boolean> {
+  function keptValid(v: Verified, at: number, revision: number | null): boolean | undefined {
     if (v.digest === null) return true; // the window's credential: not revocable, dies with this process
+    if (at >= v.untilMs) return false;
+    if (revision !== null && revision === v.revision && at - v.checkedAtMs < KEY_RECHECK_MS) return true;
+    return undefined;
+  }
+
+  /** Reads a kept key's row again (see keptValid); `revision` was read before it. */
+  async function recheck(v: Verified, at: number, revision: number | null): Promise<boolean> {
     const key = await store.getKey(v.principal.keyId);
-    const nowMs = now().getTime();
     if (!key || key.revokedAt !== null || key.tokenSha256 !== v.digest) return false;
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs) return false;
-    return v.expMs === null || nowMs < v.expMs + CLOCK_TOLERANCE_S * 1000;
+    v.untilMs = Math.min(v.untilMs, validUntil(key, undefined));
+    v.revision = revision;
+    v.checkedAtMs = at;
+    return at < v.untilMs;
   }
 
   async function issueKey(applicationId: string, name: string, expiresInDays?: number): Promise<IssuedKey> {
@@ -218,6 +252,7 @@ export function createKeyService(deps: KeyServiceDeps) {
 
   async function verifyApiKey(token: string): Promise<Principal | null> {
     const { payload } = await verifyCredential(token, await signingKey, AUDIENCE, { currentDate: now(), clockTolerance: CLOCK_TOLERANCE_S });
+    const revision = store.keysRevision(); // before the row: see keptValid
     const key = await store.getKey(String(payload.jti));
     if (!key || key.revokedAt !== null || key.applicationId !== payload.sub) return null;
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now().getTime()) return null;
@@ -229,7 +264,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     const app = await store.getApplication(key.applicationId);
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: key.id, kind: app.kind };
-    remember(token, { principal, digest: key.tokenSha256, expMs: typeof payload.exp === 'number' ? payload.exp * 1000 : null });
+    remember(token, { principal, digest: key.tokenSha256, untilMs: validUntil(key, payload.exp), revision, checkedAtMs: nowMs() });
     return principal;
   }
 
@@ -238,7 +273,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     const app = await store.getApplication(String(payload.sub));
     if (!app) return null;
     const principal = { applicationId: app.id, keyId: `window:${app.id}`, kind: app.kind };
-    remember(token, { principal, digest: null, expMs: null });
+    remember(token, { principal, digest: null, untilMs: Infinity, revision: null, checkedAtMs: 0 });
     return principal;
   }
 
@@ -247,7 +282,10 @@ export function createKeyService(deps: KeyServiceDeps) {
     if (token.length > 4096) return null;
     const hit = verified.get(token);
     if (hit) {
-      if (await stillValid(hit)) return hit.principal;
+      const at = nowMs();
+      const revision = hit.digest === null ? null : store.keysRevision();
+      const kept = keptValid(hit, at, revision);
+      if (kept === true || (kept === undefined && (await recheck(hit, at, revision)))) return hit.principal;
       verified.delete(token);
       return null;
     }
@@ -302,7 +340,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     return issueKey(application.id, name ?? `${application.name} key`, expiresInDays);
   }
 
-  /** Revokes a key (at once: see stillValid) and returns it as listed. */
+  /** Revokes a key (at once: the store's revision changes, see keptValid) and returns it as listed. */
   async function revokeKey(keyId: string): Promise<ApiKeyInfo> {
     if (!(await store.getKey(keyId))) throw new NotFound('key');
     await store.revokeKey(keyId, now().toISOString());

@@ -23,9 +23,24 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
+/**
+ * The key revision of each connection (see keysRevision): bumped by this connection's own key writes, which
+ * `PRAGMA data_version` does not count, and whenever data_version shows another connection's commit.
+ */
+const revisions = new WeakMap<Db, { n: number; dataVersion: number | null }>();
 
 export function createApplicationsRepository(db: Db) {
+  let rev = revisions.get(db);
+  if (!rev) revisions.set(db, (rev = { n: 0, dataVersion: null }));
+  const revision = rev;
+  const keysWritten = <T>(result: T): T => {
+    revision.n++;
+    return result;
+  };
   const stmts = {
+    // Changes when another connection (another process: `veracity keys revoke`) commits to the database file; one
+    // read of the WAL index, no row (issue #14).
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
     insertApp: db.prepare('INSERT INTO applications (id, name, kind, created_at) VALUES (@id, @name, @kind, @createdAt)'),
     getApp: db.prepare('SELECT * FROM applications WHERE id = ?'),
     listApps: db.prepare('SELECT * FROM applications ORDER BY created_at, id'),
@@ -53,7 +68,7 @@ export function createApplicationsRepository(db: Db) {
       return (stmts.countApps.get() as { n: number }).n;
     },
     insertKey(key: Omit<ApiKeyRecord, 'revokedAt'>): void {
-      stmts.insertKey.run(key);
+      keysWritten(stmts.insertKey.run(key));
     },
     getKey(id: string): ApiKeyRecord | undefined {
       const r = stmts.getKey.get(id) as KeyRow | undefined;
@@ -64,10 +79,24 @@ export function createApplicationsRepository(db: Db) {
     },
     /** Returns the number of keys revoked (0 if already revoked or unknown). */
     revokeKey(id: string, at: string): number {
-      return stmts.revokeKey.run(at, id).changes;
+      return keysWritten(stmts.revokeKey.run(at, id).changes);
     },
     revokeApplicationKeys(applicationId: string, at: string): number {
-      return stmts.revokeAppKeys.run(at, applicationId).changes;
+      return keysWritten(stmts.revokeAppKeys.run(at, applicationId).changes);
+    },
+    /**
+     * A number that changes whenever a key may have changed: after this connection wrote a key (through this
+     * repository) or any other connection, of this process or another, committed anything to the database. Equal
+     * numbers mean no key changed in between. Synchronous and rowless: the key service reads it on every request
+     * instead of the key's row (src/auth/api-keys.ts).
+     */
+    keysRevision(): number {
+      const v = stmts.dataVersion.get() as number;
+      if (v !== revision.dataVersion) {
+        revision.dataVersion = v;
+        revision.n++;
+      }
+      return revision.n;
     },
     /** The connection, for the key store's transactions (src/db/sqlite-stores.ts). */
     db,

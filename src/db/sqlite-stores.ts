@@ -125,6 +125,9 @@ export function createSqliteKeyStore(apps: ApplicationsRepository): KeyStore {
   return {
     ...wrap(apps, KEY_METHODS, gate.outside),
     withTransaction: (fn) => gate.transaction(() => fn(inTx)),
+    // Straight to the connection even while a transaction is open: a read of the WAL index, which a transaction of
+    // this connection cannot make stale (it holds the write lock, so no other connection commits meanwhile).
+    keysRevision: () => apps.keysRevision(),
   };
 }
 

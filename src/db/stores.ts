@@ -118,6 +118,14 @@ export interface KeyRows {
 /** The key store; its transactions follow JobsStore's rules. The signing secret is not here (src/auth/api-keys.ts). */
 export interface KeyStore extends KeyRows {
   withTransaction<T>(fn: (tx: KeyRows) => Promise<T>): Promise<T>;
+  /**
+   * The revocation signal (issue #14), read on every request instead of the key's row: a number that is different
+   * once any key may have changed since it was last read (revoked or written by this process, by another process on
+   * the same SQLite file, by another node of the same PostgreSQL database), equal while none did. null while this
+   * store has no signal (a PostgreSQL store without its listening connection, or with it down): the key service then
+   * reads the key's row on every request. Synchronous, so that it is read before the request goes any further.
+   */
+  keysRevision(): number | null;
 }
 
 // ---- Work queue: analysis of stored files ----

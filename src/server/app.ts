@@ -15,6 +15,7 @@ import { ApiHttpError, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
 import { isAllowedHost, isAllowedOrigin, splitRequestTarget } from './loopback-guard.js';
 import { registerOpenApi } from './openapi.js';
+import { lazyRequestLogger } from './request-logger.js';
 import { serializeResponse, validateRequest } from './route-schemas.js';
 import { registerAppRoutes } from './routes/app-routes.js';
 import { registerAssessRoute } from './routes/assess-route.js';
@@ -105,6 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     genReqId: () => crypto.randomUUID(),
+    ...(config.logLevel === 'silent' ? {} : { childLoggerFactory: lazyRequestLogger }),
+    // Fastify's two lines per request are written at info: above it, not even attempted.
+    disableRequestLogging: !['info', 'debug', 'trace'].includes(config.logLevel),
     // A path the router cannot decode (`/v1/jobs/%zz`) is refused before any hook runs; answer it as an ApiError too.
     frameworkErrors: sendError,
     // A path parameter as long as the request line allows: an over-long id still reaches its route, and so the
@@ -180,7 +184,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validateRequest);
   app.setSerializerCompiler(serializeResponse);
   await registerOpenApi(app);
-  await app.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
 
   app.setErrorHandler(sendError);
   app.setNotFoundHandler((req, reply) => {
@@ -188,7 +191,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.status(404).send(e.toBody());
   });
 
-  registerAssessRoute(app, deps);
+  // The multipart parser, and the two hooks it adds to every route of its scope (temp-file clean-up), only where a
+  // multipart body is taken: a scope of its own for POST /v1/assess, which inherits every hook, handler and compiler
+  // above (so registered after them). Elsewhere a multipart body is refused as any other unsupported Content-Type.
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
+    registerAssessRoute(uploads, deps);
+  });
   registerJobRoutes(app, deps);
   registerJobFileRoutes(app, deps);
   registerProgressRoute(app, deps);

@@ -13,13 +13,21 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * is exactly one of the operator's allowed authorities (canonical form: an entry without a port matches a Host
  * without one, as a TLS proxy on 443 forwards it).
  */
-export function isAllowedHost(host: string | undefined, port: number, allowedHosts: readonly string[] = []): boolean {
+export function isAllowedHost(host: string | undefined, port: number, allowedHosts: readonly string[] = NONE): boolean {
+  // A client sends the same Host on every request: the last one allowed, for this port and list, is allowed again
+  // without parsing it (the answer depends on nothing else; a refused Host is parsed every time).
+  const last = lastAllowed;
+  if (last !== null && last.host === host && last.port === port && last.allowedHosts === allowedHosts) return true;
   const parsed = parseHost(host);
   if (!parsed) return false;
-  if (LOOPBACK_NAMES.has(parsed.name)) return (parsed.port ?? 80) === port;
-  if (allowedHosts.length === 0) return false;
-  return allowedHosts.includes(parsed.port === null ? parsed.name : `${parsed.name}:${parsed.port}`);
+  let ok: boolean;
+  if (LOOPBACK_NAMES.has(parsed.name)) ok = (parsed.port ?? 80) === port;
+  else ok = allowedHosts.length > 0 && allowedHosts.includes(parsed.port === null ? parsed.name : `${parsed.name}:${parsed.port}`);
+  if (ok) lastAllowed = { host: host!, port, allowedHosts };
+  return ok;
 }
+const NONE: readonly string[] = Object.freeze([]);
+let lastAllowed: { host: string; port: number; allowedHosts: readonly string[] } | null = null;
 
 export function ownOrigins(port: number, allowedHosts: readonly string[] = []): string[] {
   return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, ...allowedHosts.flatMap((h) => [`https://${h}`, `http://${h}`])];

@@ -16,8 +16,45 @@ export function streamedBody<T extends z.ZodType>(schema: T): T {
   return schema;
 }
 
-export const validateRequest: FastifySchemaCompiler<z.ZodType> = (route) =>
-  route.httpPart === 'body' && streamed.has(route.schema) ? () => ({ value: undefined }) : validatorCompiler(route);
+/** Distinct accepted path parameters or query strings kept per route (a poll repeats its own); emptied when full. */
+const ACCEPTED_MAX = 1024;
+
+/** The identity of flat input (what the router and the query parser give: string values), or null for anything else. */
+function flatKey(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return null;
+  let key = '';
+  for (const k in data) {
+    const v = (data as Record<string, unknown>)[k];
+    if (typeof v !== 'string') return null;
+    key += `${k}\u0000${v}\u0000`;
+  }
+  return key;
+}
+
+/**
+ * Requests are validated by the route's zod schema. Path parameters and query strings are flat strings, and their
+ * schemas pure functions of them: the value accepted for the same input is kept (frozen, shared by the requests
+ * that send that input) instead of being parsed again at every poll (issue #14). A refusal is never kept: it is
+ * worked out again, with its issues, each time.
+ */
+export const validateRequest: FastifySchemaCompiler<z.ZodType> = (route) => {
+  if (route.httpPart === 'body' && streamed.has(route.schema)) return () => ({ value: undefined });
+  const validate = validatorCompiler(route);
+  if (route.httpPart !== 'params' && route.httpPart !== 'querystring') return validate;
+  const accepted = new Map<string, { value: unknown }>();
+  return (data) => {
+    const key = flatKey(data);
+    if (key === null) return validate(data);
+    const kept = accepted.get(key);
+    if (kept) return kept;
+    const result = validate(data) as { value?: unknown; error?: Error };
+    if (result.error) return result;
+    if (accepted.size >= ACCEPTED_MAX) accepted.clear();
+    const ok = { value: typeof result.value === 'object' && result.value !== null ? Object.freeze(result.value) : result.value };
+    accepted.set(key, ok);
+    return ok;
+  };
+};
 
 /** A response that does not match its route's schema: a fault of the server, answered as internal_error. */
 export class ResponseMismatch extends Error {

@@ -4,14 +4,21 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JobList, JobResult } from '../../src/api/schemas.js';
-import { createKeyService } from '../../src/auth/api-keys.js';
+import { KEY_RECHECK_MS, createKeyService } from '../../src/auth/api-keys.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
-import { REPO, SLOW_WORKER, assess, body, expectError, filePart, get, onPg, startCore } from './helpers.js';
+import { REPO, SLOW_WORKER, assess, body, expectError, filePart, get, onPg, sql, startCore, startListening, type TestCore } from './helpers.js';
 
 const run = promisify(execFile);
 const veracity = (...args: string[]) => run(process.execPath, [path.join(REPO, 'src', 'bin', 'veracity.mjs'), ...args], { env: { ...process.env, VERACITY_DATA_DIR: '' } });
+
+/** `veracity keys revoke ID` in a process of its own, on the same SQLite file or the same PostgreSQL database. */
+function revokeByCli(core: TestCore, id: string) {
+  if (!core.pgPool) return veracity('keys', 'revoke', id, '--data-dir', core.dataDir);
+  const env = { ...process.env, VERACITY_DATA_DIR: '', VERACITY_KEY_SECRET: Buffer.from(core.keySecret).toString('base64') };
+  return run(process.execPath, [path.join(REPO, 'src', 'bin', 'veracity.mjs'), 'keys', 'revoke', id, '--database-url', core.pgPool.options.connectionString!], { env });
+}
 
 describe('verified keys', () => {
   // `veracity keys revoke --data-dir` and the Settings screen's route are the desktop's (a team node serves no window).
@@ -28,6 +35,57 @@ describe('verified keys', () => {
     expect((await core.app.inject({ method: 'POST', url: `/app/keys/${other.id}/revoke`, headers: { authorization: `Bearer ${core.uiToken}` } })).statusCode).toBe(200);
     expectError(await get(core, list, other.token), 401, 'unauthorized');
     expect((await get(core, list)).statusCode).toBe(200); // the test's own key is untouched
+  });
+
+  it('keeps a verified key without reading its row while no key changed, and refuses it at the next request once the CLI (another process) revoked it (real HTTP)', async () => {
+    const core = await startCore();
+    const base = await startListening(core);
+    const key = await core.keys.issueKey(core.imagesAppId, 'tool');
+    const list = () => fetch(`${base}/v1/jobs?applicationId=${core.imagesAppId}`, { headers: { authorization: `Bearer ${key.token}` } });
+    expect((await list()).status).toBe(200); // verified in full, its key's state kept
+    const reads = vi.spyOn(core.keyStore, 'getKey');
+    for (let i = 0; i < 5; i++) expect((await list()).status).toBe(200);
+    // Unchanged revision: no key row read (on PostgreSQL too, where the signal is the NOTIFY listener).
+    expect(reads).not.toHaveBeenCalled();
+    expect(JSON.parse((await revokeByCli(core, key.id)).stdout)).toEqual({ revoked: 1 });
+    const refused = await list();
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'unauthorized' });
+    expect(reads).toHaveBeenCalledWith(key.id);
+    reads.mockRestore();
+    // Revoking every key of the application from the CLI (by its id) as well.
+    const other = await core.keys.issueKey(core.imagesAppId, 'tool 2');
+    const listOther = () => fetch(`${base}/v1/jobs?applicationId=${core.imagesAppId}`, { headers: { authorization: `Bearer ${other.token}` } });
+    for (let i = 0; i < 3; i++) expect((await listOther()).status).toBe(200);
+    expect(JSON.parse((await revokeByCli(core, core.imagesAppId)).stdout).revoked).toBeGreaterThanOrEqual(1);
+    expect((await listOther()).status).toBe(401);
+  });
+
+  it.runIf(onPg)('refuses a key at the next request on one team node once another node has revoked it and the revocation was announced', async () => {
+    const nodeA = await startCore();
+    const nodeB = await startCore({}, { dataDir: nodeA.dataDir }); // a second API node on the same database
+    const key = await nodeB.keys.issueKey(nodeA.imagesAppId, 'tool');
+    const list = `/v1/jobs?applicationId=${nodeA.imagesAppId}`;
+    for (let i = 0; i < 3; i++) expect((await get(nodeA, list, key.token)).statusCode).toBe(200);
+    const before = nodeA.keyStore.keysRevision();
+    expect(before).not.toBeNull();
+    await nodeB.keys.revokeKey(key.id);
+    // The NOTIFY is sent at the revocation's commit and reaches node A a moment later (not before its answer to B).
+    for (let i = 0; i < 200 && nodeA.keyStore.keysRevision() === before; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(nodeA.keyStore.keysRevision()).not.toBe(before);
+    expectError(await get(nodeA, list, key.token), 401, 'unauthorized');
+  });
+
+  it('reads a kept key again after KEY_RECHECK_MS even when the revocation signal did not move', async () => {
+    const core = await startCore();
+    let clock = Date.now();
+    const keys = createKeyService({ secret: core.keySecret, store: core.keyStore, now: () => new Date(clock) });
+    const key = await keys.issueKey(core.imagesAppId, 'tool');
+    expect(await keys.verify(key.token)).not.toBeNull();
+    // A revocation the signal does not see: a statement on the server's own connection (SQLite), no NOTIFY (PostgreSQL).
+    await sql(core, 'UPDATE api_keys SET revoked_at = ? WHERE id = ?', [new Date(clock).toISOString(), key.id]);
+    clock += KEY_RECHECK_MS;
+    expect(await keys.verify(key.token)).toBeNull();
   });
 
   it('refuses a key verified before its expiry once it has expired', async () => {

@@ -35,6 +35,9 @@ describe('allowed host names', () => {
     expect(isAllowedHost('team.example.evil.example', 7000, allowed)).toBe(false);
     expect(isAllowedHost('team.example', 7000)).toBe(false); // the desktop: loopback only
     expect(isAllowedHost('127.0.0.1:7000', 7000, allowed)).toBe(true);
+    expect(isAllowedHost('127.0.0.1:7000', 7001, allowed)).toBe(false); // the Host just allowed, for another port
+    expect(isAllowedHost('team.example', 7000, allowed)).toBe(true);
+    expect(isAllowedHost('team.example', 7000, ['other.example'])).toBe(false); // ... for another list
     expect(isAllowedHost('127.0.0.1:7001', 7000, allowed)).toBe(false);
     expect(isAllowedOrigin('https://team.example', 7000, [], allowed)).toBe(true);
     expect(isAllowedOrigin('https://team.example:8443', 7000, [], allowed)).toBe(true);

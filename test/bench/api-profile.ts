@@ -1,6 +1,8 @@
 // Where the time of a request goes: the real `veracity serve` under `node --cpu-prof` while autocannon (10
 // connections) hits GET /v1/jobs/{id} or GET /v1/jobs; prints the self time per function and per package.
-// Not part of `npm run bench` (a profile slows what it measures): `node --import tsx test/bench/api-profile.ts [job|list]`.
+// Not part of `npm run bench` (a profile slows what it measures): `node --import tsx test/bench/api-profile.ts [job|list|bare]`
+// (bare: the benchmark's reference route, test/bench/bare-server.mjs, profiled the same way).
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -18,21 +20,40 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const target = process.argv[2] === 'list' ? 'list' : 'job';
+const target = process.argv[2] === 'list' ? 'list' : process.argv[2] === 'bare' ? 'bare' : 'job';
 const profDir = tempDir('veracity-prof-');
 const dir = tempDir();
-const server = await startServer({ nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
+// `bare`: the reference route of the api-overhead benchmark (test/bench/bare-server.mjs) under the profiler instead,
+// answering the bytes of the same job, for comparing where the two spend their time.
+const server = await startServer(target === 'bare' ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
 let rps = 0;
 // The load window on the monotonic clock V8 stamps samples with (µs): set-up (uploads, analyses) is left out.
 let window = [0, 0];
+let bare: ChildProcess | null = null;
 try {
   const jobId = await makeHistory(server, dir);
-  const url = target === 'job' ? `${server.base}/v1/jobs/${jobId}?wait=false` : `${server.base}/v1/jobs?applicationId=${server.imagesAppId}&pageSize=20`;
+  let url = target === 'list' ? `${server.base}/v1/jobs?applicationId=${server.imagesAppId}&pageSize=20` : `${server.base}/v1/jobs/${jobId}?wait=false`;
+  const headers: Record<string, string> = { authorization: `Bearer ${server.imagesKey}` };
+  if (target === 'bare') {
+    fs.writeFileSync(path.join(dir, 'body.json'), await (await fetch(url, { headers })).text());
+    const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, path.join(import.meta.dirname, 'bare-server.mjs')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, BARE_BODY_FILE: path.join(dir, 'body.json') },
+    });
+    bare = child;
+    url = `${await new Promise<string>((resolve) => child.stdout!.on('data', (d) => { const m = /bare listening at (\S+)\n/.exec(String(d)); if (m) resolve(m[1]); }))}/bare`;
+    delete headers.authorization;
+  }
   const t0 = Number(process.hrtime.bigint() / 1000n);
-  const r = await autocannon({ url, headers: { authorization: `Bearer ${server.imagesKey}` }, connections: 10, duration: Number(process.env.BENCH_CANNON_S ?? 8) });
+  const r = await autocannon({ url, headers, connections: 10, duration: Number(process.env.BENCH_CANNON_S ?? 8) });
   rps = r.requests.average;
   window = [t0, Number(process.hrtime.bigint() / 1000n)];
 } finally {
+  if (bare) {
+    const exited = new Promise((r) => bare!.once('exit', r));
+    bare.kill('SIGTERM'); // it exits cleanly on SIGTERM, which writes its profile
+    await exited;
+  }
   await server.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -65,5 +86,5 @@ const top = (m: Map<string, number>, n: number) =>
     .slice(0, n)
     .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`)
     .join('\n');
-console.log(`GET ${target === 'job' ? '/v1/jobs/{id}' : '/v1/jobs'}: ${rps.toFixed(0)} req/s under the profiler; profile ${file}`);
+console.log(`GET ${target === 'job' ? '/v1/jobs/{id}' : target === 'list' ? '/v1/jobs' : '/bare (the same bytes as the job)'}: ${rps.toFixed(0)} req/s under the profiler; profile ${file}`);
 console.log(`\nSelf time by package:\n${top(pkgTime, 15)}\n\nSelf time by function:\n${top(fnTime, 30)}`);

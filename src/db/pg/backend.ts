@@ -1,11 +1,11 @@
 // Everything a team-server node stores, opened together on one PostgreSQL database and one shared blob directory
 // (or, with none given, the blobs in PostgreSQL itself): the jobs and key stores, the pg-boss work queue,
-// LISTEN/NOTIFY job events, rate-limit counters and the blobs.
+// LISTEN/NOTIFY job events and key revocations, rate-limit counters and the blobs.
 import { openPgPool, type PgPool } from './connection.js';
 import { createPgFileStages } from './file-stages.js';
 import { createPgJobEvents } from './job-events.js';
 import { createPgJobsStore } from './jobs-store.js';
-import { createPgKeyStore } from './key-store.js';
+import { createPgKeyStore, listenForKeyChanges } from './key-store.js';
 import { createPgBlobStore } from './pg-blob-store.js';
 import { createPgRateLimitStore } from './rate-limit-store.js';
 import { createSharedBlobStore } from './shared-blob-store.js';
@@ -20,6 +20,8 @@ export interface PgBackendOptions {
   maxConnections?: number;
   queue?: Omit<PgWorkQueueOptions, 'connectionString'>;
   onError?: (err: Error) => void;
+  /** Listen for key revocations (an API node, which checks keys); false for a worker, which checks none. Default true. */
+  listenForKeys?: boolean;
 }
 
 export interface PgBackend {
@@ -47,12 +49,15 @@ export async function openPgBackend(o: PgBackendOptions): Promise<PgBackend> {
     opened.push(() => blobs.close());
     const events = await createPgJobEvents(pool, o.databaseUrl, { onError: o.onError });
     opened.push(() => events.close());
+    // Revocations by any node or by `veracity keys revoke`: what lets the key service keep a verified key's state.
+    const keyChanges = o.listenForKeys === false ? undefined : await listenForKeyChanges(o.databaseUrl, { onError: o.onError });
+    if (keyChanges) opened.push(() => keyChanges.close());
     const queue = await createPgWorkQueue(pool, { ...o.queue, connectionString: o.databaseUrl, onError: o.onError ?? o.queue?.onError });
     opened.push(() => queue.close());
     return {
       pool,
       jobsStore: createPgJobsStore(pool),
-      keyStore: createPgKeyStore(pool),
+      keyStore: createPgKeyStore(pool, keyChanges),
       queue,
       events,
       stages: createPgFileStages(pool),

@@ -1,13 +1,21 @@
 // The team server's key store (src/db/stores.ts KeyStore) on PostgreSQL: applications and their API keys, kept as
 // SHA-256 digests and a four-character hint, never the key. The signing secret is not here: it comes from the
 // environment (src/auth/api-keys.ts).
+import pg from 'pg';
 import type { KeyRows, KeyStore } from '../stores.js';
 import type { PgPool, Queryable } from './connection.js';
 import { toApp, toKey, type AppRow, type KeyRow } from '../rows.js';
 import { inTransaction } from './jobs-store.js';
 
+/** Every revocation is announced on this channel, at its commit, to every node (src/auth/api-keys.ts keeps keys). */
+export const KEYS_CHANGED_CHANNEL = 'veracity_keys_changed';
 
-function keyRows(q: Queryable): KeyRows {
+/** The revocation UPDATE and its announcement in one statement, so one transaction: the NOTIFY goes out at commit. */
+const revokeAndNotify = (where: string) =>
+  `WITH revoked AS (UPDATE api_keys SET revoked_at = $2 WHERE ${where} AND revoked_at IS NULL RETURNING id)
+   SELECT (SELECT count(*) FROM revoked)::int AS n, pg_notify('${KEYS_CHANGED_CHANNEL}', '') AS notified`;
+
+function keyRows(q: Queryable, changed: () => void = () => {}): KeyRows {
   return {
     async insertApplication(app) {
       await q.query('INSERT INTO applications (id, name, kind, created_at) VALUES ($1, $2, $3, $4)', [app.id, app.name, app.kind, app.createdAt]);
@@ -40,23 +48,124 @@ function keyRows(q: Queryable): KeyRows {
       return rows.map(toKey);
     },
     async revokeKey(id, at) {
-      return (await q.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at])).rowCount ?? 0;
+      const { rows } = await q.query<{ n: number }>(revokeAndNotify('id = $1'), [id, at]);
+      changed();
+      return rows[0].n;
     },
     async revokeApplicationKeys(applicationId, at) {
-      return (await q.query('UPDATE api_keys SET revoked_at = $2 WHERE application_id = $1 AND revoked_at IS NULL', [applicationId, at])).rowCount ?? 0;
+      const { rows } = await q.query<{ n: number }>(revokeAndNotify('application_id = $1'), [applicationId, at]);
+      changed();
+      return rows[0].n;
     },
   };
 }
 
-export function createPgKeyStore(pool: PgPool): KeyStore {
+/** What a node hears of revocations: see listenForKeyChanges. */
+export interface PgKeyChanges {
+  /** Changes at every announced revocation, this node's own and after the listening connection is (re)made; null while it is down. */
+  revision(): number | null;
+  /** This node changed a key: its own requests must see it at once, before its notification comes back. */
+  bump(): void;
+  close(): Promise<void>;
+}
+
+export interface PgKeyChangesOptions {
+  reconnectDelayMs?: number;
+  onError?: (err: Error) => void;
+}
+
+/**
+ * Listens for revocations on a connection of its own (as src/db/pg/job-events.ts does for finished jobs); resolves
+ * once the LISTEN is in place. While that connection is down the revision is null, so the key service reads every
+ * key's row again on every request, and a reconnection changes the revision (a revocation announced while it was
+ * down was not heard).
+ */
+export async function listenForKeyChanges(connectionString: string, opts: PgKeyChangesOptions = {}): Promise<PgKeyChanges> {
+  let n = 0;
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+
+  async function connect(): Promise<void> {
+    // keepAlive: a connection silently cut (no error, no notification) is found out by TCP rather than never.
+    const c = new pg.Client({ connectionString, application_name: 'veracity-keys', keepAlive: true });
+    c.on('notification', (msg) => {
+      if (msg.channel === KEYS_CHANGED_CHANNEL) n++;
+    });
+    // Dropped once it was listening: no signal until a new connection listens (a failed connect() is its caller's).
+    const dropped = () => {
+      if (client !== c) return;
+      client = null;
+      scheduleReconnect();
+    };
+    c.on('error', (err) => {
+      opts.onError?.(err);
+      dropped();
+      c.end().catch(() => {});
+    });
+    c.on('end', dropped);
+    await c.connect();
+    try {
+      await c.query(`LISTEN ${KEYS_CHANGED_CHANNEL}`);
+    } catch (err) {
+      await c.end().catch(() => {});
+      throw err;
+    }
+    if (closed) {
+      await c.end();
+      return;
+    }
+    n++;
+    client = c;
+  }
+
+  function scheduleReconnect(): void {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      connect().catch((err: Error) => {
+        opts.onError?.(err);
+        scheduleReconnect();
+      });
+    }, opts.reconnectDelayMs ?? 1000);
+    retry.unref();
+  }
+
+  await connect();
   return {
-    ...keyRows(pool),
+    revision: () => (client ? n : null),
+    bump() {
+      n++;
+    },
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      retry = null;
+      const c = client;
+      client = null;
+      await c?.end();
+    },
+  };
+}
+
+/**
+ * The key store on `pool`. With `changes` (an API node), keysRevision follows the revocations every node announces;
+ * without (the `keys` CLI, which checks no request), it is null and a key's row would be read every time.
+ */
+export function createPgKeyStore(pool: PgPool, changes?: PgKeyChanges): KeyStore {
+  const changed = () => changes?.bump();
+  return {
+    ...keyRows(pool, changed),
+    keysRevision: () => changes?.revision() ?? null,
     // Key-store transactions of every node take turns (they are rare: a key made, a revocation, the first start):
     // a check-then-write inside one, such as "no applications yet: make the default pair", holds across nodes.
-    withTransaction: (fn) =>
-      inTransaction(pool, async (client) => {
+    withTransaction: async (fn) => {
+      const result = await inTransaction(pool, async (client) => {
         await client.query("SELECT pg_advisory_xact_lock(hashtextextended('veracity:key-store', 0))");
-        return fn(keyRows(client));
-      }),
+        return fn(keyRows(client, changed));
+      });
+      changed(); // again once committed: a key read while the transaction was open may predate its revocation
+      return result;
+    },
   };
 }

@@ -1,11 +1,13 @@
-// Job completion events and rate-limit counters shared by API nodes on one real PostgreSQL: a wait held on one node
-// wakes when another finishes the job (even after its listening connection was cut), and a key's requests count
-// once across nodes, in one window.
+// Job completion events, key revocations and rate-limit counters shared by API nodes on one real PostgreSQL: a wait
+// held on one node wakes when another finishes the job (even after its listening connection was cut), a revocation
+// on one node moves every node's key revision (and no revision is given while the listener is down), and a key's
+// requests count once across nodes, in one window.
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPgPool } from '../../../src/db/pg/connection.js';
 import { createPgJobEvents } from '../../../src/db/pg/job-events.js';
+import { createPgKeyStore, listenForKeyChanges } from '../../../src/db/pg/key-store.js';
 import { createPgRateLimitStore } from '../../../src/db/pg/rate-limit-store.js';
 import type { JobEvents } from '../../../src/db/stores.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
@@ -82,6 +84,37 @@ describe('PostgreSQL job events and rate-limit counters', () => {
       await new Promise((r) => setTimeout(r, 25));
     }
     await woken;
+  });
+
+  it('moves every node\'s key revision at a revocation, and gives none while its listening connection is down', async () => {
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(ok()).toBe(true);
+    };
+    const changesA = await listenForKeyChanges(url, { reconnectDelayMs: 300 });
+    closers.push(() => changesA.close());
+    const changesB = await listenForKeyChanges(url, { reconnectDelayMs: 50 });
+    closers.push(() => changesB.close());
+    const nodeA = createPgKeyStore(poolA, changesA);
+    const nodeB = createPgKeyStore(poolB, changesB);
+    const cli = createPgKeyStore(poolB); // the `keys` CLI: announces, does not listen
+    expect(cli.keysRevision()).toBeNull();
+    const a0 = nodeA.keysRevision();
+    const b0 = nodeB.keysRevision();
+    expect(a0).not.toBeNull();
+    // Node B's own revocation moves its revision at once, before the notification comes back; node A's on notice.
+    await nodeB.revokeKey('no-such-key', new Date().toISOString());
+    expect(nodeB.keysRevision()).not.toBe(b0);
+    await until(() => nodeA.keysRevision() !== a0);
+    const a1 = nodeA.keysRevision();
+    await cli.revokeApplicationKeys('no-such-app', new Date().toISOString());
+    await until(() => nodeA.keysRevision() !== a1);
+    // Listening connection cut: no revision (every key read again) until a new one listens, then a new revision.
+    const a2 = nodeA.keysRevision();
+    await poolA.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'veracity-keys'");
+    await until(() => nodeA.keysRevision() === null);
+    await until(() => nodeA.keysRevision() !== null);
+    expect(nodeA.keysRevision()).not.toBe(a2);
   });
 
   it('counts a key once per request across nodes, and starts a new window when one ends', async () => {
