@@ -278,6 +278,17 @@ export function createKeyService(deps: KeyServiceDeps) {
   }
 
   /** Verifies a bearer token; returns null for any failure (the caller answers 401 without detail). */
+  /**
+   * The principal of a token verified before, when nothing changed since (keptValid): without awaiting anything, so
+   * the request path needs no promise for the common case. `undefined`: ask verify(), which decides every other case.
+   */
+  function verifyKept(token: string): Principal | undefined {
+    const hit = verified.get(token);
+    if (!hit) return undefined;
+    const revision = hit.digest === null ? null : store.keysRevision();
+    return keptValid(hit, nowMs(), revision) === true ? hit.principal : undefined;
+  }
+
   async function verify(token: string): Promise<Principal | null> {
     if (token.length > 4096) return null;
     const hit = verified.get(token);
@@ -372,6 +383,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     revokeKeyOrApplication,
     windowKey,
     verify,
+    verifyKept,
     ensureDefaultApplications,
   };
 }
