@@ -188,6 +188,10 @@ export function createJobsRepository(db: Db) {
         }).changes === 1
       );
     },
+    /** Nothing to do on SQLite: the enclosing IMMEDIATE transaction already holds the database's one write lock. */
+    lockJob(jobId: string): void {
+      void jobId;
+    },
     updateJobStatus(
       jobId: string,
       v: { status: JobStatus; errorCode: string | null; errorMessage: string | null; updatedAt: string; completedAt: string | null },

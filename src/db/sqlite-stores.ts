@@ -80,6 +80,7 @@ const JOB_METHODS = [
   'listJobs',
   'countJobs',
   'finishFile',
+  'lockJob',
   'updateJobStatus',
   'touchJob',
   'setReview',

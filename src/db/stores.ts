@@ -42,6 +42,13 @@ export interface JobRows {
   countJobs(applicationId: string, caseName: string | null): Promise<number>;
   /** Records a file's outcome if it is still processing; false when it was not (already finished elsewhere). */
   finishFile(fileId: string, outcome: FileOutcome): Promise<boolean>;
+  /**
+   * Holds the job until the enclosing transaction ends, so that writers deriving its status from its files take
+   * turns and each reads the outcomes the others committed (PostgreSQL: the job row FOR UPDATE; without it two
+   * workers recording a job's last two files at once each read the other's file as processing, and the job stayed
+   * processing for good). SQLite: nothing to do, its IMMEDIATE transaction holds the database's one write lock.
+   */
+  lockJob(jobId: string): Promise<void>;
   updateJobStatus(
     jobId: string,
     v: { status: JobStatus; errorCode: string | null; errorMessage: string | null; updatedAt: string; completedAt: string | null },

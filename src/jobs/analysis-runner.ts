@@ -31,8 +31,12 @@ export interface AnalysisRunnerDeps {
   log?: { error: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
 }
 
-/** Recomputes and stores the job's status in `tx`; returns true if the job is now terminal. */
+/**
+ * Recomputes and stores the job's status in `tx`; returns true if the job is now terminal. The job is held first:
+ * another node recording a file of the same job at the same moment commits before these files are read.
+ */
 export async function refreshJobStatus(tx: JobsTx, jobId: string, at: string): Promise<boolean> {
+  await tx.jobs.lockJob(jobId);
   const files = await tx.jobs.getFiles(jobId);
   const derived = deriveJobStatus(files.map((f) => ({ status: f.status, errorCode: f.errorCode })));
   await tx.jobs.updateJobStatus(jobId, {

@@ -6,8 +6,22 @@ import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
 
 let current: AbortController | null = null;
 
+/**
+ * Answers the pool. The pool's process can be gone (killed with SIGKILL while this one was busy): a send without a
+ * callback then emits 'error' (write EPIPE, or the channel closed) on `process`, and with no listener that killed
+ * this process with an uncaught exception and its stack on the shared stderr. With the callback the error is ours:
+ * nobody is left to answer, so this process leaves the way it does when it sees the channel close ('disconnect').
+ */
 function send(msg: WorkerResponse): void {
-  process.send?.(msg);
+  if (!process.send) return;
+  if (!process.connected) return parentGone();
+  process.send(msg, undefined, undefined, (err: Error | null) => {
+    if (err) parentGone();
+  });
+}
+
+function parentGone(): void {
+  process.exit(0);
 }
 
 process.on('message', (msg: WorkerRequest) => {
@@ -46,5 +60,5 @@ async function handle(msg: WorkerRequest): Promise<void> {
   }
 }
 
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', parentGone);
 send({ id: 0, ok: true, result: 'ready' });

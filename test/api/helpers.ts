@@ -55,7 +55,10 @@ export interface TestCore {
   backend: 'sqlite' | 'pg';
   app: FastifyInstance;
   keys: KeyService;
-  /** The job service; on pg its whenIdle also waits for the team worker to settle every file. */
+  /**
+   * The job service; on pg its whenIdle also waits for the team worker to settle every file, and fails after
+   * WHEN_IDLE_LIMIT_MS (or the limit given) with the files and pg-boss units still unsettled.
+   */
   jobs: JobService;
   jobsStore: JobsStore;
   keyStore: KeyStore;
@@ -118,6 +121,27 @@ export async function startCore(
   });
 }
 
+/**
+ * How long a test's whenIdle waits for every file to settle before it fails with what is left. Below the suites'
+ * 60 s test timeout (a file's analysis is bounded by its 60 s timeout, far above what any test file needs).
+ */
+export const WHEN_IDLE_LIMIT_MS = 50_000;
+
+/** The team server's unsettled work, for a wait that gave up: the files processing and their pg-boss units. */
+async function describeTeamWork(pool: PgPool): Promise<string> {
+  try {
+    const files = await pool.query(
+      "SELECT id, job_id, stage, attempts, started_at FROM job_files WHERE status = 'processing' ORDER BY job_id, position",
+    );
+    const units = await pool.query(
+      "SELECT name, state, retry_count, data->>'fileId' AS file_id, started_on, expire_in FROM pgboss.job WHERE state NOT IN ('completed') ORDER BY created_on",
+    );
+    return `processing files: ${JSON.stringify(files.rows)}\npg-boss units not completed: ${JSON.stringify(units.rows)}`;
+  } catch (err) {
+    return `(could not read the unsettled work: ${(err as Error).message})`;
+  }
+}
+
 /** A team API node and an in-process team worker on this file's PostgreSQL; the data dir is their blob directory. */
 async function startTeamCore(config: CoreConfig, dataDir: string, opts: { workerEntry?: string; now?: () => Date }): Promise<TestCore> {
   postgres ??= startPostgres();
@@ -145,10 +169,37 @@ async function startTeamCore(config: CoreConfig, dataDir: string, opts: { worker
   };
   open.push({ close });
   const store = node.backend.jobsStore;
-  // Settled when no file of any node is still processing and the worker has recorded what it took.
-  const whenIdle = async () => {
-    while ((await store.jobs.countProcessingFiles()) > 0) await new Promise((r) => setTimeout(r, 20));
-    await worker.whenIdle();
+  const pool = node.backend.pool;
+  // Settled when no file of any node is still processing and the worker has recorded what it took. Bounded: a file
+  // left processing (a unit pg-boss never hands out, a worker that never settles) fails the test with what is stuck
+  // instead of running into its timeout with no word of why.
+  const whenIdle = async (limitMs = WHEN_IDLE_LIMIT_MS) => {
+    const deadline = Date.now() + limitMs;
+    while ((await store.jobs.countProcessingFiles()) > 0) {
+      if (Date.now() > deadline) throw new Error(`whenIdle: files still processing after ${limitMs} ms.\n${await describeTeamWork(pool)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        worker.whenIdle(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => {
+            describeTeamWork(pool).then(
+              (d) => reject(new Error(`whenIdle: no file is processing, but the team worker has not settled what it took after ${limitMs} ms.\n${d}`)),
+              reject,
+            );
+          }, Math.max(0, deadline - Date.now()));
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+    // Every file ended and recorded: a job still processing now would hold every wait=true read of it to its window.
+    const { rows: stuck } = await pool.query<{ id: string }>(
+      "SELECT id FROM jobs j WHERE status = 'processing' AND NOT EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = j.id AND f.status = 'processing')",
+    );
+    if (stuck.length) throw new Error(`whenIdle: jobs left processing with every file ended: ${stuck.map((r) => r.id).join(', ')}`);
   };
   return withKeys({
     backend: 'pg',
@@ -165,6 +216,30 @@ async function startTeamCore(config: CoreConfig, dataDir: string, opts: { worker
     dataDir,
     pgPool: node.backend.pool,
   });
+}
+
+/**
+ * core.jobs.whenIdle with a bound of the caller's (a test with a longer timeout than the suite's): fails with the
+ * files still processing instead of waiting past the test's timeout.
+ */
+export async function settled(core: TestCore, limitMs = WHEN_IDLE_LIMIT_MS): Promise<void> {
+  if (core.backend === 'pg') return (core.jobs.whenIdle as (limitMs?: number) => Promise<void>)(limitMs);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      core.jobs.whenIdle(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => {
+          sql(core, "SELECT id, job_id, attempts, started_at FROM job_files WHERE status = 'processing'").then(
+            (rows) => reject(new Error(`whenIdle: the core has not settled its files after ${limitMs} ms; processing: ${JSON.stringify(rows)}`)),
+            reject,
+          );
+        }, limitMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { JobResult } from '../../src/api/schemas.js';
 import { createFileStore } from '../../src/jobs/file-store.js';
 import { HEIC_FIXTURE, heicDeclaring, tinyZip } from '../reliability/hostile-files.js';
 import { makeJpeg, makePng } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, onPg, startCore, tempDir, tmpFiles } from './helpers.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, settled, startCore, tempDir, tmpFiles } from './helpers.js';
 
 /** A 300x200 picture whose left half is red and right half blue, so orientation and content can be read back. */
 async function halves(width = 300, height = 200): Promise<Buffer> {
@@ -107,16 +107,23 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
     await expectNothingLeft(core, before);
   });
 
-  // On the team server this test hung past its 120 s once in three runs on 2026-11-23 (19:16 UTC, right after the
-  // PostgreSQL blob store landed) and passed in 3 s on its own run after: the cause is not found yet (issue 15's
-  // note). The 422 rule itself is the job service's, the same on both backends; it runs here on the desktop.
-  it.skipIf(onPg)('answers 422 unprocessable (the spec\'s error shape) when the stored file gives no picture, keeps nothing and changes nothing', { timeout: 120_000 }, async () => {
+  // On the team server this test once ran past its 120 s (2026-11-23). The cause was the team worker's: its two
+  // analysis slots recorded the job's two files at the same moment, each transaction read the other file as still
+  // processing, and the job stayed `processing` for good with both files ended (fixed: refreshJobStatus takes the
+  // job row first). Every read of the job here took the default wait=true and held its whole 30 s window: five of
+  // them pass 120 s. The job is now settled before the stored file is swapped (a bounded wait that names what is
+  // left), its state is read without waiting, and it must be terminal before "changed nothing" is compared.
+  it('answers 422 unprocessable (the spec\'s error shape) when the stored file gives no picture, keeps nothing and changes nothing', { timeout: 120_000 }, async () => {
     const core = await startCore();
     const heic = fs.readFileSync(HEIC_FIXTURE);
-    const job = body(await assess(core, [filePart(heic, 'IMG_0001.HEIC'), filePart(await makePng(80, 60), 'fine.png')]), JobResult);
+    const job = body(await assess(core, [filePart(heic, 'IMG_0001.HEIC'), filePart(await makePng(80, 60), 'fine.png')], { wait: 'false' }), JobResult);
+    // The analysis ends before the stored file is swapped: the worker's own writes are not what this test is about.
+    // A file's analysis is stopped at 60 s (its worker's start counted): settled well within this test's 120 s.
+    await settled(core, 90_000);
     const [heicId, pngId] = job.results.map((r) => r.file.id);
     const stored = path.join(core.dataDir, 'files', heicId);
-    const resultBefore = (await get(core, `/v1/jobs/${job.jobId}`)).body;
+    const resultBefore = (await get(core, `/v1/jobs/${job.jobId}?wait=false`)).body;
+    expect(JSON.parse(resultBefore).status).not.toBe('processing');
     // The stored bytes replaced as a damaged disk or a hostile swap would leave them: a HEIC declaring 65535x65535
     // (4 gigapixels), the same HEIC cut short, a ZIP.
     const hostile: Array<[string, Buffer]> = [
@@ -134,7 +141,7 @@ describe('GET /v1/jobs/{jobId}/files/{fileId}/preview', () => {
       // Nothing kept: no preview beside the file, no temporary file, no job, file or row changed.
       expect(fs.existsSync(`${stored}.preview`), what).toBe(false);
       await expectNothingLeft(core, before);
-      expect((await get(core, `/v1/jobs/${job.jobId}`)).body, what).toBe(resultBefore);
+      expect((await get(core, `/v1/jobs/${job.jobId}?wait=false`)).body, what).toBe(resultBefore);
     }
     // The worker that refused it still draws the next file.
     const fine = await get(core, `/v1/jobs/${job.jobId}/files/${pngId}/preview`);

@@ -155,6 +155,9 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
       );
       return r.rowCount === 1;
     },
+    async lockJob(jobId) {
+      await q.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+    },
     async updateJobStatus(jobId, v) {
       await q.query('UPDATE jobs SET status = $2, error_code = $3, error_message = $4, updated_at = $5, completed_at = $6 WHERE id = $1', [
         jobId,

@@ -9,6 +9,7 @@ import { openPgPool } from '../../../src/db/pg/connection.js';
 import { createPgJobsStore } from '../../../src/db/pg/jobs-store.js';
 import { createPgKeyStore } from '../../../src/db/pg/key-store.js';
 import type { JobsStore, KeyStore, NewFile } from '../../../src/db/stores.js';
+import { refreshJobStatus } from '../../../src/jobs/analysis-runner.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 
 const verdict = (assessment: Verdict['assessment']): Verdict => ({
@@ -127,6 +128,36 @@ describe('PostgreSQL jobs and key stores', () => {
       counts: { ai_generated: 1, authentic: 0, inconclusive: 0, processing: 0, error: 1 },
     });
     expect(await nodeA.cases.jobs(caseId, 10, 0)).toEqual([{ jobId: id, applicationId: appId, kind: 'images' }]);
+  });
+
+  it('ends a job when two workers record its last two files at once (the second reads the first\'s outcome)', async () => {
+    // READ COMMITTED: each transaction read the job's files while the other's outcome was not yet committed, so both
+    // derived `processing` and the job stayed processing forever, all of its files done (the preview test's hang on
+    // the team server: every wait=true read of that job held its whole window). The job row is now taken before the
+    // files are read: the second transaction waits for the first to commit, then reads both outcomes.
+    const { id, files } = await submit(nodeA);
+    const at = new Date().toISOString();
+    let bothFinished!: () => void;
+    const barrier = new Promise<void>((r) => (bothFinished = r));
+    let finished = 0;
+    const record = (store: JobsStore, fileId: string, holdUntilOtherWaits: boolean) =>
+      store.withTransaction(async (tx) => {
+        await tx.jobs.finishFile(fileId, { status: 'error', completedAt: at, errorCode: 'result_unavailable', errorMessage: 'no model' });
+        if (++finished === 2) bothFinished();
+        await barrier;
+        const terminal = await refreshJobStatus(tx, id, at);
+        // The first to derive the status commits only once the other is blocked behind it (on the job row, or, as it
+        // was, on its status update after reading the files).
+        if (holdUntilOtherWaits) await untilSomeoneWaitsForALock(poolA);
+        return terminal;
+      });
+    const first = record(nodeA, files[0].id, true);
+    await new Promise((r) => setTimeout(r, 50));
+    const second = record(nodeB, files[1].id, false);
+    expect(await Promise.all([first, second])).toEqual([false, true]);
+    const read = await nodeA.jobs.getJobWithFiles(id);
+    expect(read?.files.map((f) => f.status)).toEqual(['error', 'error']);
+    expect(read?.job.status).toBe('error');
   });
 
   it('lists jobs newest first and searches the history as the SQLite store does', async () => {
