@@ -1,11 +1,11 @@
 // The team server's key store (src/db/stores.ts KeyStore) on PostgreSQL: applications and their API keys, kept as
 // SHA-256 digests and a four-character hint, never the key. The signing secret is not here: it comes from the
 // environment (src/auth/api-keys.ts).
-import pg from 'pg';
 import type { KeyRows, KeyStore } from '../stores.js';
 import type { PgPool, Queryable } from './connection.js';
 import { toApp, toKey, type AppRow, type KeyRow } from '../rows.js';
 import { inTransaction } from './jobs-store.js';
+import { listen, type ListenerOptions } from './listener.js';
 
 /** Every revocation is announced on this channel, at its commit, to every node (src/auth/api-keys.ts keeps keys). */
 export const KEYS_CHANGED_CHANNEL = 'veracity_keys_changed';
@@ -69,10 +69,7 @@ export interface PgKeyChanges {
   close(): Promise<void>;
 }
 
-export interface PgKeyChangesOptions {
-  reconnectDelayMs?: number;
-  onError?: (err: Error) => void;
-}
+export type PgKeyChangesOptions = ListenerOptions;
 
 /**
  * Listens for revocations on a connection of its own (as src/db/pg/job-events.ts does for finished jobs); resolves
@@ -82,69 +79,23 @@ export interface PgKeyChangesOptions {
  */
 export async function listenForKeyChanges(connectionString: string, opts: PgKeyChangesOptions = {}): Promise<PgKeyChanges> {
   let n = 0;
-  let closed = false;
-  let client: pg.Client | null = null;
-  let retry: NodeJS.Timeout | null = null;
-
-  async function connect(): Promise<void> {
-    // keepAlive: a connection silently cut (no error, no notification) is found out by TCP rather than never.
-    const c = new pg.Client({ connectionString, application_name: 'veracity-keys', keepAlive: true });
-    c.on('notification', (msg) => {
-      if (msg.channel === KEYS_CHANGED_CHANNEL) n++;
-    });
-    // Dropped once it was listening: no signal until a new connection listens (a failed connect() is its caller's).
-    const dropped = () => {
-      if (client !== c) return;
-      client = null;
-      scheduleReconnect();
-    };
-    c.on('error', (err) => {
-      opts.onError?.(err);
-      dropped();
-      c.end().catch(() => {});
-    });
-    c.on('end', dropped);
-    await c.connect();
-    try {
-      await c.query(`LISTEN ${KEYS_CHANGED_CHANNEL}`);
-    } catch (err) {
-      await c.end().catch(() => {});
-      throw err;
-    }
-    if (closed) {
-      await c.end();
-      return;
-    }
-    n++;
-    client = c;
-  }
-
-  function scheduleReconnect(): void {
-    if (closed || retry) return;
-    retry = setTimeout(() => {
-      retry = null;
-      connect().catch((err: Error) => {
-        opts.onError?.(err);
-        scheduleReconnect();
-      });
-    }, opts.reconnectDelayMs ?? 1000);
-    retry.unref();
-  }
-
-  await connect();
+  const listener = await listen(
+    connectionString,
+    KEYS_CHANGED_CHANNEL,
+    'veracity-keys',
+    {
+      onNotify: () => void n++,
+      // (Re)made: a revocation announced while the connection was down was not heard, so the revision moves.
+      onListening: () => void n++,
+    },
+    opts,
+  );
   return {
-    revision: () => (client ? n : null),
+    revision: () => (listener.listening() ? n : null),
     bump() {
       n++;
     },
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      retry = null;
-      const c = client;
-      client = null;
-      await c?.end();
-    },
+    close: () => listener.close(),
   };
 }
 
