@@ -84,7 +84,10 @@ export interface TeamApiNode {
   close(): Promise<void>;
 }
 
-/** Queue policy from the file timeout: a unit is expired only well after its analysis would have been killed. */
+/**
+ * Queue policy from the file timeout: a unit is expired only well after its analysis would have been killed (the
+ * worker pool bounds a file twice by the file timeout: until its worker begins it, then its analysis).
+ */
 const expiry = (config: CoreConfig, team: TeamOptions) => team.expireInSeconds ?? Math.ceil((config.fileTimeoutMs * 2 + config.shutdownGraceMs) / 1000) + 30;
 
 export async function createTeamApiNode(

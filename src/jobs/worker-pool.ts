@@ -26,6 +26,8 @@ interface Pending {
   reject: (e: Error) => void;
   onStart?: () => void;
   onStage?: (stage: 'analysing') => void;
+  /** The worker has reported that it began the task (analyses only). */
+  begun?: boolean;
 }
 
 export interface RunOptions {
@@ -141,7 +143,21 @@ export class WorkerPool {
       slot.busy = task;
       slot.taskId = this.nextId++;
       const child = this.ensureChild(slot);
-      slot.timer = setTimeout(() => this.kill(slot, new WorkerTaskError('timeout', 'internal_error', `Analysis took longer than ${Math.round(task.timeoutMs / 1000)} s and was stopped.`)), task.timeoutMs);
+      // Two bounds of timeoutMs each for a task whose worker reports its start (an analysis): one until it has begun
+      // (spawning, loading the analysis code: slow for a new process at nice 19 on a busy machine), then one for the
+      // work itself, from that report. A single bound from here failed files that a booting worker had not even begun.
+      // Other tasks (probe, preview: their workers report no start) have the one bound. src/team-core.ts sets the
+      // queue's expiry above both.
+      slot.timer = setTimeout(
+        () =>
+          this.kill(
+            slot,
+            task.input.op === 'analyse'
+              ? new WorkerTaskError('timeout', 'internal_error', `The analysis process did not begin the file within ${Math.round(task.timeoutMs / 1000)} s and was stopped.`)
+              : new WorkerTaskError('timeout', 'internal_error', `Analysis took longer than ${Math.round(task.timeoutMs / 1000)} s and was stopped.`),
+          ),
+        task.timeoutMs,
+      );
       if (this.opts.maxRssBytes && process.platform === 'linux') {
         const cap = this.opts.maxRssBytes;
         slot.memTimer = setInterval(() => {
@@ -181,9 +197,15 @@ export class WorkerPool {
   private onMessage(slot: Slot, child: ChildProcess, msg: WorkerResponse): void {
     if (slot.child !== child || msg.id !== slot.taskId || !slot.busy) return;
     if ('started' in msg) {
-      const onStart = slot.busy.onStart;
-      slot.busy.onStart = undefined; // once
-      onStart?.();
+      const task = slot.busy;
+      if (task.begun) return; // once
+      task.begun = true;
+      if (slot.timer) clearTimeout(slot.timer);
+      slot.timer = setTimeout(
+        () => this.kill(slot, new WorkerTaskError('timeout', 'internal_error', `Analysis took longer than ${Math.round(task.timeoutMs / 1000)} s and was stopped.`)),
+        task.timeoutMs,
+      );
+      task.onStart?.();
       return;
     }
     if ('stage' in msg) {
