@@ -1,11 +1,12 @@
 // Cases and the history search (issue #13): the window's /app routes over a real core (SQLite file, worker
-// processes), jobs of both applications joining a case through metadata.case, and every refusal in the ApiError
-// vocabulary with nothing left behind (no case made or changed, no job, no file).
+// processes; on pg a team API node with its UI token and a team worker), jobs of both applications joining a case
+// through metadata.case, and every refusal in the ApiError vocabulary with nothing left behind (no case made or
+// changed, no job, no file).
 import { describe, expect, it } from 'vitest';
 import { CaseInfo, CaseJobList, CaseList, HistoryList } from '../../src/api/app-schemas.js';
 import { JobResult } from '../../src/api/schemas.js';
 import { makeJpeg, textPdf } from '../unit/analysis/fixtures.js';
-import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, onPg, SLOW_WORKER, startCore, type TestCore } from './helpers.js';
+import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, SLOW_WORKER, startCore, type TestCore } from './helpers.js';
 
 const AI_MARKER = 'VERACITY-TEST-AI-MARKER';
 
@@ -34,8 +35,8 @@ async function expectUnchanged(core: TestCore, before: Awaited<ReturnType<typeof
   expect(body(await app(core, 'GET', '/app/cases'), CaseList)).toEqual(cases);
 }
 
-// Cases and history are the window's /app routes (UI token): a team node serves no window.
-describe.skipIf(onPg)('cases (/app/cases, UI token)', () => {
+// Cases and history are the window's /app routes (UI token): on a team API node, its VERACITY_UI_TOKEN.
+describe('cases (/app/cases, UI token)', () => {
   it('creates, renames, takes notes and a status, and lists with a partial, case-insensitive name and a status', async () => {
     const core = await startCore();
     const created = await createCase(core, 'CLM-1042 Smith', 'Roof damage claim');
@@ -131,8 +132,8 @@ describe.skipIf(onPg)('cases (/app/cases, UI token)', () => {
   });
 });
 
-// Cases and history are the window's /app routes (UI token): a team node serves no window.
-describe.skipIf(onPg)('history search (/app/history, UI token)', () => {
+// Cases and history are the window's /app routes (UI token): on a team API node, its VERACITY_UI_TOKEN.
+describe('history search (/app/history, UI token)', () => {
   it('finds files of both applications by case (partial), file name (partial, wildcards literal), SHA-256, date range and verdict', async () => {
     let clock = new Date('2025-03-01T10:00:00.000Z');
     const core = await startCore({}, { workerEntry: SLOW_WORKER, now: () => clock });

@@ -1,5 +1,6 @@
 // The headless entry points: `veracity keys ...` and `veracity serve`, and the app-only /app routes the
-// Settings screen uses (per-launch UI token, never an API key): keys shown once, and the window's own credential.
+// Settings screen uses (the UI token, never an API key: per launch on the desktop, VERACITY_UI_TOKEN on a team API
+// node): keys shown once, and the window's own credential.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -98,8 +99,8 @@ describe.skipIf(onPg)('veracity serve', () => {
   });
 });
 
-// The window's /app routes need the UI token: a team node serves no window.
-describe.skipIf(onPg)('/app routes (UI token)', () => {
+// The window's /app routes need the UI token (on a team API node, its VERACITY_UI_TOKEN).
+describe('/app routes (UI token)', () => {
   it('lists applications with their keys by identity only, sends a new key once, and revokes keys', async () => {
     const core = await startCore();
     const ui = { authorization: `Bearer ${core.uiToken}` };
@@ -136,9 +137,23 @@ describe.skipIf(onPg)('/app routes (UI token)', () => {
   });
 });
 
-// Window credentials come from the UI token: a team node serves no window.
-describe.skipIf(onPg)("the window's credential", () => {
-  it('authorises the window for each application during this launch only, is no API key, and is never stored', async () => {
+/** Never stored: no row of any table of the team server's database holds `secret` (its rows as text, LIKE). */
+async function pgRowsHolding(core: TestCore, secret: string): Promise<string[]> {
+  const { rows: tables } = await core.pgPool!.query<{ schema: string; name: string }>(
+    "SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')",
+  );
+  expect(tables.map((t) => t.name)).toContain('api_keys');
+  const found: string[] = [];
+  for (const { schema, name } of tables) {
+    const q = `SELECT count(*) AS n FROM "${schema}"."${name}" t WHERE strpos(t::text, $1) > 0`;
+    if (Number((await core.pgPool!.query<{ n: string }>(q, [secret])).rows[0].n) > 0) found.push(`${schema}.${name}`);
+  }
+  return found;
+}
+
+// Window credentials come from the UI token: the desktop's per-launch token, or a team API node's VERACITY_UI_TOKEN.
+describe("the window's credential", () => {
+  it('authorises the window for each application while its UI token holds, is no API key, and is never stored', async () => {
     const core = await startCore();
     const base = await startListening(core);
     const list = async (c: TestCore) => body(await c.app.inject({ method: 'GET', url: '/app/applications', headers: { authorization: `Bearer ${c.uiToken}` } }), ApplicationList).applications;
@@ -160,20 +175,36 @@ describe.skipIf(onPg)("the window's credential", () => {
     expect((await call('/app/applications', images.windowKey)).status).toBe(401);
 
     // Not an API key: revoking every key of the application leaves the window working, and it is not listed.
-    core.desktop!.apps.revokeApplicationKeys(images.id, new Date().toISOString());
+    await core.keyStore.revokeApplicationKeys(images.id, new Date().toISOString());
     expect((await call(`/v1/jobs?applicationId=${images.id}`, images.windowKey)).status).toBe(200);
     expect(images.keys.map((k) => k.name)).toEqual(['test key']); // the one API key startCore made, not the window's
 
-    // Never stored: not in the database or its WAL.
-    core.desktop!.db.pragma('wal_checkpoint(PASSIVE)');
-    for (const f of ['veracity.db', 'veracity.db-wal']) {
-      const file = path.join(core.dataDir, f);
-      if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(images.windowKey.split('.')[2])).toBe(false);
+    // Never stored: not in the database or its WAL (on a team server, in no row of any table).
+    if (core.pgPool) {
+      expect(await pgRowsHolding(core, images.windowKey.split('.')[2])).toEqual([]);
+      expect(await pgRowsHolding(core, 'test key')).toContain('public.api_keys'); // the scan sees what is stored
+    } else {
+      core.desktop!.db.pragma('wal_checkpoint(PASSIVE)');
+      for (const f of ['veracity.db', 'veracity.db-wal']) {
+        const file = path.join(core.dataDir, f);
+        if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(images.windowKey.split('.')[2])).toBe(false);
+      }
     }
 
-    // A new launch on the same data dir: new credentials, and the old ones are refused.
+    if (onPg) {
+      // A team server: every API node given the same VERACITY_UI_TOKEN accepts what any of them minted (the window
+      // may be served by any node behind the proxy), and a node of its own mints a fresh credential.
+      const sibling = await startCore({ uiToken: core.uiToken }, { dataDir: core.dataDir });
+      expect((await get(sibling, `/v1/jobs?applicationId=${images.id}`, images.windowKey)).statusCode).toBe(200);
+      expect((await list(sibling)).find((a) => a.id === images.id)!.windowKey).not.toBe(images.windowKey);
+      await sibling.close();
+    }
+
+    // A new launch (desktop) or a node given a new VERACITY_UI_TOKEN (team server) on the same data: new
+    // credentials, and the old ones are refused.
     await core.close();
     const next = await startCore({}, { dataDir: core.dataDir });
+    expect(next.uiToken).not.toBe(core.uiToken);
     expectError(await get(next, `/v1/jobs?applicationId=${images.id}`, images.windowKey), 401, 'unauthorized');
     const fresh = (await list(next)).find((a) => a.id === images.id)!;
     expect(fresh.windowKey).not.toBe(images.windowKey);

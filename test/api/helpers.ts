@@ -4,6 +4,7 @@
 // - `pg`: a team API node plus an in-process team worker on a real PostgreSQL (one server per test file, started on
 //   the first startCore, a fresh database per core), its shared blob directory being the core's dataDir.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import type { Db } from '../../src/db/connection.js';
 import type { PgPool } from '../../src/db/pg/connection.js';
 import type { JobsStore, KeyStore } from '../../src/db/stores.js';
 import type { JobService } from '../../src/jobs/job-service.js';
-import { createTeamApiNode, createTeamWorker, keySecretFromEnv, newKeySecret } from '../../src/team-core.js';
+import { UI_TOKEN_ENV, createTeamApiNode, createTeamWorker, keySecretFromEnv, newKeySecret, uiTokenFromEnv } from '../../src/team-core.js';
 import { ApiError } from '../../src/api/schemas.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
@@ -65,7 +66,10 @@ export interface TestCore {
   /** The key-signing secret (desktop: the data dir's secret.key; team server: VERACITY_KEY_SECRET). */
   keySecret: Uint8Array;
   config: CoreConfig;
-  /** The window's token; null on a team node, which serves no window. */
+  /**
+   * The window's token: the desktop's per-launch token, or the team API node's VERACITY_UI_TOKEN (the harness gives
+   * each team node start a fresh one, as a desktop launch gets; `uiToken` in the config overrides both).
+   */
   uiToken: string | null;
   setPort(port: number): void;
   close(): Promise<void>;
@@ -152,7 +156,11 @@ async function startTeamCore(config: CoreConfig, dataDir: string, opts: { worker
     teams.set(dataDir, team);
   }
   const options = { ...team, blobDir: dataDir };
-  const node = await createTeamApiNode(config, options, { workerEntry: opts.workerEntry, now: opts.now });
+  // The operator's VERACITY_UI_TOKEN (what `veracity serve --database-url` reads with uiTokenFromEnv): the API node
+  // serves the window and its /app routes. Fresh per start unless the config names one (another node of the same
+  // server, or a restart with the same secret); at least 32 characters of base64url, the shape a team node requires.
+  const uiToken = uiTokenFromEnv({ [UI_TOKEN_ENV]: config.uiToken ?? crypto.randomBytes(32).toString('base64url') });
+  const node = await createTeamApiNode(config, { ...options, uiToken }, { workerEntry: opts.workerEntry, now: opts.now });
   let worker;
   try {
     worker = await createTeamWorker(config, options, { workerEntry: opts.workerEntry, now: opts.now });
@@ -210,7 +218,7 @@ async function startTeamCore(config: CoreConfig, dataDir: string, opts: { worker
     keyStore: node.backend.keyStore,
     keySecret: team.keySecret,
     config: node.config,
-    uiToken: null,
+    uiToken,
     setPort: (p) => node.setPort(p),
     close,
     dataDir,

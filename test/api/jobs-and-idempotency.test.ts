@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FileRegions, JobList, JobResult } from '../../src/api/schemas.js';
 import { JobReport } from '../../src/api/schemas.js';
 import { makeJpeg, makePng } from '../unit/analysis/fixtures.js';
-import { SLOW_WORKER, assess, body, countRows, expectError, expectNothingLeft, filePart, footprint, get, multipart, onPg, startCore, startListening } from './helpers.js';
+import { SLOW_WORKER, assess, body, countRows, expectError, expectNothingLeft, filePart, footprint, get, multipart, startCore, startListening } from './helpers.js';
 
 describe('job results', () => {
   it('returns the same job from the synchronous response, the poll and the list (no model: result_unavailable)', async () => {
@@ -107,12 +107,10 @@ describe('job results', () => {
         });
         expectError(res, 400, 'invalid_request', path);
       }
-      // The window's Settings routes (UI token): a team node serves no window.
-      if (!onPg) {
-        const app = (url: string) => core.app.inject({ method: 'POST', url, payload: {}, headers: { authorization: `Bearer ${core.uiToken}` } });
-        expectError(await app(`/app/applications/${long}/keys`), 400, 'invalid_request', 'applicationId');
-        expectError(await app(`/app/keys/${long}/revoke`), 400, 'invalid_request', 'keyId');
-      }
+      // The window's Settings routes (UI token; on a team API node, its VERACITY_UI_TOKEN).
+      const app = (url: string) => core.app.inject({ method: 'POST', url, payload: {}, headers: { authorization: `Bearer ${core.uiToken}` } });
+      expectError(await app(`/app/applications/${long}/keys`), 400, 'invalid_request', 'applicationId');
+      expectError(await app(`/app/keys/${long}/revoke`), 400, 'invalid_request', 'keyId');
       // Without a key the long id is still an API route: 401, not a 404 that skipped authentication.
       expectError(await core.app.inject({ method: 'GET', url: `/v1/jobs/${long}` }), 401, 'unauthorized');
     }

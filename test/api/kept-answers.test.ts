@@ -21,7 +21,8 @@ function revokeByCli(core: TestCore, id: string) {
 }
 
 describe('verified keys', () => {
-  // `veracity keys revoke --data-dir` and the Settings screen's route are the desktop's (a team node serves no window).
+  // `veracity keys revoke --data-dir` revokes in a desktop data dir's SQLite file: the team server's counterparts (the
+  // CLI with --database-url, another node's revocation) are the next two tests.
   it.skipIf(onPg)('refuses a key at the next request once `veracity keys revoke` (another process) has revoked it', async () => {
     const core = await startCore();
     const key = await core.keys.issueKey(core.imagesAppId, 'tool');

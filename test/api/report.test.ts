@@ -66,8 +66,8 @@ async function caseOfFour(core: TestCore, caseName: string) {
 }
 
 describe('the case report (PDF and JSON)', () => {
-  // The case report is the window's /app route (UI token): a team node serves no window.
-  it.skipIf(onPg)('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', async () => {
+  // The case report is the window's /app route (UI token): on a team API node, its VERACITY_UI_TOKEN.
+  it('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', async () => {
     const core = await startCore({ modelsDir: MODELS_DIR });
     const { images, pdfs } = await caseOfFour(core, 'CLM-2041');
     // A job of another case is not in the report.
@@ -117,11 +117,13 @@ describe('the case report (PDF and JSON)', () => {
     expect(printed).toBe(sha256(json.rawPayload));
     expect(pdfAnswer.headers['veracity-report-sha256']).toBe(printed);
 
-    // The first page, as the README shows it.
-    const dir = tempDir('veracity-report-png-');
-    fs.writeFileSync(path.join(dir, 'r.pdf'), pdf);
-    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', path.join(dir, 'r.pdf'), path.join(dir, 'page')]);
-    fs.copyFileSync(path.join(dir, 'page.png'), path.join(REPO, 'renderer', 'screenshots', 'report.png'));
+    // The first page, as the README shows it (from the desktop run only: one screenshot, not one per backend).
+    if (!onPg) {
+      const dir = tempDir('veracity-report-png-');
+      fs.writeFileSync(path.join(dir, 'r.pdf'), pdf);
+      execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', path.join(dir, 'r.pdf'), path.join(dir, 'page')]);
+      fs.copyFileSync(path.join(dir, 'page.png'), path.join(REPO, 'renderer', 'screenshots', 'report.png'));
+    }
 
     // A change to the case (a new review) changes the JSON, and so the hash.
     const review = await core.app.inject({
@@ -176,8 +178,8 @@ describe('the case report (PDF and JSON)', () => {
     await expectNothingLeft(core, before);
   });
 
-  // The case report is the window's /app route (UI token): a team node serves no window.
-  it.skipIf(onPg)('GET /app/cases/{caseId}/report.pdf|.json: refusals (malformed id, no such case, a case without jobs, a repeated examiner, no UI token), nothing left behind', async () => {
+  // The case report is the window's /app route (UI token): on a team API node, its VERACITY_UI_TOKEN.
+  it('GET /app/cases/{caseId}/report.pdf|.json: refusals (malformed id, no such case, a case without jobs, a repeated examiner, no UI token), nothing left behind', async () => {
     const core = await startCore();
     await assess(core, [filePart(await makeJpeg(64, 64), 'porch.jpg'), { name: 'metadata', data: '{"case":"CLM-7"}' }]);
     const caseId = caseIdOf(body(await ui(core, '/app/cases?q=CLM-7'), CaseList), 'CLM-7');
