@@ -137,23 +137,31 @@ describe('PostgreSQL jobs and key stores', () => {
     // files are read: the second transaction waits for the first to commit, then reads both outcomes.
     const { id, files } = await submit(nodeA);
     const at = new Date().toISOString();
-    let bothFinished!: () => void;
-    const barrier = new Promise<void>((r) => (bothFinished = r));
-    let finished = 0;
-    const record = (store: JobsStore, fileId: string, holdUntilOtherWaits: boolean) =>
-      store.withTransaction(async (tx) => {
-        await tx.jobs.finishFile(fileId, { status: 'error', completedAt: at, errorCode: 'result_unavailable', errorMessage: 'no model' });
-        if (++finished === 2) bothFinished();
-        await barrier;
-        const terminal = await refreshJobStatus(tx, id, at);
-        // The first to derive the status commits only once the other is blocked behind it (on the job row, or, as it
-        // was, on its status update after reading the files).
-        if (holdUntilOtherWaits) await untilSomeoneWaitsForALock(poolA);
-        return terminal;
-      });
-    const first = record(nodeA, files[0].id, true);
-    await new Promise((r) => setTimeout(r, 50));
-    const second = record(nodeB, files[1].id, false);
+    const outcome = { status: 'error', completedAt: at, errorCode: 'result_unavailable', errorMessage: 'no model' } as const;
+    let secondRecorded!: () => void;
+    const secondWritten = new Promise<void>((r) => (secondRecorded = r));
+    let firstHoldsJob!: () => void;
+    const firstHolds = new Promise<void>((r) => (firstHoldsJob = r));
+    // Both outcomes are written, neither committed; then the first takes the job row (as refreshJobStatus does,
+    // which takes it again in the same transaction) so that the order is fixed: when both raced for it, the second
+    // sometimes won, and the first then waited for a waiter that never came (CI, a loaded run).
+    const first = nodeA.withTransaction(async (tx) => {
+      await tx.jobs.finishFile(files[0].id, outcome);
+      await secondWritten;
+      await tx.jobs.lockJob(id);
+      firstHoldsJob();
+      const terminal = await refreshJobStatus(tx, id, at);
+      // Commits only once the second is blocked behind it: on the job row now; before the fix, on its status update
+      // after it had read the files (then it wrote `processing` from that stale read, and the job never ended).
+      await untilSomeoneWaitsForALock(poolA);
+      return terminal;
+    });
+    const second = nodeB.withTransaction(async (tx) => {
+      await tx.jobs.finishFile(files[1].id, outcome);
+      secondRecorded();
+      await firstHolds;
+      return refreshJobStatus(tx, id, at);
+    });
     expect(await Promise.all([first, second])).toEqual([false, true]);
     const read = await nodeA.jobs.getJobWithFiles(id);
     expect(read?.files.map((f) => f.status)).toEqual(['error', 'error']);
