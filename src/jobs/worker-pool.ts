@@ -148,16 +148,7 @@ export class WorkerPool {
       // work itself, from that report. A single bound from here failed files that a booting worker had not even begun.
       // Other tasks (probe, preview: their workers report no start) have the one bound. src/team-core.ts sets the
       // queue's expiry above both.
-      slot.timer = setTimeout(
-        () =>
-          this.kill(
-            slot,
-            task.input.op === 'analyse'
-              ? new WorkerTaskError('timeout', 'internal_error', `The analysis process did not begin the file within ${Math.round(task.timeoutMs / 1000)} s and was stopped.`)
-              : new WorkerTaskError('timeout', 'internal_error', `Analysis took longer than ${Math.round(task.timeoutMs / 1000)} s and was stopped.`),
-          ),
-        task.timeoutMs,
-      );
+      this.bound(slot, task, task.input.op === 'analyse' ? 'The analysis process did not begin the file within' : 'Analysis took longer than');
       if (this.opts.maxRssBytes && process.platform === 'linux') {
         const cap = this.opts.maxRssBytes;
         slot.memTimer = setInterval(() => {
@@ -171,6 +162,13 @@ export class WorkerPool {
         if (err) this.kill(slot, new WorkerTaskError('crashed', 'internal_error', 'The analysis process could not be reached.'));
       });
     }
+  }
+
+  /** (Re)starts the slot's time bound: the task is stopped `task.timeoutMs` from now, the error saying what ran over. */
+  private bound(slot: Slot, task: Pending, what: string): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    const seconds = Math.round(task.timeoutMs / 1000);
+    slot.timer = setTimeout(() => this.kill(slot, new WorkerTaskError('timeout', 'internal_error', `${what} ${seconds} s and was stopped.`)), task.timeoutMs);
   }
 
   private settle(slot: Slot): Pending | null {
@@ -200,11 +198,7 @@ export class WorkerPool {
       const task = slot.busy;
       if (task.begun) return; // once
       task.begun = true;
-      if (slot.timer) clearTimeout(slot.timer);
-      slot.timer = setTimeout(
-        () => this.kill(slot, new WorkerTaskError('timeout', 'internal_error', `Analysis took longer than ${Math.round(task.timeoutMs / 1000)} s and was stopped.`)),
-        task.timeoutMs,
-      );
+      this.bound(slot, task, 'Analysis took longer than');
       task.onStart?.();
       return;
     }
