@@ -18,6 +18,7 @@ import { createJobService, jobServiceSettings, type JobService } from './jobs/jo
 import { createLocalJobEvents } from './jobs/local-events.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { buildApp } from './server/app.js';
+import { createCoreLogger } from './server/request-logger.js';
 
 export interface Core {
   app: FastifyInstance;
@@ -58,6 +59,7 @@ export async function createCore(
   config: CoreConfig,
   opts: { workerSpawn?: WorkerPoolOptions['spawn']; workerEntry?: string; uiToken?: string | null; now?: () => Date } = {},
 ): Promise<Core> {
+  const log = createCoreLogger(config.logLevel);
   const { db, apps, keyStore, keys } = await openDataDir(config.dataDir);
   const jobsRepo = createJobsRepository(db);
   const jobsStore = createSqliteJobsStore(db, { jobs: jobsRepo, cases: createCasesRepository(db) });
@@ -79,13 +81,13 @@ export async function createCore(
     previewPool: probePool,
     ...jobServiceSettings(config),
     now: opts.now,
-    log: { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
+    log: { error: (o, m) => log?.error(o, m), info: (o, m) => log?.info(o, m) },
   });
   const cases = createCaseService({ store: jobsStore, now: opts.now });
-  const app = await buildApp({ config, keys, jobs, cases, store, probePool, port: () => port, uiToken });
+  const app = await buildApp({ config, keys, jobs, cases, store, probePool, port: () => port, uiToken, log });
   const recovered = await jobs.recover();
   if (recovered.requeued || recovered.swept.tmp || recovered.swept.orphans) {
-    app.log.info(recovered, 'recovered after restart');
+    log?.info(recovered, 'recovered after restart');
   }
   let closed = false;
   return {

@@ -12,6 +12,7 @@ import { createCaseService } from './jobs/case-service.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { buildApp } from './server/app.js';
+import { createCoreLogger } from './server/request-logger.js';
 
 /** The environment variable holding the key-signing secret shared by every API node (never a file of the repository). */
 export const KEY_SECRET_ENV = 'VERACITY_KEY_SECRET';
@@ -96,12 +97,13 @@ export async function createTeamApiNode(
   opts: { workerSpawn?: WorkerPoolOptions['spawn']; workerEntry?: string; now?: () => Date } = {},
 ): Promise<TeamApiNode> {
   let app: FastifyInstance | undefined;
+  const log = createCoreLogger(config.logLevel);
   const backend = await openPgBackend({
     databaseUrl: team.databaseUrl,
     blobDir: team.blobDir,
     maxConnections: team.maxConnections,
     queue: { expireInSeconds: expiry(config, team), maintenanceIntervalSeconds: team.maintenanceIntervalSeconds },
-    onError: (err) => app?.log.error({ err }, 'PostgreSQL connection error'),
+    onError: (err) => log?.error({ err }, 'PostgreSQL connection error'),
   });
   try {
     const uiToken = team.uiToken ?? null;
@@ -127,7 +129,7 @@ export async function createTeamApiNode(
       previewPool: probePool,
       ...jobServiceSettings(config),
       now: opts.now,
-      log: { error: (o, m) => app?.log.error(o, m), info: (o, m) => app?.log.info(o, m) },
+      log: { error: (o, m) => log?.error(o, m), info: (o, m) => log?.info(o, m) },
     });
     const cases = createCaseService({ store: backend.jobsStore, now: opts.now });
     let port = 80;
@@ -143,9 +145,10 @@ export async function createTeamApiNode(
       // The window is served only where the operator gave the node a UI secret (VERACITY_UI_TOKEN).
       uiToken,
       serverKind: 'team',
+      log,
     });
     const recovered = await jobs.recover();
-    if (recovered.swept.tmp) app.log.info(recovered, 'swept leftover uploads');
+    if (recovered.swept.tmp) log?.info(recovered, 'swept leftover uploads');
     let closed = false;
     const node: TeamApiNode = {
       app,

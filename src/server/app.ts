@@ -1,6 +1,7 @@
 // buildApp(deps) registers plugins, hooks and routes and never listens; listen() in src/core.ts binds 127.0.0.1.
 import crypto from 'node:crypto';
 import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
@@ -15,7 +16,7 @@ import { ApiHttpError, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
 import { isAllowedHost, isAllowedOrigin, splitRequestTarget } from './loopback-guard.js';
 import { registerOpenApi } from './openapi.js';
-import { lazyRequestLogger } from './request-logger.js';
+import { fastifyLoggerOptions } from './request-logger.js';
 import { serializeResponse, validateRequest } from './route-schemas.js';
 import { registerAppRoutes } from './routes/app-routes.js';
 import { registerAssessRoute } from './routes/assess-route.js';
@@ -41,6 +42,9 @@ declare module 'fastify' {
  */
 export const AUTH_FAILURES_MAX = 30;
 
+const REQ_ID_PREFIX = crypto.randomBytes(6).toString('base64url');
+let reqCount = 0;
+
 /** Node's default, set explicitly: the request line, and so any one path parameter, can be no longer than this. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -59,16 +63,23 @@ export interface AppDeps {
   uiToken: string | null;
   /** What the window is told it talks to (GET /app/server): this computer's core, or a team server's API node. */
   serverKind?: 'desktop' | 'team';
-  /** Where logs go (stderr by default: stdout is the CLI's). */
-  logStream?: NodeJS.WritableStream;
+  /** The core's logger (createCoreLogger), null when silent: requests log to it (request-logger.ts). */
+  log: Logger | null;
 }
+
+const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i;
+/** The last Authorization header read and its token: a client sends the same one on every request (issue #14). */
+let lastAuthorization: { header: string; token: string | null } = { header: '', token: null };
 
 function bearer(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
   if (typeof h !== 'string') return null;
+  if (h === lastAuthorization.header) return lastAuthorization.token;
   // The scheme is case-insensitive and followed by one or more spaces (RFC 9110 11.1, 11.4).
-  const m = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i.exec(h);
-  return m ? m[1] : null;
+  const m = BEARER.exec(h);
+  const token = m ? m[1] : null;
+  lastAuthorization = { header: h, token };
+  return token;
 }
 
 /** The rate-limit bucket of a refused credential: its digest (never the secret itself), or "none" when absent. */
@@ -89,7 +100,7 @@ function safeEqual(a: string, b: string): boolean {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, stream: deps.logStream ?? process.stderr },
+    ...fastifyLoggerOptions(deps.log),
     trustProxy: false,
     bodyLimit: 64 * 1024,
     connectionTimeout: 0, // the wait window holds responses up to 30 s; slow *senders* are cut by requestTimeout
@@ -105,10 +116,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keepAliveTimeout: 5_000,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    genReqId: () => crypto.randomUUID(),
-    ...(config.logLevel === 'silent' ? {} : { childLoggerFactory: lazyRequestLogger }),
-    // Fastify's two lines per request are written at info: above it, not even attempted.
-    disableRequestLogging: !['info', 'debug', 'trace'].includes(config.logLevel),
+    // Unique across restarts (a random prefix per process) without a random UUID per request.
+    genReqId: () => `${REQ_ID_PREFIX}-${(++reqCount).toString(36)}`,
     // A path the router cannot decode (`/v1/jobs/%zz`) is refused before any hook runs; answer it as an ApiError too.
     frameworkErrors: sendError,
     // A path parameter as long as the request line allows: an over-long id still reaches its route, and so the
@@ -128,38 +137,41 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.decorateRequest('authRefusal', null);
 
-  // Hooks 1, 2 and 4 are callback-style, not async: on the request path of every poll, each async hook costs a
-  // promise and a turn of the microtask queue for nothing (issue #14's profile).
-
-  // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28).
+  // Hooks 1-2 and 4 are callback-style, not async: on the request path of every poll, each async hook costs a
+  // promise and a turn of the microtask queue for nothing (issue #14's profile). 1 and 2 are one hook (one turn of
+  // Fastify's hook runner less) and make no closure on the path of a key verified before.
+  const port = deps.port;
+  const allowedHosts = config.allowedHosts;
+  const admit = (req: FastifyRequest, principal: Principal | null) => {
+    if (!principal) req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid API key.');
+    req.principal = principal;
+  };
   app.addHook('onRequest', (req, _reply, done) => {
-    const { authority } = splitRequestTarget(req.originalUrl);
-    const allowed = config.allowedHosts;
-    if (!isAllowedHost(req.headers.host, deps.port(), allowed) || (authority !== null && !isAllowedHost(authority, deps.port(), allowed))) {
-      return done(new ApiHttpError('forbidden', allowed.length === 0 ? 'Requests must be addressed to this computer (loopback host).' : 'Requests must be addressed to one of this server\'s allowed host names.'));
+    // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28). An absolute-form target's authority
+    // is checked like Host (an origin-form one, starting with "/", names none).
+    const target = req.originalUrl;
+    const authority = target.charCodeAt(0) === 47 ? null : splitRequestTarget(target).authority;
+    if (!isAllowedHost(req.headers.host, port(), allowedHosts) || (authority !== null && !isAllowedHost(authority, port(), allowedHosts))) {
+      return done(new ApiHttpError('forbidden', allowedHosts.length === 0 ? 'Requests must be addressed to this computer (loopback host).' : 'Requests must be addressed to one of this server\'s allowed host names.'));
     }
-    const origin = req.headers.origin;
-    if (!isAllowedOrigin(origin, deps.port(), config.extraOrigins, allowed)) return done(new ApiHttpError('forbidden', 'Cross-origin requests are not allowed.'));
-    done();
-  });
+    if (!isAllowedOrigin(req.headers.origin, port(), config.extraOrigins, allowedHosts)) return done(new ApiHttpError('forbidden', 'Cross-origin requests are not allowed.'));
 
-  // 2. Authentication: API keys for /v1, the per-launch UI token for /app (before the body is read). A refusal is
-  // only noted here: the rate limiter (3) counts it first, and 4 sends it.
-  app.addHook('onRequest', (req, _reply, done) => {
-    // Decide on the matched route pattern, not the raw URL, so no spelling of a path can skip the check.
+    // 2. Authentication: API keys for /v1, the per-launch UI token for /app (before the body is read). A refusal is
+    // only noted here: the rate limiter (3) counts it first, and 4 sends it. Decided on the matched route pattern,
+    // not the raw URL, so no spelling of a path can skip the check.
     const route = routeOf(req);
     if (route.startsWith('/v1/') && route !== '/v1/openapi.json') {
       const token = bearer(req);
-      const settle = (principal: Principal | null) => {
-        if (!principal) req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid API key.');
-        req.principal = principal;
-        done();
-      };
-      if (!token) return settle(null);
       // A key verified before whose state has not changed: decided without a promise; anything else by verify().
-      const kept = deps.keys.verifyKept(token);
-      if (kept) return settle(kept);
-      deps.keys.verify(token).then(settle, done);
+      const kept = token ? deps.keys.verifyKept(token) : null;
+      if (kept !== undefined) {
+        admit(req, kept);
+        return done();
+      }
+      deps.keys.verify(token!).then((principal) => {
+        admit(req, principal);
+        done();
+      }, done);
       return;
     }
     if (route.startsWith('/app/')) {
@@ -226,8 +238,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /** The one error handler: every error, the router's own included (frameworkErrors), leaves as an ApiError. */
 function sendError(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) {
   const apiErr = toApiError(err);
-  if (apiErr.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
-  else req.log.info({ code: apiErr.code, reqId: req.id, msg: apiErr.message }, 'request refused');
+  if (apiErr.status >= 500) req.log.error({ err }, 'request failed'); // the request's logger adds its id
+  else req.log.info({ code: apiErr.code, detail: apiErr.message }, 'request refused');
   // A refusal sent before the body was read closes the connection instead of taking the rest of the upload,
   // lingering briefly so that a client still sending reads our answer rather than a reset (lingering-close.ts).
   if (!req.raw.complete) {

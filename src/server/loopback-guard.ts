@@ -47,7 +47,8 @@ const ABSOLUTE_FORM = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/is;
  * Host. A scheme other than http names no authority of ours: it gets an authority no Host check accepts.
  */
 export function splitRequestTarget(target: string): { path: string; authority: string | null } {
-  const m = ABSOLUTE_FORM.exec(target);
+  // Origin-form (the usual case, checked on every request): no scheme, no authority.
+  const m = target.charCodeAt(0) === 47 ? null : ABSOLUTE_FORM.exec(target);
   if (!m) return { path: target, authority: null };
   const rest = m[3];
   const path = rest.startsWith('/') ? rest : `/${rest}`;

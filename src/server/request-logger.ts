@@ -2,8 +2,8 @@
 // bindings, although at the usual levels (warn and up) a request that goes well logs nothing. This one makes that
 // child only when a line is written at a level the logger writes (issue #14: it cost without protecting anything);
 // a line, when written, is the same as before, request id included.
-import type { FastifyBaseLogger } from 'fastify';
-import type { Bindings, ChildLoggerOptions, Logger, LevelWithSilentOrString } from 'pino';
+import { LogController, type FastifyBaseLogger } from 'fastify';
+import { pino, type Bindings, type ChildLoggerOptions, type Logger, type LevelWithSilentOrString } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
@@ -56,4 +56,28 @@ export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings,
   // A route with a level of its own gets its child at once (its level, not the parent's, decides what is written).
   if (opts.level !== undefined) return logger.child(bindings, opts);
   return new LazyChild(logger as Logger, bindings, opts) as unknown as FastifyBaseLogger;
+}
+
+/** The core's logger: pino writing JSON lines to `stream` (stderr: stdout is the CLI's), or null when silent. */
+export function createCoreLogger(level: Level | 'silent', stream: NodeJS.WritableStream = process.stderr): Logger | null {
+  if (level === 'silent') return null;
+  // Fastify's own serialisers (request, reply, error), so a line reads as it did when Fastify made the logger.
+  return pino({ level, serializers: { err: pino.stdSerializers.err } }, stream as pino.DestinationStream);
+}
+
+/**
+ * How Fastify gets the logger. Where requests are logged (info and below), Fastify is given the logger itself, and
+ * writes its two lines per request. Above info (the usual levels, warn and up) Fastify gets none: a Fastify with a
+ * logger follows every response with listeners and timestamps for the request-completed line it would not write
+ * (issue #14's profile), while a request's own lines (an error, a refusal) still go to this logger through the
+ * factory, request id included.
+ */
+export function fastifyLoggerOptions(log: Logger | null) {
+  if (log === null) return { logger: false as const };
+  if (log.isLevelEnabled('info')) return { loggerInstance: log as FastifyBaseLogger, childLoggerFactory: lazyRequestLogger };
+  return {
+    logger: false as const,
+    childLoggerFactory: (_none: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions) => lazyRequestLogger(log as unknown as FastifyBaseLogger, bindings, opts),
+    logController: new LogController({ disableRequestLogging: true }),
+  };
 }

@@ -11,7 +11,9 @@ const DURATION = Number(process.env.BENCH_CANNON_S ?? 8);
 const RATE = Number(process.env.BENCH_CANNON_RATE ?? 300);
 /** Closed-loop rounds of bare, job and list, interleaved: a shared machine's load moves between runs, so the ratio is
  *  taken within each round and the median round is reported beside every round's figures. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Seconds of load on each endpoint before the rounds: the figures are of warm servers (JIT-compiled request path). */
+const WARMUP = Number(process.env.BENCH_WARMUP_S ?? 2);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Run {
@@ -50,6 +52,8 @@ try {
   });
   const bareUrl = `${bareBase}/bare`;
   const figures: Record<string, unknown> = { durationSeconds: DURATION, connections: 10, ratePerSecond: RATE, jobBodyBytes: jobBody.length };
+  figures.warmupSeconds = WARMUP;
+  if (WARMUP > 0) for (const [url, headers] of [[bareUrl, {}], [jobUrl, auth], [listUrl, auth]] as const) await autocannon({ url, headers, connections: 10, duration: WARMUP });
   const rounds: { bare: Run; job: Run; list: Run; jobVsBare: number; listVsBare: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const round_ = { bare: await cannon(bareUrl, {}), job: await cannon(jobUrl, auth), list: await cannon(listUrl, auth) };

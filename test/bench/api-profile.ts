@@ -1,7 +1,10 @@
 // Where the time of a request goes: the real `veracity serve` under `node --cpu-prof` while autocannon (10
 // connections) hits GET /v1/jobs/{id} or GET /v1/jobs; prints the self time per function and per package.
 // Not part of `npm run bench` (a profile slows what it measures): `node --import tsx test/bench/api-profile.ts [job|list|bare]`
-// (bare: the benchmark's reference route, test/bench/bare-server.mjs, profiled the same way).
+// (bare: the benchmark's reference route, test/bench/bare-server.mjs, profiled the same way). It also prints the
+// server's busy CPU time per request (idle left out), the figure the closed-loop ratio follows once the client's own
+// cost is the same on both sides; with PROFILE_OUT=FILE it writes µs per request by function there, so two targets
+// (or two commits) can be compared function by function.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,4 +90,8 @@ const top = (m: Map<string, number>, n: number) =>
     .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`)
     .join('\n');
 console.log(`GET ${target === 'job' ? '/v1/jobs/{id}' : target === 'list' ? '/v1/jobs' : '/bare (the same bytes as the job)'}: ${rps.toFixed(0)} req/s under the profiler; profile ${file}`);
+const requests = rps * ((window[1] - window[0]) / 1e6);
+const busy = total - (fnTime.get('(idle) :0') ?? 0);
+console.log(`server CPU per request: ${(busy / requests).toFixed(1)} µs busy (${requests.toFixed(0)} requests in the window)`);
+if (process.env.PROFILE_OUT) fs.writeFileSync(process.env.PROFILE_OUT, JSON.stringify({ profile: file, window, requests, selfPerRequest: Object.fromEntries([...fnTime].map(([k, us]) => [k, us / requests])) }, null, 1));
 console.log(`\nSelf time by package:\n${top(pkgTime, 15)}\n\nSelf time by function:\n${top(fnTime, 30)}`);
