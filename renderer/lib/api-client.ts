@@ -1,7 +1,7 @@
 // The renderer's only way to the core: typed calls over HTTP, every response validated with the zod schemas of
 // src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
 import { z } from 'zod';
-import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, type ReviewRequest, type VerdictAssessment } from '../../src/api/schemas.js';
+import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
 import {
   ApiKeyInfo,
   ApplicationList,
@@ -13,6 +13,7 @@ import {
   HistoryList,
   ServerInfo,
   type CaseStatus,
+  type HistoryFilter,
 } from '../../src/api/app-schemas.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 
@@ -48,18 +49,8 @@ export interface ListJobsQuery {
   caseName?: string;
 }
 
-export interface HistorySearch {
-  page: number;
-  pageSize: number;
-  /** Part of the case name, of the file name (any case). */
-  caseName?: string;
-  fileName?: string;
-  sha256?: string;
-  /** ISO 8601 instants with a zone. */
-  from?: string;
-  to?: string;
-  verdict?: VerdictAssessment;
-}
+/** A history search as the window makes it: the filters of GET /app/history and the page. */
+export type HistorySearch = HistoryFilter & { page: number; pageSize: number };
 
 export class ApiClient {
   /** Whether the client talks through the browser's own transport (no fetch injected), where uploads can report progress. */

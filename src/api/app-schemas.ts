@@ -134,6 +134,23 @@ const instant = (name: string) =>
     .transform((s) => new Date(s).toISOString())
     .optional();
 
+/**
+ * What a history search filters on, under the names the window, the case service and the stores share (the query of
+ * GET /app/history below names them `case` and `name`).
+ */
+export interface HistoryFilter {
+  /** Part of the case name, any case. */
+  caseName?: string;
+  /** Part of the file name, any case. */
+  fileName?: string;
+  /** The exact SHA-256, lower-case hex. */
+  sha256?: string;
+  /** Jobs created at or after / at or before these instants (ISO 8601; the query turns them into UTC). */
+  from?: string;
+  to?: string;
+  verdict?: VerdictAssessment;
+}
+
 export const HistoryQuery = z
   .object({
     case: searchText('case').meta({ description: 'Part of the case name, any case.' }),

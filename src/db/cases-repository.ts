@@ -1,6 +1,8 @@
 // Cases (a specialist's unit of work, spanning both applications) and the history search over every file. Rows are
 // mapped to domain types here; the searches are built from fixed SQL fragments with bound parameters only.
-import type { CaseStatus } from '../api/app-schemas.js';
+import type { CaseStatus, HistoryFilter } from '../api/app-schemas.js';
+
+export type { HistoryFilter };
 import type { MediaType, PipelineKind, VerdictAssessment } from '../api/schemas.js';
 import type { Db } from './connection.js';
 import { toCase, toHistory, type CaseRow, type HistoryRow } from './rows.js';
@@ -22,19 +24,6 @@ export interface CaseJobRef {
   jobId: string;
   applicationId: string;
   kind: PipelineKind;
-}
-
-export interface HistoryFilter {
-  /** Part of the case name, any case. */
-  caseName?: string;
-  /** Part of the file name, any case. */
-  fileName?: string;
-  /** The exact SHA-256, lower-case hex. */
-  sha256?: string;
-  /** Jobs created at or after / at or before these instants (ISO 8601 UTC, as stored). */
-  from?: string;
-  to?: string;
-  verdict?: VerdictAssessment;
 }
 
 export interface HistoryRecord {
