@@ -33,6 +33,8 @@ export interface Submission {
 
 export type SubmitOutcome = { kind: 'created'; jobId: string } | { kind: 'replayed'; jobId: string };
 
+type ListQuery = { applicationId: string; caseName: string | null; page: number; pageSize: number };
+
 /** Answers kept for polls (terminal jobs) and list pages: a few hundred, the oldest dropped first. */
 const ANSWERS_KEPT = 256;
 
@@ -167,13 +169,21 @@ export function createJobService(d: JobServiceDeps) {
     return found && toJobResult(found.job, found.files);
   }
 
+  /**
+   * The kept answer for a finished job of the caller's, without awaiting anything (the poll route answers from it in
+   * the turn the request arrived); undefined when none is kept. Same refusal as getOwnedJob for another's job.
+   */
+  function keptJob(applicationId: string, jobId: string): JobResult | undefined {
+    const kept = terminalResults.get(jobId);
+    if (!kept) return undefined;
+    if (kept.applicationId !== applicationId) throw new NotFound('job');
+    return kept.result;
+  }
+
   /** A job of the caller's application; another application's job is indistinguishable from none (DECISIONS 12). */
   async function getOwnedJob(applicationId: string, jobId: string): Promise<JobResult> {
-    const kept = terminalResults.get(jobId);
-    if (kept) {
-      if (kept.applicationId !== applicationId) throw new NotFound('job');
-      return kept.result;
-    }
+    const kept = keptJob(applicationId, jobId);
+    if (kept) return kept;
     const version = jobsVersion;
     const found = await jobsRepo.getJobWithFiles(jobId);
     if (!found || found.job.applicationId !== applicationId) throw new NotFound('job');
@@ -203,15 +213,23 @@ export function createJobService(d: JobServiceDeps) {
     return job;
   }
 
+  const listKey = (q: ListQuery) => `${q.applicationId}\n${q.page}\n${q.pageSize}\n${q.caseName ?? ''}\n${q.caseName === null ? 0 : 1}`;
+
+  /** The kept page, when nothing was written since it was read, without awaiting anything (as keptJob). */
+  function keptJobList(callerApplicationId: string, q: ListQuery): JobList | undefined {
+    if (q.applicationId !== callerApplicationId) throw new ForeignApplication();
+    const kept = listPages.get(listKey(q));
+    return kept && kept.version === jobsVersion ? kept.list : undefined;
+  }
+
   /**
    * One page of an application's jobs, newest first. A page beyond the last is empty; the offset is only used when it
    * is below the total, so SQLite never sees it overflow.
    */
-  async function listJobs(callerApplicationId: string, q: { applicationId: string; caseName: string | null; page: number; pageSize: number }): Promise<JobList> {
-    if (q.applicationId !== callerApplicationId) throw new ForeignApplication();
-    const key = `${q.applicationId}\n${q.page}\n${q.pageSize}\n${q.caseName ?? ''}\n${q.caseName === null ? 0 : 1}`;
-    const kept = listPages.get(key);
-    if (kept && kept.version === jobsVersion) return kept.list;
+  async function listJobs(callerApplicationId: string, q: ListQuery): Promise<JobList> {
+    const kept = keptJobList(callerApplicationId, q);
+    if (kept) return kept;
+    const key = listKey(q);
     const version = jobsVersion;
     const total = await jobsRepo.countJobs(q.applicationId, q.caseName);
     const totalPages = Math.ceil(total / q.pageSize);
@@ -538,7 +556,9 @@ export function createJobService(d: JobServiceDeps) {
     getJob,
     readBack,
     getOwnedJob,
+    keptJob,
     listJobs,
+    keptJobList,
     reviewFile,
     fileRegions,
     storedFile,

@@ -114,6 +114,12 @@ describe('kept answers', () => {
     expect(body(await poll(), JobResult)).toEqual(first);
     const listed = body(await get(core, listUrl), JobList);
     expect(listed.jobs.map((j) => j.id)).toEqual([job.jobId]);
+    // A kept answer is answered without awaiting anything, and still only to its own application.
+    const other = { authorization: `Bearer ${core.pdfsKey}` };
+    const foreignPoll = await core.app.inject({ url: `/v1/jobs/${job.jobId}?wait=false`, headers: other });
+    expect([foreignPoll.statusCode, foreignPoll.json().code]).toEqual([404, 'not_found']);
+    const foreignList = await core.app.inject({ url: listUrl, headers: other });
+    expect([foreignList.statusCode, foreignList.json().code]).toEqual([403, 'forbidden']);
 
     const url = `/v1/jobs/${job.jobId}/files/${job.results[0].file.id}/review`;
     const auth = { authorization: `Bearer ${core.imagesKey}` };

@@ -9,6 +9,8 @@ declare module 'autocannon' {
   }
   interface Histogram {
     average: number;
+    /** Requests: how many in all. */
+    total: number;
     p50: number;
     p99: number;
   }
@@ -18,7 +20,12 @@ declare module 'autocannon' {
     non2xx: number;
     errors: number;
     timeouts: number;
+    /** Seconds the run lasted. */
+    duration: number;
   }
   function autocannon(opts: Options): Promise<Result>;
+  namespace autocannon {
+    export type { Result };
+  }
   export default autocannon;
 }

@@ -1,5 +1,5 @@
 // GET /v1/jobs (list, paginated, page size clamped to 100) and GET /v1/jobs/{jobId} (always 200, DECISIONS 9).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ApiError, JobIdParams, JobList, JobListQuery, JobResult, WaitQuery } from '../../api/schemas.js';
 import type { AppDeps } from '../app.js';
@@ -8,6 +8,13 @@ import { waitWhileConnected } from '../wait-window.js';
 
 export function registerJobRoutes(fastify: FastifyInstance, deps: AppDeps): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  async function poll(applicationId: string, jobId: string, wait: boolean, reply: FastifyReply) {
+    const job = await deps.jobs.getOwnedJob(applicationId, jobId);
+    if (!wait || job.status !== 'processing') return job;
+    await waitWhileConnected(deps, reply, job.jobId);
+    return deps.jobs.getOwnedJob(applicationId, job.jobId);
+  }
 
   app.get(
     '/v1/jobs',
@@ -18,9 +25,11 @@ export function registerJobRoutes(fastify: FastifyInstance, deps: AppDeps): void
         response: { 200: JobList, ...COMMON_ERRORS },
       },
     },
-    async (req) => {
+    // Not async: a kept page is answered in the turn the request arrived, without a promise (issue #14).
+    (req) => {
       const { applicationId, page, pageSize, case: caseName } = req.query;
-      return deps.jobs.listJobs(req.principal!.applicationId, { applicationId, caseName: caseName ?? null, page, pageSize });
+      const q = { applicationId, caseName: caseName ?? null, page, pageSize };
+      return deps.jobs.keptJobList(req.principal!.applicationId, q) ?? deps.jobs.listJobs(req.principal!.applicationId, q);
     },
   );
 
@@ -34,12 +43,8 @@ export function registerJobRoutes(fastify: FastifyInstance, deps: AppDeps): void
         response: { 200: JobResult, 404: ApiError, ...COMMON_ERRORS },
       },
     },
-    async (req, reply) => {
-      const applicationId = req.principal!.applicationId;
-      const job = await deps.jobs.getOwnedJob(applicationId, req.params.jobId);
-      if (!req.query.wait || job.status !== 'processing') return job;
-      await waitWhileConnected(deps, reply, job.jobId);
-      return deps.jobs.getOwnedJob(applicationId, job.jobId);
-    },
+    // Not async: a finished job's kept answer is sent in the turn the request arrived (issue #14); `wait` only ever
+    // holds a processing job, which is never kept.
+    (req, reply) => deps.jobs.keptJob(req.principal!.applicationId, req.params.jobId) ?? poll(req.principal!.applicationId, req.params.jobId, req.query.wait, reply),
   );
 }
