@@ -33,6 +33,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** Set by authentication when the credential is missing or invalid; sent after the rate limiter counted it. */
     authRefusal: ApiHttpError | null;
+    /** The matched route pattern, once read (routeOf). */
+    routePattern: string | null;
   }
 }
 
@@ -88,8 +90,11 @@ function refusedCredentialBucket(req: FastifyRequest): string {
   return `refused:${typeof h === 'string' ? crypto.createHash('sha256').update(h).digest('base64url') : 'none'}`;
 }
 
-/** The matched route pattern ('' when none matched): every decision is made on it, never on the raw target. */
-const routeOf = (req: FastifyRequest): string => req.routeOptions.url ?? '';
+/**
+ * The matched route pattern ('' when none matched): every decision is made on it, never on the raw target. Read once
+ * per request: Fastify's `routeOptions` builds a new object at every read (three reads a request before, issue #14).
+ */
+const routeOf = (req: FastifyRequest): string => (req.routePattern ??= req.routeOptions.url ?? '');
 
 function safeEqual(a: string, b: string): boolean {
   const ha = crypto.createHash('sha256').update(a).digest();
@@ -136,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('authRefusal', null);
+  app.decorateRequest('routePattern', null);
 
   // Hooks 1-2 and 4 are callback-style, not async: on the request path of every poll, each async hook costs a
   // promise and a turn of the microtask queue for nothing (issue #14's profile). 1 and 2 are one hook (one turn of
