@@ -1,6 +1,9 @@
 // Geometry and colour of the heatmap overlay: tile scores of the analysed image, as percentages of its size so the
 // overlay fits the thumbnail at any zoom.
 import type { RegionGrid } from '../../src/api/schemas.js';
+import { multiply, type Matrix } from '../../src/api/pdf-image-order.js';
+
+export type { Matrix };
 
 export interface OverlayTile {
   left: number;
@@ -152,21 +155,6 @@ export function cellAt(cells: OverlayTile[], grid: Pick<RegionGrid, 'width' | 'h
 /** How many tiles of the grid cover a point (overlapping tiles: a cell's score is their mean). */
 export function tilesAt(grid: RegionGrid, x: number, y: number): number {
   return grid.tiles.filter((t) => t.x <= x && x < t.x + t.w && t.y <= y && y < t.y + t.h).length;
-}
-
-/** A 2-D affine matrix [a, b, c, d, e, f] as PDF and CSS write it: (x, y) → (a·x + c·y + e, b·x + d·y + f). */
-export type Matrix = [number, number, number, number, number, number];
-
-/** m ∘ n: n applied first (pdf.js Util.transform). */
-export function multiply(m: Matrix, n: Matrix): Matrix {
-  return [
-    m[0] * n[0] + m[2] * n[1],
-    m[1] * n[0] + m[3] * n[1],
-    m[0] * n[2] + m[2] * n[3],
-    m[1] * n[2] + m[3] * n[3],
-    m[0] * n[4] + m[2] * n[5] + m[4],
-    m[1] * n[4] + m[3] * n[5] + m[5],
-  ];
 }
 
 /**

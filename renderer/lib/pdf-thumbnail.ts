@@ -3,7 +3,7 @@
 // pdf.js parses in its own worker (served from the app's origin); eval and scripting are off, and the CSP forbids them.
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
-import { multiply, type Matrix } from './heatmap.js';
+import { imagePaints, type Matrix } from '../../src/api/pdf-image-order.js';
 
 type PdfJs = typeof import('pdfjs-dist');
 let loading: Promise<PdfJs> | null = null;
@@ -57,31 +57,13 @@ export async function renderPage(page: PDFPageProxy, scale: number, density: num
 }
 
 /**
- * The transformation matrix each image of a page is painted with, by its index in painting order: the same walk of
- * the operator list as the core's (src/analysis/pdf-document.ts surveyImages), so `imageIndex` of a `pdf_image`
- * grid names the same image here.
+ * The transformation matrix each image of a page is painted with, by its index in painting order: the walk the core
+ * makes too (src/api/pdf-image-order.ts), so `imageIndex` of a `pdf_image` grid names the same image here.
  */
 export async function imagePlacements(page: PDFPageProxy): Promise<Map<number, Matrix>> {
   const { OPS } = await pdfjs();
-  const ops = await page.getOperatorList();
   const placements = new Map<number, Matrix>();
-  const stack: Matrix[] = [];
-  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
-  let index = 0;
-  for (let i = 0; i < ops.fnArray.length; i++) {
-    const fn = ops.fnArray[i];
-    const args = ops.argsArray[i] as unknown[];
-    if (fn === OPS.save) stack.push(ctm);
-    else if (fn === OPS.restore) ctm = stack.pop() ?? ctm;
-    else if (fn === OPS.transform) ctm = multiply(ctm, args as Matrix);
-    else if (fn === OPS.paintFormXObjectBegin) {
-      stack.push(ctm);
-      if (Array.isArray(args[0]) && args[0].length === 6) ctm = multiply(ctm, args[0] as Matrix);
-    } else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
-    else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject || fn === OPS.paintImageMaskXObject) {
-      placements.set(index++, ctm);
-    }
-  }
+  for (const paint of imagePaints(await page.getOperatorList(), OPS)) placements.set(paint.imageIndex, paint.ctm);
   return placements;
 }
 

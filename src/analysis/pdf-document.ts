@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/types/src/display/api.js';
 import type { RgbImage } from './decode-image.js';
 import { MIN_SIDE } from './decode-image.js';
+import { imagePaints } from '../api/pdf-image-order.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsPromise: Promise<PdfJs> | null = null;
@@ -104,22 +105,6 @@ interface PdfJsImage {
   data?: Uint8Array | Uint8ClampedArray;
 }
 
-// The walk below (save/restore/transform, form XObjects, the three image paint operators) is written twice on
-// purpose: here it picks and scores images in the core's worker (Node, pdf.js legacy build, page and pixel limits);
-// renderer/lib/pdf-thumbnail.ts imagePlacements walks the same operator list in the window's own pdf.js to place a
-// heatmap on the page. Neither may import the other (lint: src/ is headless, the renderer imports src/api only) and
-// src/api holds the contract, not pdf.js code. What they share is the contract itself: an image's index counts every
-// paint of those three operators in painting order, the `imageIndex` of a `pdf_image` region grid.
-type Matrix = [number, number, number, number, number, number];
-const multiply = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[2] * n[1],
-  m[1] * n[0] + m[3] * n[1],
-  m[0] * n[2] + m[2] * n[3],
-  m[1] * n[2] + m[3] * n[3],
-  m[0] * n[4] + m[2] * n[5] + m[4],
-  m[1] * n[4] + m[3] * n[5] + m[5],
-];
-
 /**
  * Walks the pages' operator lists: every painted raster image (image XObjects and inline images) is taken at its
  * native resolution; a page covered by images that cannot be taken alone (several strips, bilevel layers under a
@@ -164,58 +149,44 @@ export async function surveyImages(
       const [vx0, vy0, vx1, vy1] = page.view;
       const pageArea = Math.abs((vx1 - vx0) * (vy1 - vy0)) || 1;
       const ops = await page.getOperatorList();
-      const stack: Matrix[] = [];
-      let ctm: Matrix = [1, 0, 0, 1, 0, 0];
-      let index = 0;
       let coveredByImages = 0;
       let maxDensity = 0; // image pixels per page unit, to render scans at their own resolution
       const pageRasters: PdfRaster[] = [];
       const seen = new Set<string>();
-      for (let i = 0; i < ops.fnArray.length; i++) {
-        const fn = ops.fnArray[i];
-        const args = ops.argsArray[i] as unknown[];
-        if (fn === OPS.save) stack.push(ctm);
-        else if (fn === OPS.restore) ctm = stack.pop() ?? ctm;
-        else if (fn === OPS.transform) ctm = multiply(ctm, args as Matrix);
-        else if (fn === OPS.paintFormXObjectBegin) {
-          stack.push(ctm);
-          if (Array.isArray(args[0]) && args[0].length === 6) ctm = multiply(ctm, args[0] as Matrix);
-        } else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
-        else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject || fn === OPS.paintImageMaskXObject) {
-          imagesSeen++;
-          const imageIndex = index++;
-          const area = Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
-          const img = await resolveImage(page, args[0]);
-          if (!img) {
-            skipped.push(`page ${p} image ${imageIndex}: not decodable`);
-            continue;
-          }
-          const side = Math.sqrt(area) || 1;
-          maxDensity = Math.max(maxDensity, Math.sqrt(img.width * img.height) / side);
-          if (fn === OPS.paintImageMaskXObject || img.kind === GRAYSCALE_1BPP || !img.data) {
-            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} bilevel mask, not scored`);
-            continue;
-          }
-          // Only continuous-tone images count towards "the page is a picture": a bilevel fax/JBIG2 scan is text.
-          coveredByImages += area;
-          if (img.width < MIN_PDF_IMAGE_SIDE || img.height < MIN_PDF_IMAGE_SIDE) {
-            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height}, under ${MIN_PDF_IMAGE_SIDE} px`);
-            continue;
-          }
-          const key = typeof args[0] === 'string' ? args[0] : `inline-${i}`;
-          if (seen.has(key)) continue; // the same XObject painted twice
-          seen.add(key);
-          const rgb = toRgb(img);
-          if (!rgb) continue;
-          const colours = distinctColours(rgb);
-          if (colours <= LINE_ART_COLOURS) {
-            // Fax/JBIG2 scans arrive as RGB too: a handful of flat colours is line art, which the detector cannot read.
-            skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} with ${colours} colour${colours === 1 ? '' : 's'} (bilevel or line art), not scored`);
-            coveredByImages -= area;
-            continue;
-          }
-          pageRasters.push({ kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea) });
+      // The images in painting order, as the window counts them too (src/api/pdf-image-order.ts: `imageIndex`).
+      for (const { imageIndex, ctm, fn, args, op } of imagePaints(ops, OPS)) {
+        imagesSeen++;
+        const area = Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
+        const img = await resolveImage(page, args[0]);
+        if (!img) {
+          skipped.push(`page ${p} image ${imageIndex}: not decodable`);
+          continue;
         }
+        const side = Math.sqrt(area) || 1;
+        maxDensity = Math.max(maxDensity, Math.sqrt(img.width * img.height) / side);
+        if (fn === OPS.paintImageMaskXObject || img.kind === GRAYSCALE_1BPP || !img.data) {
+          skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} bilevel mask, not scored`);
+          continue;
+        }
+        // Only continuous-tone images count towards "the page is a picture": a bilevel fax/JBIG2 scan is text.
+        coveredByImages += area;
+        if (img.width < MIN_PDF_IMAGE_SIDE || img.height < MIN_PDF_IMAGE_SIDE) {
+          skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height}, under ${MIN_PDF_IMAGE_SIDE} px`);
+          continue;
+        }
+        const key = typeof args[0] === 'string' ? args[0] : `inline-${op}`;
+        if (seen.has(key)) continue; // the same XObject painted twice
+        seen.add(key);
+        const rgb = toRgb(img);
+        if (!rgb) continue;
+        const colours = distinctColours(rgb);
+        if (colours <= LINE_ART_COLOURS) {
+          // Fax/JBIG2 scans arrive as RGB too: a handful of flat colours is line art, which the detector cannot read.
+          skipped.push(`page ${p} image ${imageIndex}: ${img.width}x${img.height} with ${colours} colour${colours === 1 ? '' : 's'} (bilevel or line art), not scored`);
+          coveredByImages -= area;
+          continue;
+        }
+        pageRasters.push({ kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea) });
       }
       const coverage = coveredByImages / pageArea;
       const wholeImage = pageRasters.some((r) => r.coverage >= 0.6);
