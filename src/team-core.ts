@@ -96,7 +96,6 @@ export async function createTeamApiNode(
   team: TeamOptions,
   opts: { workerSpawn?: WorkerPoolOptions['spawn']; workerEntry?: string; now?: () => Date } = {},
 ): Promise<TeamApiNode> {
-  let app: FastifyInstance | undefined;
   const log = createCoreLogger(config.logLevel);
   const backend = await openPgBackend({
     databaseUrl: team.databaseUrl,
@@ -133,7 +132,7 @@ export async function createTeamApiNode(
     });
     const cases = createCaseService({ store: backend.jobsStore, now: opts.now });
     let port = 80;
-    app = await buildApp({
+    const app = await buildApp({
       config,
       keys,
       jobs,
@@ -163,7 +162,7 @@ export async function createTeamApiNode(
         if (closed) return;
         closed = true;
         jobs.shutdown();
-        await app!.close();
+        await app.close();
         await probePool.close();
         await backend.close();
       },

@@ -1,11 +1,11 @@
 // Cases (a specialist's unit of work, spanning both applications) and the history search over every file. Rows are
 // mapped to domain types here; the searches are built from fixed SQL fragments with bound parameters only.
 import type { CaseStatus, HistoryFilter } from '../api/app-schemas.js';
-
-export type { HistoryFilter };
 import type { MediaType, PipelineKind, VerdictAssessment } from '../api/schemas.js';
 import type { Db } from './connection.js';
 import { toCase, toHistory, type CaseRow, type HistoryRow } from './rows.js';
+
+export type { HistoryFilter };
 
 export interface CaseRecord {
   id: string;

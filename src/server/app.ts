@@ -154,9 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   app.addHook('onRequest', (req, _reply, done) => {
     // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28). An absolute-form target's authority
-    // is checked like Host (an origin-form one, starting with "/", names none).
-    const target = req.originalUrl;
-    const authority = target.charCodeAt(0) === 47 ? null : splitRequestTarget(target).authority;
+    // is checked like Host.
+    const { authority } = splitRequestTarget(req.originalUrl);
     if (!isAllowedHost(req.headers.host, port(), allowedHosts) || (authority !== null && !isAllowedHost(authority, port(), allowedHosts))) {
       return done(new ApiHttpError('forbidden', allowedHosts.length === 0 ? 'Requests must be addressed to this computer (loopback host).' : 'Requests must be addressed to one of this server\'s allowed host names.'));
     }

@@ -61,7 +61,7 @@ export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings,
 /** The core's logger: pino writing JSON lines to `stream` (stderr: stdout is the CLI's), or null when silent. */
 export function createCoreLogger(level: Level | 'silent', stream: NodeJS.WritableStream = process.stderr): Logger | null {
   if (level === 'silent') return null;
-  // Fastify's own serialisers (request, reply, error), so a line reads as it did when Fastify made the logger.
+  // pino's error serialiser, as Fastify sets it (at info Fastify adds its request and reply serialisers itself).
   return pino({ level, serializers: { err: pino.stdSerializers.err } }, stream as pino.DestinationStream);
 }
 
