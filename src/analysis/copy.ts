@@ -108,6 +108,8 @@ function pdfChanged(f: Facts): string {
 /** Every finding code the product emits, and the sentence it shows for it. A code missing here is never shown. */
 export const FINDING_COPY = {
   // ai-detection
+  'pixels.score.generated': (f) =>
+    `The pixel detector's AI score is ${pct(num(f, 'score'))}, a level that ${pct(num(f, 'realAtHighAi'))} of real photos reached in its validation: the pixels carry the traces an image generator leaves.`,
   'pixels.score.high_ai': pixelScore('high_ai'),
   'pixels.score.leans_ai': pixelScore('leans_ai'),
   'pixels.score.uncertain': pixelScore('uncertain'),
@@ -194,6 +196,7 @@ export const FINDING_COPY = {
   // fusion's own notes
   'verdict.metadata_decided': () => 'The pixels do not look generated; the metadata claim is what decided.',
   'verdict.capture_vs_pixels': () => 'A signed camera-capture claim and a high AI pixel score disagree.',
+  'verdict.pixels_vs_capture': () => 'The pixels look generated, but the capture evidence says the file comes from a camera: the two disagree.',
   'verdict.capture_unconfirmed': () =>
     "The camera data could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
   'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",
@@ -212,23 +215,28 @@ export function findingSentence(f: Finding): string | null {
 
 /** What each verdict adds after its evidence: what it does not show. Its name and reason are the vocabulary's. */
 const VERDICT_CAVEATS = {
-  // `ai_generated` comes from provenance only (fusion rule 2), so its caveat is about metadata.
+  // `ai_generated` from provenance: its caveat is about metadata (from the pixels: PIXEL_CAVEAT).
   ai_generated: 'Metadata can be added to any file, so this shows what the file declares, not who made it.',
   authentic:
     'The capture evidence points to a photograph and the pixels show no clear sign of AI generation; this does not prove the content is true or unedited by hand.',
   inconclusive: 'The evidence is not strong enough either way; a specialist should review the file.',
 };
 
+/** The caveat of an `ai_generated` verdict the pixels decided (fusion rule 2): a statistical reading. */
+const PIXEL_CAVEAT = 'The pixel detector is a statistical reading, not proof: a specialist should confirm it before acting on it.';
+
 /** The v1 verdict: fusion's decision with its display copy written from the evidence's codes. */
 export function writeVerdict(fused: FusedVerdict): Verdict {
   const sentences = fused.evidence.map(findingSentence).filter((s): s is string => Boolean(s));
+  const byPixels = fused.assessment === 'ai_generated' && !fused.evidence.some((f) => f.code.startsWith('provenance.') && f.weight >= 1);
+  const caveat = byPixels ? PIXEL_CAVEAT : VERDICT_CAVEATS[fused.assessment];
   return {
     assessment: fused.assessment,
     confidence: fused.confidence,
     display: {
       label: VERDICT_WORDS[fused.assessment],
       title: verdictTitle(fused.assessment, fused.confidence),
-      description: [...sentences, VERDICT_CAVEATS[fused.assessment]].join(' '),
+      description: [...sentences, caveat].join(' '),
     },
     dimensions: fused.dimensions,
   };

@@ -49,6 +49,7 @@ export const FUSION_CODES = {
   captureVsPixels: 'verdict.capture_vs_pixels',
   captureContradicted: 'verdict.capture_contradicted',
   captureUnconfirmed: 'verdict.capture_unconfirmed',
+  pixelsVsCapture: 'verdict.pixels_vs_capture',
   noPixelScore: 'pixels.none',
 } as const;
 
@@ -56,6 +57,8 @@ const note = (code: string): Finding => ({ code, facts: {}, weight: 0 });
 
 /** The pixel detector's reading of the file (one of `pixels.score.*`, or `pixels.no_raster` for a PDF without images). */
 const isPixelReading = (f: Finding) => f.code.startsWith('pixels.score.') || f.code === 'pixels.no_raster';
+/** A pixel reading calibrated to decide `ai_generated` alone (a picture scored >= highAi by a model whose manifest allows it). */
+export const PIXELS_DECIDE = 'pixels.score.generated';
 /** A capture-consistency finding that contradicts the claimed capture (the capture detector's `capture.*`, weight > 0). */
 export const isCaptureContradiction = (f: Finding) => f.code.startsWith('capture.') && f.weight > 0;
 
@@ -81,10 +84,12 @@ const MORE_NOTES = 3;
  *    generative AI, a generator's own PNG chunk or software tag, a PDF producer that is an AI service) decides
  *    `ai_generated`: high confidence unless the pixels say authentic with high confidence (then medium: the metadata
  *    may have been added).
- * 2. The pixel detector alone never decides (model card 0.2.0: at its decision threshold it calls 69 % of modern
- *    camera photos AI, more modern AI images than authentic ones fall under highAuthentic, and its AUC over
- *    generators it never saw has a 95 % interval of 0.498-0.629, which includes chance). A pixel reading alone is
- *    `inconclusive`/low, and the copy says which way it leans, including at the high-AI end.
+ * 2. The pixels decide `ai_generated` alone only where the model's calibration allows it (`pixels.score.generated`:
+ *    a picture scored >= highAi by a model whose manifest says `calibration.pixelsDecide`, highAi being the score
+ *    that at most 3 % of the validation split's real photos reach): `ai_generated`, medium confidence, unless
+ *    capture evidence that counts (an intact signed C2PA capture claim, or camera EXIF the file confirms) says
+ *    otherwise: then `inconclusive` with `verdict.pixels_vs_capture`. Every other pixel reading alone is
+ *    `inconclusive`/low, and the copy says which way it leans.
  * 3. `authentic` needs capture evidence (`provenance.capture.*`) and pixels that do not point to AI: camera EXIF
  *    (easily forged) -> low; an intact signed C2PA capture claim -> medium, high when the pixels also say authentic
  *    with high confidence. Capped one level down (high -> medium) when editing software is recorded or the PDF
@@ -109,6 +114,7 @@ export function fuse(input: FusionInput): FusedVerdict {
   const capture = contradictions.length || !confirmed ? undefined : claimed;
   const altered = findings.some((f) => ALTERED.has(f.code));
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
+  const pixelsDecide = findings.some((f) => f.code === PIXELS_DECIDE);
 
   let assessment: VerdictAssessment;
   let confidence: ConfidenceLevel;
@@ -121,10 +127,14 @@ export function fuse(input: FusionInput): FusedVerdict {
     assessment = 'authentic';
     confidence = capture === 'medium' ? (ai.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'high' : 'medium') : 'low';
     if (altered && confidence === 'high') confidence = 'medium';
+  } else if (pixelsDecide && !capture) {
+    assessment = 'ai_generated';
+    confidence = 'medium';
   } else {
     assessment = 'inconclusive';
     confidence = 'low';
     if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
+    else if (pixelsDecide && capture) notes.push(note(FUSION_CODES.pixelsVsCapture));
     if (claimed && contradictions.length) notes.push(note(FUSION_CODES.captureContradicted));
     else if (claimed && !confirmed) notes.push(note(FUSION_CODES.captureUnconfirmed));
   }

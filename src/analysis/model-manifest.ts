@@ -52,6 +52,22 @@ export const ModelManifest = z
       highAuthentic: z.number().min(0).max(1), // <= highAuthentic: likely_authentic with high confidence
       inconclusiveBand: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]), // scores inside: inconclusive
     }),
+    /**
+     * What the thresholds were measured to do on the by-source validation split (never on modern/): whether a score
+     * >= highAi may decide `ai_generated` from the pixels alone (fusion rule 2), and the shares behind it.
+     * Absent (models before 1.0): the pixels never decide alone.
+     */
+    calibration: z
+      .object({
+        pixelsDecide: z.boolean(),
+        /** Share of the validation split's real photos scoring >= highAi (the false-accusation rate). */
+        realAtHighAi: z.number().min(0).max(1),
+        /** Share of the validation split's AI images scoring >= highAi. */
+        aiAtHighAi: z.number().min(0).max(1),
+        split: z.string().min(1),
+      })
+      .strict()
+      .optional(),
     training: z.object({
       sources: z.array(z.string()),
       licences: z.array(z.string()),

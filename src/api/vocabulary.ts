@@ -14,7 +14,7 @@ export const VERDICT_WORDS: Record<VerdictAssessment, string> = {
 
 /** Why the verdict is what it is, in one phrase (the card's and report's line under the badge; the title's tail). */
 export const VERDICT_REASONS: Record<VerdictAssessment, string> = {
-  ai_generated: "The file's own metadata says so",
+  ai_generated: "Its own metadata or its pixels show an image generator",
   authentic: 'Capture evidence and no sign of AI generation',
   inconclusive: 'The checks cannot decide',
 };

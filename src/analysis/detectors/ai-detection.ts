@@ -5,6 +5,7 @@ import { scoreImage } from '../ai-detection.js';
 import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
 import type { FactValue, Finding } from '../finding.js';
 import { aiDimension } from '../fusion.js';
+import type { ModelManifest } from '../model-manifest.js';
 import { distinctColours, LINE_ART_COLOURS, surveyImages } from '../pdf-document.js';
 
 export const aiDetectionDetector: Detector = {
@@ -13,8 +14,15 @@ export const aiDetectionDetector: Detector = {
   run: (ctx) => (ctx.kind === 'pdf' ? scorePdf(ctx) : scorePicture(ctx)),
 };
 
-/** The pixel reading as a finding; `where` locates the worst image of a PDF. The detector never decides alone. */
-export function pixelFinding(d: Dimension, where: Record<string, FactValue> = {}): Finding {
+/**
+ * The pixel reading as a finding; `where` locates the worst image of a PDF. With `calibration` (the manifest's, for a
+ * model calibrated to decide), a high-AI reading of a picture is `pixels.score.generated`, which fusion lets decide;
+ * PDFs never pass it (the model was not calibrated on page renders and embedded images).
+ */
+export function pixelFinding(d: Dimension, where: Record<string, FactValue> = {}, calibration?: ModelManifest['calibration']): Finding {
+  if (d.assessment === 'likely_ai' && d.confidence === 'high' && calibration?.pixelsDecide) {
+    return { code: 'pixels.score.generated', facts: { score: d.score, realAtHighAi: calibration.realAtHighAi, ...where }, weight: 1 };
+  }
   const [code, weight] =
     d.assessment === 'likely_ai'
       ? d.confidence === 'high'
@@ -37,7 +45,7 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
     dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
     notes.push({ code: 'pixels.line_art', facts: { colours }, weight: 0 });
   }
-  return { dimension, findings: [pixelFinding(dimension), ...notes], regions: [scored.grid] };
+  return { dimension, findings: [pixelFinding(dimension, {}, ctx.model.manifest.calibration), ...notes], regions: [scored.grid] };
 }
 
 async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {

@@ -71,7 +71,7 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     const path = tmp.write('sd.png', withPngChunks(await makePng(256, 256), [tEXt('parameters', A1111)]));
     const r = await analyseFile(path, 'image/png', { modelsDir: MODELS });
     expect(r.verdict.assessment).toBe('ai_generated');
-    expect(r.verdict.display.title).toMatch(/metadata says so/);
+    expect(r.verdict.display.title).toMatch(/own metadata or its pixels show an image generator/);
     expect(r.verdict.display.description).toMatch(/PNG "parameters" text chunk/);
   });
 

@@ -54,12 +54,40 @@ describe('ai_detection dimension from the calibrated thresholds', () => {
 });
 
 describe('fuse', () => {
-  it('rule 2: pixels alone never decide, even at their high-AI end; the copy gives the score, its direction and its limits', () => {
+  it('rule 2: pixels of a model not calibrated to decide never decide, even at their high-AI end; the copy gives the score, its direction and its limits', () => {
     const v = verdict(0.93);
     expect(Verdict.parse(v)).toBeTruthy();
     expect(v.dimensions[0]).toMatchObject({ key: 'ai_detection', assessment: 'likely_ai', confidence: 'high' });
     expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low', display: { label: 'Inconclusive' } });
     expect(v.display.description).toMatch(/AI score is 93%; it is at the high end of its scale and points to AI generation, but this model is not reliable enough .* to decide on its own.*a specialist should review/);
+  });
+
+  it('rule 2: a model calibrated to decide makes a high-AI picture ai_generated (medium), and says what the score means', () => {
+    const CAL = { pixelsDecide: true, realAtHighAi: 0.03, aiAtHighAi: 0.55, split: 'validation' };
+    const decide = (score: number, others: Finding[] = NOTHING, where: Finding['facts'] = {}) => {
+      const d = aiDimension(score, T);
+      return writeVerdict(fuse({ dimensions: [d], findings: [pixelFinding(d, where, CAL), ...others] }));
+    };
+    const v = decide(0.93);
+    expect(Verdict.parse(v)).toBeTruthy();
+    expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
+    expect(v.display.description).toMatch(/AI score is 93%, a level that 3% of real photos reached in its validation/);
+    expect(v.display.description).toMatch(/statistical reading, not proof/);
+    expect(v.display.description).not.toMatch(/Metadata can be added/);
+    // below highAi the calibrated model does not decide
+    expect(decide(0.7)).toMatchObject({ assessment: 'inconclusive' });
+    // capture evidence that counts disagrees: inconclusive, and the copy says the two disagree
+    const clash = decide(0.93, CAMERA_OK);
+    expect(clash).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(clash.display.description).toMatch(/pixels look generated, but the capture evidence says the file comes from a camera/);
+    // camera EXIF that does not count (unconfirmed, or contradicted) does not stop the pixels
+    expect(decide(0.93, CAMERA)).toMatchObject({ assessment: 'ai_generated' });
+    expect(decide(0.93, [...CAMERA, QTABLE_MISMATCH])).toMatchObject({ assessment: 'ai_generated' });
+    // with strong AI provenance too: high confidence, and the metadata caveat
+    expect(decide(0.93, [SD_CHUNK])).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
+    // a model without calibration (0.2.0) never lets the pixels decide
+    expect(pixelFinding(aiDimension(0.93, T)).code).toBe('pixels.score.high_ai');
+    expect(pixelFinding(aiDimension(0.93, T), {}, { ...CAL, pixelsDecide: false }).code).toBe('pixels.score.high_ai');
   });
 
   it('rule 2: any other pixel reading alone is inconclusive, and says which way it leans', () => {
@@ -75,7 +103,7 @@ describe('fuse', () => {
     expect(f.evidence.map((e) => e.code)).toEqual(['provenance.ai.png_chunk', 'pixels.score.leans_authentic', 'verdict.metadata_decided']);
     const v = writeVerdict(f);
     expect(v).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
-    expect(v.display.title).toMatch(/metadata says so/);
+    expect(v.display.title).toMatch(/own metadata or its pixels show an image generator/);
     expect(v.display.description).toMatch(/^The file's own metadata names Stable Diffusion WebUI \(A1111\/Forge\) as its source: it carries a PNG "parameters" text chunk.*The pixels do not look generated; the metadata claim is what decided/);
   });
 

@@ -1,0 +1,130 @@
+# Crop cache for veracity-detector 1.0: decodes every training image of Data v1 (models/training/.data/images, from
+# data/restore.py) and of ../shared/datasets/train once per pass and writes 192-px crops to .cache/crops1/ as shards,
+# so that training reads arrays instead of decoding 12-MP JPEGs. Both classes go through the same two paths:
+#   - 'transformed': data/transforms.py (random aspect crop, resize to 320-1600 px, screenshot look, second rescale,
+#     JPEG q50-98 / WebP / PNG; class-independent), decoded again, then random crops;
+#   - 'native': random crops at the original resolution (no resampling: the generator's own pixel grid, the camera's
+#     own noise), each re-encoded by one class-independent encoder draw (JPEG q60-98 any subsampling / WebP q60-95 /
+#     left lossless).
+# Usage: nice -n 19 python3 crops_v1.py PASS [PASS...]   (pass = seed; each pass writes <pass>_<shard>.npz)
+import io
+import json
+import os
+import random
+import sys
+import time
+
+import numpy as np
+from PIL import Image
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data'))
+import common  # noqa: E402
+import transforms  # noqa: E402
+import sources as data_sources  # noqa: E402
+
+Image.MAX_IMAGE_PIXELS = 60_000_000
+CROP = 192
+PER_PATH = 2          # crops per path per image per pass
+SHARD = 400           # images per shard
+OUT = os.path.join(common.CACHE, 'crops1')
+V1 = os.path.join(common.HERE, '.data', 'images')
+
+
+def v1_split():
+    return {s['name']: s['split'] for s in data_sources.SOURCES}
+
+
+def training_files(split='train'):
+    """[(label, source, path)]: Data v1 sources of that split, plus shared/datasets/train sources of that split."""
+    out = []
+    splits = v1_split()
+    for label in ('ai', 'real'):
+        d = os.path.join(V1, label)
+        for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if splits.get(src) != split:
+                continue
+            for p in sorted(os.listdir(os.path.join(d, src))):
+                out.append((label, 'v1/' + src, os.path.join(d, src, p)))
+    for label, src, path in common.list_files('train'):
+        if (label, src) == ('real', 'dreambooth'):
+            continue  # the same google/dreambooth photos are Data v1's validation source v1/google__dreambooth
+        held = (label, src) in common.VAL_SOURCES
+        if held == (split == 'val'):
+            out.append((label, 'train/' + src, path))
+    return out
+
+
+def encode_like(im, r):
+    """One class-independent encoder draw for a native crop."""
+    u = r.random()
+    if u < 0.6:
+        buf = io.BytesIO()
+        im.save(buf, 'JPEG', quality=r.randint(60, 98), subsampling=r.choice([0, 1, 2, 2]))
+    elif u < 0.75:
+        buf = io.BytesIO()
+        im.save(buf, 'WEBP', quality=r.randint(60, 95), method=4)
+    else:
+        return np.asarray(im)
+    return np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert('RGB'))
+
+
+def random_crops(arr, n, r):
+    h, w = arr.shape[:2]
+    if h < CROP or w < CROP:
+        return []
+    out = []
+    for _ in range(n):
+        y, x = r.randint(0, h - CROP), r.randint(0, w - CROP)
+        out.append(arr[y:y + CROP, x:x + CROP])
+    return out
+
+
+def crops_for(path, seed):
+    r = transforms.rng_for('crops1-%d' % seed, path)
+    with open(path, 'rb') as f:
+        data = f.read()
+    im = transforms.open_image(data).convert('RGB')
+    res = []
+    b, _ = transforms.transform(im, 'crops1-%d' % seed, path)
+    t = np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))
+    res += [(c, 0) for c in random_crops(t, PER_PATH, r)]
+    nat = np.asarray(im)
+    for c in random_crops(nat, PER_PATH, r):
+        res.append((encode_like(Image.fromarray(c), r), 1))
+    return res
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    files = training_files('train')
+    srcs = sorted({s for _, s, _ in files})
+    json.dump({'sources': srcs, 'crop': CROP, 'files': len(files)}, open(os.path.join(OUT, 'index.json'), 'w'))
+    for seed in [int(a) for a in sys.argv[1:]]:
+        order = list(range(len(files)))
+        random.Random(seed).shuffle(order)
+        t0 = time.time()
+        for si in range(0, len(order), SHARD):
+            name = os.path.join(OUT, '%d_%03d.npz' % (seed, si // SHARD))
+            if os.path.exists(name):
+                continue
+            xs, ys, ss, ks = [], [], [], []
+            for i in order[si:si + SHARD]:
+                label, src, path = files[i]
+                try:
+                    got = crops_for(path, seed)
+                except Exception as e:  # noqa: BLE001 - a broken file is skipped, and said
+                    print('skip', path, e, flush=True)
+                    continue
+                for c, k in got:
+                    xs.append(c)
+                    ys.append(1 if label == 'ai' else 0)
+                    ss.append(srcs.index(src))
+                    ks.append(k)
+            tmp = name + '.tmp.npz'
+            np.savez(tmp, x=np.stack(xs), y=np.array(ys, np.uint8), s=np.array(ss, np.int16), k=np.array(ks, np.uint8))
+            os.replace(tmp, name)
+            print('pass %d shard %d: %d crops, %.0f s' % (seed, si // SHARD, len(xs), time.time() - t0), flush=True)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,159 @@
+# Scores a veracity-detector 1.0 checkpoint the way the product does (native-resolution TILE tiles on a STRIDE grid,
+# evenly sampled down to HEAT tiles; the file score is a top-k mean over the scoring subset) on:
+#   val_raw  - the by-source validation split (Data v1 val sources + shared/datasets/train's held-out sources), as is;
+#   val_tx   - the same files through data/transforms.py, both classes (the format baseline is at chance there);
+#   modern_raw / modern_jpeg90 / modern_tx - ../shared/datasets/modern/ as is, both classes JPEG q90, transforms.py;
+#   val_q70 / val_half - val_raw files at JPEG q70 and at 50 % size (decision flips).
+# Writes runs/RUN/scores-<set>.json: per file {label, source, path, tiles: [...tile probabilities in heat order],
+# grid: N}; figures are computed from these by card_v1.py, so aggregations can be compared without re-running.
+#   OMP_NUM_THREADS=1 nice /usr/bin/python3 eval_v1.py RUN [--ckpt ema-03000.pt] [--sets val_tx,modern_raw]
+import argparse
+import io
+import json
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+from PIL import Image
+
+import common
+from safe_model import SafeNet
+
+sys.path.insert(0, os.path.join(common.HERE, 'data'))
+import transforms  # noqa: E402
+import crops_v1  # noqa: E402
+
+TILE = 192
+STRIDE = 96
+HEAT = 64
+PER_SOURCE = 120  # validation files per source at most (seeded sample), to keep a set under ~10 minutes
+Image.MAX_IMAGE_PIXELS = 60_000_000
+
+
+def grid_origins(w, h, tile=TILE, stride=STRIDE):
+    if w < tile or h < tile:
+        return []
+    return [(x, y) for y in range(0, h - tile + 1, stride) for x in range(0, w - tile + 1, stride)]
+
+
+def sample_indices(n, m):
+    return list(range(n)) if n <= m else [(i * n) // m for i in range(m)]
+
+
+def pad_to_tile(a, tile=TILE):
+    h, w = a.shape[:2]
+    ph, pw = max(0, tile - h), max(0, tile - w)
+    if ph == 0 and pw == 0:
+        return a
+    return np.pad(a, ((ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)), mode='reflect')
+
+
+def tile_probs(model, arr, heat=HEAT, batch=32):
+    a = pad_to_tile(arr)
+    h, w = a.shape[:2]
+    grid = grid_origins(w, h)
+    idx = sample_indices(len(grid), heat)
+    tiles = np.stack([a[y:y + TILE, x:x + TILE] for x, y in (grid[i] for i in idx)])
+    x = torch.from_numpy(tiles).float().div_(255).permute(0, 3, 1, 2)
+    mean = torch.tensor(common.MEAN).view(1, 3, 1, 1)
+    std = torch.tensor(common.STD).view(1, 3, 1, 1)
+    x = (x - mean) / std
+    out = []
+    with torch.no_grad():
+        for b in range(0, len(x), batch):
+            out.append(torch.sigmoid(model(x[b:b + batch])).flatten())
+    return torch.cat(out).tolist(), len(grid)
+
+
+def load_model(run, ckpt):
+    st = torch.load(os.path.join(common.RUNS, run, ckpt))
+    cfg = st['config']
+    m = SafeNet(tuple(cfg['widths']), npr=cfg.get('npr', False))
+    m.load_state_dict(st['ema'])
+    m.eval()
+    return m, st.get('step')
+
+
+def decode(data):
+    return np.asarray(transforms.open_image(data).convert('RGB'))
+
+
+def val_files():
+    files = crops_v1.training_files('val')
+    by = {}
+    for f in files:
+        by.setdefault((f[0], f[1]), []).append(f)
+    out = []
+    for k in sorted(by):
+        fs = by[k]
+        random.Random('val|%s|%s' % k).shuffle(fs)
+        out += fs[:PER_SOURCE]
+    return out
+
+
+def modern_files():
+    return [(label, 'modern/' + src, path) for label, src, path in common.list_files('modern')]
+
+
+def jpeg(arr, q):
+    b = io.BytesIO()
+    Image.fromarray(arr).save(b, 'JPEG', quality=q)
+    return np.asarray(Image.open(io.BytesIO(b.getvalue())).convert('RGB'))
+
+
+def half(arr):
+    im = Image.fromarray(arr)
+    return np.asarray(im.resize((max(1, im.width // 2), max(1, im.height // 2)), Image.BICUBIC))
+
+
+def tx(data, key):
+    b, _ = transforms.transform(transforms.open_image(data), 'eval-v1', key)
+    return decode(b)
+
+
+SETS = {
+    'val_raw': (val_files, lambda d, p: decode(d)),
+    'val_tx': (val_files, tx),
+    'val_q70': (val_files, lambda d, p: jpeg(decode(d), 70)),
+    'val_half': (val_files, lambda d, p: half(decode(d))),
+    'modern_raw': (modern_files, lambda d, p: decode(d)),
+    'modern_jpeg90': (modern_files, lambda d, p: jpeg(decode(d), 90)),
+    'modern_tx': (modern_files, tx),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('run')
+    ap.add_argument('--ckpt', default='ckpt.pt')
+    ap.add_argument('--sets', default='val_tx,val_raw,modern_raw,modern_jpeg90,modern_tx')
+    ap.add_argument('--tag', default='')
+    args = ap.parse_args()
+    torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
+    model, step = load_model(args.run, args.ckpt)
+    for name in args.sets.split(','):
+        lister, fn = SETS[name]
+        t0 = time.time()
+        rows = []
+        for label, src, path in lister():
+            with open(path, 'rb') as f:
+                data = f.read()
+            try:
+                arr = fn(data, path)
+            except Exception as e:  # noqa: BLE001
+                print('skip', path, e, flush=True)
+                continue
+            probs, n = tile_probs(model, arr)
+            rows.append(dict(label=label, source=src, path=os.path.relpath(path, common.HERE), tiles=probs, grid=n,
+                             size=[int(arr.shape[1]), int(arr.shape[0])]))
+        out = os.path.join(common.RUNS, args.run, 'scores-%s%s.json' % (name, args.tag))
+        json.dump(dict(step=step, ckpt=args.ckpt, set=name, tile=TILE, stride=STRIDE, heat=HEAT, rows=rows),
+                  open(out, 'w'))
+        print(name, len(rows), 'files', '%.0f s' % (time.time() - t0), flush=True)
+
+
+if __name__ == '__main__':
+    main()

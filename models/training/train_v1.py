@@ -1,0 +1,202 @@
+# Trains veracity-detector 1.0 (safe_model.SafeNet) from scratch on the crop cache of crops_v1.py, on the CPU, in the
+# background: class-balanced batches with each source weighted by the square root of its size (so the 3,749 clothing
+# photos do not make the real class), SAFE's augmentations (rotation by quarter turns and flips, colour jitter,
+# random masking), AdamW with warm-up and a cosine schedule counted in steps, an exponential moving average of the
+# weights, and a checkpoint every CKPT steps from which a run resumes exactly (same step, optimiser, EMA, RNG).
+#
+#   OMP_NUM_THREADS=1 nice /usr/bin/python3 train_v1.py RUN [--steps 3000] [--frac 1.0] [--npr]
+# Writes runs/RUN/{ckpt.pt, log.jsonl, config.json}.
+import argparse
+import glob
+import json
+import os
+import random
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import common
+from safe_model import SafeNet, count_params
+
+CROPS = os.path.join(common.CACHE, 'crops1')
+
+
+class Pool:
+    """A rolling pool of crop shards in memory (a whole pass is ~5 GB): POOL shards at a time, SWAP replaced every
+    SWAP_EVERY steps, so every shard of every finished pass is used without holding them all."""
+
+    def __init__(self, rng, frac, n_shards=14, swap=3):
+        self.rng, self.frac, self.n, self.swap = rng, frac, n_shards, swap
+        self.loaded = {}
+        idx = json.load(open(os.path.join(CROPS, 'index.json')))
+        self.sources = idx['sources']
+        self.refresh(initial=True)
+
+    def available(self):
+        return sorted(p for p in glob.glob(os.path.join(CROPS, '*_*.npz')) if not p.endswith('.tmp.npz'))
+
+    def _load(self, p):
+        d = np.load(p)
+        x, y, s = d['x'], d['y'], d['s']
+        if self.frac < 1.0:  # learning-curve runs: a fixed subset of the *images* (by crop hash), the same in every pass
+            # crops of one image are consecutive (4 per image per pass): a fixed hash of (shard, image) keeps or drops
+            # all of them; the shard number (not the pass) enters, so a pass keeps a different random subset
+            key = np.arange(len(s)) // 4
+            h = (key * 2654435761 + int(os.path.basename(p).split('_')[1].split('.')[0]) * 97) % 1000
+            keep = h < self.frac * 1000
+            x, y, s = x[keep], y[keep], s[keep]
+        return x, y, s
+
+    def refresh(self, initial=False):
+        av = self.available()
+        if not av:
+            raise SystemExit('no crop shards in ' + CROPS)
+        if not initial:
+            for p in self.rng.sample(sorted(self.loaded), min(self.swap, len(self.loaded))):
+                del self.loaded[p]
+        fresh = [p for p in av if p not in self.loaded]
+        self.rng.shuffle(fresh)
+        for p in fresh[:max(0, self.n - len(self.loaded))]:
+            self.loaded[p] = self._load(p)
+        xs, ys, ss = zip(*self.loaded.values())
+        self.x = np.concatenate(xs)
+        self.y = np.concatenate(ys)
+        self.s = np.concatenate(ss)
+        # sampling weights: each class half of the batch; within a class, source weight ~ sqrt(size)
+        w = np.zeros(len(self.y))
+        for cls in (0, 1):
+            m = self.y == cls
+            srcs, counts = np.unique(self.s[m], return_counts=True)
+            sw = {a: np.sqrt(c) / c for a, c in zip(srcs, counts)}
+            ws = np.array([sw[a] for a in self.s[m]])
+            w[m] = 0.5 * ws / ws.sum()
+        self.p = w / w.sum()
+
+    def batch(self, n, nprng):
+        i = nprng.choice(len(self.y), n, p=self.p)
+        return self.x[i], self.y[i]
+
+
+def augment(xb, nprng):
+    """uint8 NHWC -> normalised float NCHW with SAFE's augmentations (the same for both classes)."""
+    x = torch.from_numpy(xb).float().div_(255).permute(0, 3, 1, 2).contiguous()
+    n = x.shape[0]
+    for i in range(n):
+        k = int(nprng.integers(4))
+        if k:
+            x[i] = torch.rot90(x[i], k, (1, 2))
+        if nprng.random() < 0.5:
+            x[i] = torch.flip(x[i], (2,))
+    # colour jitter: brightness, contrast, saturation (+-15 %)
+    b = torch.from_numpy(nprng.uniform(0.85, 1.15, (n, 1, 1, 1))).float()
+    c = torch.from_numpy(nprng.uniform(0.85, 1.15, (n, 1, 1, 1))).float()
+    s = torch.from_numpy(nprng.uniform(0.85, 1.15, (n, 1, 1, 1))).float()
+    gray = x.mean(1, keepdim=True)
+    x = gray + (x - gray) * s
+    m = x.mean((1, 2, 3), keepdim=True)
+    x = ((x - m) * c + m) * b
+    x = x.clamp_(0, 1)
+    # random masking: a rectangle of 5-25 % of the area set flat (p = 0.3)
+    H = x.shape[2]
+    for i in range(n):
+        if nprng.random() < 0.3:
+            a = nprng.uniform(0.05, 0.25)
+            h = int(H * np.sqrt(a) * nprng.uniform(0.7, 1.3))
+            w = int(H * H * a / max(h, 1))
+            h, w = min(h, H), min(w, H)
+            y0, x0 = nprng.integers(0, H - h + 1), nprng.integers(0, H - w + 1)
+            x[i, :, y0:y0 + h, x0:x0 + w] = 0.5
+    mean = torch.tensor(common.MEAN).view(1, 3, 1, 1)
+    std = torch.tensor(common.STD).view(1, 3, 1, 1)
+    return (x - mean) / std
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('run')
+    ap.add_argument('--steps', type=int, default=3000)
+    ap.add_argument('--batch', type=int, default=32)
+    ap.add_argument('--lr', type=float, default=2e-3)
+    ap.add_argument('--frac', type=float, default=1.0)
+    ap.add_argument('--npr', action='store_true')
+    ap.add_argument('--widths', default='32,64,128,256')
+    ap.add_argument('--ckpt-every', type=int, default=100)
+    ap.add_argument('--swap-every', type=int, default=150)
+    ap.add_argument('--seed', type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
+    out = os.path.join(common.RUNS, args.run)
+    os.makedirs(out, exist_ok=True)
+    widths = tuple(int(w) for w in args.widths.split(','))
+    model = SafeNet(widths, npr=args.npr)
+    ema = SafeNet(widths, npr=args.npr)
+    ema.load_state_dict(model.state_dict())
+    for p in ema.parameters():
+        p.requires_grad_(False)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.05)
+    rng = random.Random(args.seed)
+    nprng = np.random.default_rng(args.seed)
+    step = 0
+    ck = os.path.join(out, 'ckpt.pt')
+    if os.path.exists(ck):
+        st = torch.load(ck)
+        model.load_state_dict(st['model'])
+        ema.load_state_dict(st['ema'])
+        opt.load_state_dict(st['opt'])
+        step = st['step']
+        rng.setstate(st['rng'])
+        nprng.bit_generator.state = st['nprng']
+        torch.set_rng_state(st['torch_rng'])
+        print('resumed at step', step, flush=True)
+    cfg = dict(vars(args), params=count_params(model), crop=192, widths=widths)
+    json.dump(cfg, open(os.path.join(out, 'config.json'), 'w'), indent=1)
+    pool = Pool(rng, args.frac)
+    log = open(os.path.join(out, 'log.jsonl'), 'a')
+    t0 = time.time()
+    seen_loss = []
+    model.train()
+    while step < args.steps:
+        warm = 100
+        lr = args.lr * min(1.0, (step + 1) / warm) * 0.5 * (1 + np.cos(np.pi * min(1.0, step / args.steps)))
+        for g in opt.param_groups:
+            g['lr'] = lr
+        xb, yb = pool.batch(args.batch, nprng)
+        x = augment(xb, nprng)
+        y = torch.from_numpy(yb.astype(np.float32)).view(-1, 1)
+        logit = model(x)
+        loss = F.binary_cross_entropy_with_logits(logit, y * 0.96 + 0.02)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        d = min(0.999, (1 + step) / (10 + step))
+        with torch.no_grad():
+            for pe, pm in zip(ema.state_dict().values(), model.state_dict().values()):
+                if pe.dtype.is_floating_point:
+                    pe.mul_(d).add_(pm.detach(), alpha=1 - d)
+                else:
+                    pe.copy_(pm)
+        step += 1
+        seen_loss.append(loss.item())
+        if step % args.swap_every == 0:
+            pool.refresh()
+        if step % args.ckpt_every == 0 or step == args.steps:
+            rec = dict(step=step, loss=float(np.mean(seen_loss)), lr=lr, seen=step * args.batch,
+                       wall=time.time() - t0, pool=len(pool.y), shards=len(pool.available()))
+            seen_loss = []
+            log.write(json.dumps(rec) + '\n')
+            log.flush()
+            print(rec, flush=True)
+            tmp = ck + '.tmp'
+            torch.save(dict(model=model.state_dict(), ema=ema.state_dict(), opt=opt.state_dict(), step=step,
+                            rng=rng.getstate(), nprng=nprng.bit_generator.state, torch_rng=torch.get_rng_state(),
+                            config=cfg), tmp)
+            os.replace(tmp, ck)
+            if step % 500 == 0:
+                torch.save(dict(ema=ema.state_dict(), step=step, config=cfg), os.path.join(out, 'ema-%05d.pt' % step))
+
+
+if __name__ == '__main__':
+    main()
