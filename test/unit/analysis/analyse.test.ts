@@ -54,7 +54,10 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     const grid = RegionGrid.parse(r.regions[0]);
     expect(grid).toMatchObject({ source: { kind: 'image' }, width: 640, height: 480 });
     const { manifest } = await getModel(MODELS, 1);
-    expect(grid.tiles.length).toBe(Math.min(manifest.tiling.maxTiles, (Math.floor((640 - 96) / 64) + 1) * (Math.floor((480 - 96) / 64) + 1)));
+    const { tileSize: t } = manifest.input;
+    const { stride, maxTiles, heatmapMaxTiles = maxTiles } = manifest.tiling;
+    // the heatmap's tiles: the whole stride grid when it has no more than heatmapMaxTiles
+    expect(grid.tiles.length).toBe(Math.min(heatmapMaxTiles, (Math.floor((640 - t) / stride) + 1) * (Math.floor((480 - t) / stride) + 1)));
     for (const t of grid.tiles) {
       expect(t.x + t.w).toBeLessThanOrEqual(640);
       expect(t.y + t.h).toBeLessThanOrEqual(480);
@@ -158,7 +161,7 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     const grown = (process.memoryUsage().rss - rss0) / 2 ** 20;
     console.info(`12 MP JPEG analysed in ${ms.toFixed(0)} ms, RSS grew ${grown.toFixed(0)} MiB`);
     expect(r.regions[0]).toMatchObject({ width: 4000, height: 3000 });
-    // The heatmap covers heatmapMaxTiles tiles (4x the file score's 64 on the shipped model); the file score is still
+    // The heatmap covers heatmapMaxTiles tiles (a multiple of the file score's maxTiles); the file score is still
     // the top-k mean of the calibrated maxTiles sample, which lies inside the heatmap's tiles.
     const { manifest } = await getModel(MODELS, 1);
     const heat = manifest.tiling.heatmapMaxTiles ?? manifest.tiling.maxTiles;

@@ -110,10 +110,11 @@ describe('veracity-detector model', () => {
     });
   }
 
-  it('sees only the NPR residual: a 2x nearest-up-sampled noise tile scores exactly like a flat tile', async () => {
-    // The residual (tile minus its 2x nearest down/up-sampled copy) is computed inside the graph, and the shipped
-    // model reads nothing else: both tiles have a zero residual, so their outputs must be equal, while plain noise
-    // (a large residual) must differ. A graph that skipped the residual, or mis-aligned the sampling, fails here.
+  it('sees only high frequencies: a 2x nearest-up-sampled noise tile scores exactly like a flat tile', async () => {
+    // The Haar DWT's high bands and the NPR residual (tile minus its 2x nearest down/up-sampled copy) are computed
+    // inside the graph, and the shipped model reads nothing else: a tile made of flat 2x2 blocks has zero high bands
+    // and a zero residual, as a flat tile has, so their outputs must be equal, while plain noise must differ. A graph
+    // that also read the low band (colour, brightness), skipped the transforms or mis-aligned them fails here.
     const t = manifest.input.tileSize;
     const noise = Buffer.alloc(t * t * 3);
     let s = 7;
