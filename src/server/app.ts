@@ -12,9 +12,9 @@ import type { CaseService } from '../jobs/case-service.js';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { JobService } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
-import { ApiHttpError, toApiError } from './api-error.js';
+import { ApiHttpError, invalid, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
-import { isAllowedHost, isAllowedOrigin, splitRequestTarget } from './loopback-guard.js';
+import { isAllowedHost, isAllowedOrigin, repeatedHeader, splitRequestTarget } from './loopback-guard.js';
 import { registerOpenApi } from './openapi.js';
 import { fastifyLoggerOptions } from './request-logger.js';
 import { serializeResponse, validateRequest } from './route-schemas.js';
@@ -153,6 +153,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.principal = principal;
   };
   app.addHook('onRequest', (req, _reply, done) => {
+    // 0. One line of each header decided on (Host, Origin, Authorization): Node keeps the first Host and Authorization
+    // and joins Origins, so a second line would otherwise be ignored unseen (RFC 9112 3.2: 400).
+    const repeated = repeatedHeader(req.raw.rawHeaders);
+    if (repeated !== null) return done(invalid(repeated, `Send one ${repeated} header.`));
+
     // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28). An absolute-form target's authority
     // is checked like Host.
     const { authority } = splitRequestTarget(req.originalUrl);

@@ -141,6 +141,37 @@ describe('loopback guard (DNS rebinding, cross-origin)', () => {
     const addr = core.app.server.address();
     expect(typeof addr === 'object' && addr?.address).toBe('127.0.0.1');
   });
+
+  it('refuses a second Host, Origin or Authorization line with 400 (RFC 9112 3.2), on the desktop and in network mode (real HTTP)', async () => {
+    for (const allowedHosts of [[], ['team.example']]) {
+      const core = await startCore({ allowedHosts });
+      const base = await startListening(core);
+      // The authority a client names: the loopback address on the desktop, the allowed name in network mode.
+      const host = allowedHosts[0] ?? new URL(base).host;
+      const auth = `Authorization: Bearer ${core.imagesKey}`;
+      const send = (lines: string[]) => rawHttp(base, `GET /v1/jobs?applicationId=${core.imagesAppId} HTTP/1.1\r\n${lines.join('\r\n')}\r\nConnection: close\r\n\r\n`);
+      // Controls: one line of each is answered.
+      expect((await send([`Host: ${host}`, `Origin: http://${host}`, auth])).status).toBe(200);
+      const twice: [string, string[]][] = [
+        ['Host', [`Host: ${host}`, 'Host: evil.example', auth]],
+        ['Host', ['Host: evil.example', `Host: ${host}`, auth]],
+        ['Host', [`Host: ${host}`, `host: ${host}`, auth]],
+        ['Origin', [`Host: ${host}`, `Origin: http://${host}`, 'Origin: https://evil.example', auth]],
+        ['Origin', [`Host: ${host}`, `Origin: http://${host}`, `ORIGIN: http://${host}`, auth]],
+        ['Authorization', [`Host: ${host}`, auth, 'Authorization: Bearer not-a-key']],
+        ['Authorization', [`Host: ${host}`, 'Authorization: Bearer not-a-key', auth]],
+        ['Authorization', [`Host: ${host}`, auth, auth]],
+      ];
+      for (const [name, lines] of twice) {
+        const res = await send(lines);
+        expect({ allowedHosts, lines, status: res.status }).toEqual({ allowedHosts, lines, status: 400 });
+        expectError({ statusCode: res.status, body: res.body }, 400, 'invalid_request', name);
+      }
+      // The window's routes too: a second Authorization line is refused before the UI token is compared.
+      const app = await rawHttp(base, `GET /app/server HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${core.uiToken}\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`);
+      expectError({ statusCode: app.status, body: app.body }, 400, 'invalid_request', 'Authorization');
+    }
+  });
 });
 
 describe('rate limiting', () => {
