@@ -26,6 +26,7 @@ import { registerJobRoutes } from './routes/job-routes.js';
 import { registerProgressRoute } from './routes/progress-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
 import { registerReportRoutes } from './routes/report-routes.js';
+import { notMultipart } from './multipart-upload.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
 
 declare module 'fastify' {
@@ -231,7 +232,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The multipart parser, and the two hooks it adds to every route of its scope (temp-file clean-up), only where a
   // multipart body is taken: a scope of its own for POST /v1/assess, which inherits every hook, handler and compiler
   // above (so registered after them). Elsewhere a multipart body is refused as any other unsupported Content-Type.
+  // In this scope multipart is the only parser: any other type (or none) is refused from its header by the catch-all,
+  // before a byte of the body is read. Fastify's JSON and text parsers would read up to bodyLimit first and answer a
+  // larger body "too large", with no word of its type.
   await app.register(async (uploads) => {
+    uploads.removeAllContentTypeParsers();
+    uploads.addContentTypeParser('*', (_req, _payload, done) => done(notMultipart(), undefined));
     await uploads.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
     registerAssessRoute(uploads, deps);
   });
