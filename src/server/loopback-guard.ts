@@ -55,8 +55,11 @@ export function repeatedHeader(rawHeaders: readonly string[]): (typeof SINGLE_HE
     const n = rawHeaders[i].length;
     if (n !== 4 && n !== 6 && n !== 13) continue;
     const name = rawHeaders[i].toLowerCase();
-    const k = name === 'host' ? 0 : name === 'origin' ? 1 : name === 'authorization' ? 2 : -1;
-    if (k < 0) continue;
+    let k: 0 | 1 | 2;
+    if (name === 'host') k = 0;
+    else if (name === 'origin') k = 1;
+    else if (name === 'authorization') k = 2;
+    else continue;
     if (seen & (1 << k)) return SINGLE_HEADERS[k];
     seen |= 1 << k;
   }
