@@ -9,6 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/app-schemas.js';
 import { JobList } from '../../src/api/schemas.js';
 import { createKeyService, loadOrCreateSecret } from '../../src/auth/api-keys.js';
+import { loadConfig } from '../../src/config/config.js';
 import { runKeysCommand, type KeysValues } from '../../src/keys-command.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { REPO, body, expectError, get, onPg, startCore, startListening, tempDir, type TestCore } from './helpers.js';
@@ -151,6 +152,22 @@ describe.skipIf(onPg)('veracity serve', () => {
     const code = await new Promise((r) => child.once('exit', r));
     expect(code).toBe(0);
   });
+
+  it('takes no UI token on the command line (ps shows it to every local user): it points at VERACITY_UI_TOKEN', async () => {
+    const token = 'a'.repeat(16);
+    for (const args of [['--ui-token', token], [`--ui-token=${token}`], ['--ui-token', 'A'.repeat(40)], ['--database-url', 'postgres://veracity@127.0.0.1:1/none', '--ui-token', 'A'.repeat(40)]]) {
+      // Bounded: a serve that took the token would run until stopped.
+      const serve = run(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', tempDir(), ...args], { env: { ...process.env, VERACITY_DATA_DIR: '' }, timeout: 20_000, killSignal: 'SIGKILL' });
+      await expect(serve, args.join(' ')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('VERACITY_UI_TOKEN'),
+      });
+    }
+    // A token given to the core in its configuration (tests, an embedding program) has the team server's shape.
+    expect(() => loadConfig({ dataDir: tempDir(), uiToken: token }, {})).toThrow(/uiToken/);
+    expect(() => loadConfig({ dataDir: tempDir(), uiToken: `${'a'.repeat(31)}!` }, {})).toThrow(/uiToken/);
+    expect(loadConfig({ dataDir: tempDir(), uiToken: 'A-z_9'.repeat(7) }, {}).uiToken).toBe('A-z_9'.repeat(7));
+  }, 120_000);
 
   it('refuses to listen on a non-loopback address', async () => {
     await expect(veracity('serve', '--host', '0.0.0.0', '--data-dir', tempDir())).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('loopback') });
