@@ -9,16 +9,15 @@ export const CORE_STDIO: StdioOptions = ['ignore', 'pipe', 'pipe', 'ipc'];
 
 export interface CoreArgs {
   dataDir: string;
-  uiToken?: string;
   port?: number;
   /** Packaged builds ship the models beside the asar (extraResources), not where the core looks by default. */
   modelsDir?: string;
 }
 
-export function coreArgs({ dataDir, uiToken, port = 0, modelsDir }: CoreArgs): string[] {
+/** The core's arguments. Never a token: `serve` makes its own and sends it (CoreReady); argv is readable with ps. */
+export function coreArgs({ dataDir, port = 0, modelsDir }: CoreArgs): string[] {
   const args = ['serve', '--port', String(port), '--data-dir', dataDir];
   if (modelsDir) args.push('--models-dir', modelsDir);
-  if (uiToken) args.push('--ui-token', uiToken);
   return args;
 }
 

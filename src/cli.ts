@@ -9,9 +9,10 @@ import { rendererAvailable } from './server/renderer-files.js';
 import { LISTEN_OPTIONS, listenAddress } from './config/listen-address.js';
 import { KEYS_OPTIONS, runKeysCommand } from './keys-command.js';
 import { TEAM_USAGE, keysTeam, serveTeam, teamMode, workerCommand } from './team-cli.js';
+import { UI_TOKEN_ENV } from './team-core.js';
 
 const USAGE = `Usage:
-  veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--ui-token TOKEN]
+  veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR]
   veracity serve --host ADDRESS --allow-network --allowed-host NAME[:PORT] [--allowed-host ...] [...]
   veracity keys create --kind images|pdfs [--name NAME] [--expires-in-days N] [--data-dir DIR]
   veracity keys create --application APPLICATION_ID [--name NAME] [--expires-in-days N] [--data-dir DIR]
@@ -31,6 +32,14 @@ Team server (PostgreSQL):
 ${TEAM_USAGE}`;
 
 
+/**
+ * `--ui-token` is refused by name, not just unknown: a secret on the command line can be read by every local user (ps),
+ * so `serve` takes none there, as the team server never did.
+ */
+const UI_TOKEN_REFUSED = `veracity serve takes no --ui-token: a token on the command line can be read by every local user (ps).
+On this computer, serve makes a new UI token at each start and prints the window's address with it. A team server
+(--database-url) reads its token from ${UI_TOKEN_ENV} (at least 32 characters of A-Z, a-z, 0-9, '-' and '_').`;
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   // Whatever this process creates in the data dir (database, WAL, secret, uploads) is its user's only, even
@@ -39,6 +48,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve':
+        if (rest.some((a) => a === '--ui-token' || a.startsWith('--ui-token='))) {
+          process.stderr.write(`${UI_TOKEN_REFUSED}\n`);
+          return 2;
+        }
         return teamMode(rest) ? await serveTeam(rest) : await serve(rest);
       case 'keys':
         return teamMode(rest) ? await keysTeam(rest) : await keys(rest);
@@ -72,7 +85,6 @@ async function serve(args: string[]): Promise<number> {
       port: { type: 'string' },
       'data-dir': { type: 'string' },
       'models-dir': { type: 'string' },
-      'ui-token': { type: 'string' },
     },
     strict: true,
   });
@@ -81,7 +93,6 @@ async function serve(args: string[]): Promise<number> {
     port: values.port,
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined,
     modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined,
-    uiToken: values['ui-token'],
   });
   const core = await createCore(config);
   let url: string;

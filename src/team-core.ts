@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createKeyService, type KeyService } from './auth/api-keys.js';
-import type { CoreConfig } from './config/config.js';
+import { UI_TOKEN_SHAPE, type CoreConfig } from './config/config.js';
 import { rateLimitStoreCtor } from './db/rate-limit-store.js';
 import { openPgBackend, type PgBackend } from './db/pg/backend.js';
 import { createAnalysisRunner } from './jobs/analysis-runner.js';
@@ -20,8 +20,6 @@ export const DATABASE_URL_ENV = 'VERACITY_DATABASE_URL';
 export const BLOB_DIR_ENV = 'VERACITY_BLOB_DIR';
 /** The environment variable holding the secret that opens the window and its /app routes on an API node. */
 export const UI_TOKEN_ENV = 'VERACITY_UI_TOKEN';
-/** What a team UI secret must look like: at least 32 characters a `#token=` fragment carries unchanged (base64url or hex). */
-const UI_TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/;
 
 /** The signing secret from the environment: at least 32 bytes, given as base64 or hex. */
 export function keySecretFromEnv(env: NodeJS.ProcessEnv = process.env): Uint8Array {

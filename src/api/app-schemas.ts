@@ -1,7 +1,7 @@
 // Schemas of the app-only routes under /app: applications and API keys for the Settings screen. /app routes take the
 // per-launch UI token, never an API key; /v1 routes take API keys (their schemas are in schemas.ts).
 import { z } from 'zod';
-import { CASE_NAME_MAX, CASE_NOTES_MAX, PAGE_SIZE_MAX, SEARCH_TEXT_MAX } from './limits.js';
+import { CASE_NAME_MAX, CASE_NOTES_MAX, KEY_EXPIRES_IN_DAYS_MAX, KEY_NAME_MAX, PAGE_SIZE_MAX, SEARCH_TEXT_MAX } from './limits.js';
 import { JobResult, MediaType, PaginationMeta, PipelineKind, VerdictAssessment, VerdictCounts, positiveInteger, uuidParameter } from './schemas.js';
 
 const DateTime = z.iso.datetime({ offset: true });
@@ -43,9 +43,22 @@ export type CreatedApplication = z.infer<typeof CreatedApplication>;
 export const ApplicationList = z.object({ applications: z.array(ApplicationInfo) }).meta({ id: 'ApplicationList' });
 export type ApplicationList = z.infer<typeof ApplicationList>;
 
-export const CreateApplicationRequest = z.object({ name: z.string().trim().min(1).max(100), kind: PipelineKind }).strict().meta({ id: 'CreateApplicationRequest' });
+/**
+ * The name of an application or a key, as the Settings screen and `veracity keys create --name` take it: trimmed, 1 to
+ * KEY_NAME_MAX characters, no control characters (C0, DEL, C1). Names are shown in lists and printed by `keys list`,
+ * where an escape sequence would act on the reader's terminal.
+ */
+export const KeyName = z
+  .string()
+  .trim()
+  .min(1, 'name must not be empty.')
+  .max(KEY_NAME_MAX, `name must be at most ${KEY_NAME_MAX} characters.`)
+  .refine((name) => !/\p{Cc}/u.test(name), 'name must not contain control characters.')
+  .meta({ description: `1 to ${KEY_NAME_MAX} characters once trimmed, without control characters.` });
+
+export const CreateApplicationRequest = z.object({ name: KeyName, kind: PipelineKind }).strict().meta({ id: 'CreateApplicationRequest' });
 export const CreateKeyRequest = z
-  .object({ name: z.string().trim().min(1).max(100).optional(), expiresInDays: z.number().int().min(1).max(3650).optional() })
+  .object({ name: KeyName.optional(), expiresInDays: z.number().int().min(1).max(KEY_EXPIRES_IN_DAYS_MAX).optional() })
   .strict().meta({ id: 'CreateKeyRequest' });
 
 const uuidParam = (name: string) => z.uuid({ error: `${name} must be a UUID.` }).transform((s) => s.toLowerCase());

@@ -37,6 +37,9 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 /** `pageSize` of `GET /v1/jobs`: its default, and the value larger ones are clamped to. */
 export const PAGE_SIZE_MAX = 100;
 
+/** The name of an application or an API key (Settings, `keys create --name`), in characters once trimmed. */
+export const KEY_NAME_MAX = 100;
+
 /** A key's lifetime, when it has one, in whole days (`keys create --expires-in-days`, `POST /app/.../keys`). */
 export const KEY_EXPIRES_IN_DAYS_MAX = 3650;
 

@@ -289,6 +289,15 @@ export function createKeyService(deps: KeyServiceDeps) {
     return keptValid(hit, nowMs(), revision) === true ? hit.principal : undefined;
   }
 
+  /**
+   * Whether this token passed verify() before and is still kept (valid or due for a recheck): a credential in use, as
+   * opposed to one this process has never accepted. The server lets a client that spent its refusals go on using
+   * the first kind only (src/server/app.ts).
+   */
+  function knows(token: string): boolean {
+    return verified.has(token);
+  }
+
   async function verify(token: string): Promise<Principal | null> {
     if (token.length > 4096) return null;
     const hit = verified.get(token);
@@ -384,6 +393,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     windowKey,
     verify,
     verifyKept,
+    knows,
     ensureDefaultApplications,
   };
 }

@@ -14,6 +14,9 @@ const Int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 /** The addresses `serve` may listen on without --allow-network (read by listen-address.ts too). */
 export const LOOPBACK_LISTEN: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** What a UI token must look like: at least 32 characters a `#token=` fragment carries unchanged (base64url or hex). */
+export const UI_TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/;
+
 export const CoreConfig = z.object({
   dataDir: z.string().min(1),
   host: z.string().default('127.0.0.1'),
@@ -53,7 +56,11 @@ export const CoreConfig = z.object({
         return canonical ?? h;
       }),
     ),
-  uiToken: z.string().min(16).optional(),
+  /**
+   * The window's token when the caller chooses it (a team API node's VERACITY_UI_TOKEN, a test); else the core makes
+   * one per launch. Never from argv. The team server's shape: at least 32 characters a `#token=` fragment carries.
+   */
+  uiToken: z.string().regex(UI_TOKEN_SHAPE, 'must be at least 32 characters of A-Z, a-z, 0-9, - and _').optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).superRefine((c, ctx) => {
   // Loopback by default (DECISIONS 28): listening anywhere else takes an explicit allowed-hosts list, which only

@@ -11,6 +11,13 @@ export function rateLimitStoreCtor(store: RateLimitStore): FastifyRateLimitStore
         (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
       );
     }
+    /** The plugin's non-counting read (`createRateLimit()(req, { increment: false })`): the server peeks at a client's refusals. */
+    read(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
+      store.read(key).then(
+        (r) => callback(null, r),
+        (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+      );
+    }
     /** One counter per key whatever the route: the limit is per API key (DECISIONS 27), not per route. */
     child(): FastifyRateLimitStore {
       return this;

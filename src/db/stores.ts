@@ -259,4 +259,6 @@ export interface BlobStore {
 export interface RateLimitStore {
   /** Counts one request for `key` in its current window; returns the count so far and the window's ms left. */
   incr(key: string, timeWindowMs: number): Promise<{ current: number; ttl: number }>;
+  /** The count of `key`'s current window without counting anything (0 when no window is open). */
+  read(key: string): Promise<{ current: number; ttl: number }>;
 }

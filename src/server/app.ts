@@ -12,9 +12,9 @@ import type { CaseService } from '../jobs/case-service.js';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { JobService } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
-import { ApiHttpError, toApiError } from './api-error.js';
+import { ApiHttpError, invalid, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
-import { isAllowedHost, isAllowedOrigin, splitRequestTarget } from './loopback-guard.js';
+import { isAllowedHost, isAllowedOrigin, repeatedHeader, splitRequestTarget } from './loopback-guard.js';
 import { registerOpenApi } from './openapi.js';
 import { fastifyLoggerOptions } from './request-logger.js';
 import { serializeResponse, validateRequest } from './route-schemas.js';
@@ -26,6 +26,7 @@ import { registerJobRoutes } from './routes/job-routes.js';
 import { registerProgressRoute } from './routes/progress-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
 import { registerReportRoutes } from './routes/report-routes.js';
+import { notMultipart } from './multipart-upload.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
 
 declare module 'fastify' {
@@ -33,14 +34,17 @@ declare module 'fastify' {
     principal: Principal | null;
     /** Set by authentication when the credential is missing or invalid; sent after the rate limiter counted it. */
     authRefusal: ApiHttpError | null;
+    /** The rate-limit bucket authentication chose (the key's, the window's, or the client's refusals); null: the client's. */
+    rateBucket: string | null;
     /** The matched route pattern, once read (routeOf). */
     routePattern: string | null;
   }
 }
 
 /**
- * Failed authentications one presented credential may make per rate-limit window (at most the per-key ceiling). A
- * person mistyping never gets near it; a script retrying a stale or guessed key gets 429 and Retry-After.
+ * Refused credentials (missing, bad or revoked API keys, wrong UI tokens) one client may present per rate-limit window
+ * (at most the per-key ceiling), whatever the credentials. A person mistyping never gets near it; a script retrying a
+ * stale key or guessing gets 429 and Retry-After, and past the limit its guesses are not even verified.
  */
 export const AUTH_FAILURES_MAX = 30;
 
@@ -84,11 +88,12 @@ function bearer(req: FastifyRequest): string | null {
   return token;
 }
 
-/** The rate-limit bucket of a refused credential: its digest (never the secret itself), or "none" when absent. */
-function refusedCredentialBucket(req: FastifyRequest): string {
-  const h = req.headers.authorization;
-  return `refused:${typeof h === 'string' ? crypto.createHash('sha256').update(h).digest('base64url') : 'none'}`;
-}
+/**
+ * The rate-limit bucket of a client's refused credentials: its address, whatever credential it sent (a bucket per
+ * credential let a guesser who changed credentials at each request go on for ever). The socket's peer address: the
+ * server trusts no proxy header (trustProxy: false), so behind a proxy all its clients share one bucket.
+ */
+const refusedBucket = (req: FastifyRequest): string => `refused:${req.ip}`;
 
 /**
  * The matched route pattern ('' when none matched): every decision is made on it, never on the raw target. Read once
@@ -141,18 +146,56 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('authRefusal', null);
+  app.decorateRequest('rateBucket', null);
   app.decorateRequest('routePattern', null);
 
-  // Hooks 1-2 and 4 are callback-style, not async: on the request path of every poll, each async hook costs a
-  // promise and a turn of the microtask queue for nothing (issue #14's profile). 1 and 2 are one hook (one turn of
+  // 3. Rate limit per API key (DECISIONS 27, 29), checked in onRequest (a route hook, so after the app's hooks 0-2
+  // below): before the body is read. Authentication chooses the bucket (req.rateBucket): the key's, the window's
+  // ('ui'), or for a refused credential its client's, with a small ceiling: a script hammering with bad keys, one or
+  // many, gets 429 like any other, and no one can spend a real key's budget without the key.
+  await app.register(rateLimit, {
+    global: true,
+    max: (_req, key) => (key.startsWith('refused:') ? Math.min(AUTH_FAILURES_MAX, config.rateLimitMax) : config.rateLimitMax),
+    timeWindow: config.rateLimitWindowMs,
+    hook: 'onRequest',
+    ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
+    enableDraftSpec: true,
+    keyGenerator: (req) => req.rateBucket ?? `ip:${req.ip}`,
+    allowList: (req) => !routeOf(req).startsWith('/v1/') && !routeOf(req).startsWith('/app/'),
+    errorResponseBuilder: (_req, ctx) =>
+      new ApiHttpError('rate_limited', `Too many requests. Retry in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s.`, {
+        retryAfter: Math.max(1, Math.ceil(ctx.ttl / 1000)),
+      }),
+  });
+  // The same limiter, same store, read without counting: whether a client has refusals left before its credential is
+  // verified (2).
+  const readLimit = app.createRateLimit();
+  const refusalsSpent = async (req: FastifyRequest): Promise<boolean> => {
+    req.rateBucket = refusedBucket(req);
+    const r = await readLimit(req, { increment: false });
+    return !r.isAllowed && r.remaining === 0;
+  };
+
+  // Hooks 0-2 and 4 are callback-style, not async: on the request path of every poll, each async hook costs a
+  // promise and a turn of the microtask queue for nothing (issue #14's profile). 0-2 are one hook (one turn of
   // Fastify's hook runner less) and make no closure on the path of a key verified before.
   const port = deps.port;
   const allowedHosts = config.allowedHosts;
   const admit = (req: FastifyRequest, principal: Principal | null) => {
-    if (!principal) req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid API key.');
     req.principal = principal;
+    if (principal) {
+      req.rateBucket = `key:${principal.keyId}`;
+    } else {
+      req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid API key.');
+      req.rateBucket = refusedBucket(req);
+    }
   };
   app.addHook('onRequest', (req, _reply, done) => {
+    // 0. One line of each header decided on (Host, Origin, Authorization): Node keeps the first Host and Authorization
+    // and joins Origins, so a second line would otherwise be ignored unseen (RFC 9112 3.2: 400).
+    const repeated = repeatedHeader(req.raw.rawHeaders);
+    if (repeated !== null) return done(invalid(repeated, `Send one ${repeated} header.`));
+
     // 1. Loopback guard: Host and Origin, before anything else (DECISIONS 28). An absolute-form target's authority
     // is checked like Host.
     const { authority } = splitRequestTarget(req.originalUrl);
@@ -167,42 +210,40 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const route = routeOf(req);
     if (route.startsWith('/v1/') && route !== '/v1/openapi.json') {
       const token = bearer(req);
-      // A key verified before whose state has not changed: decided without a promise; anything else by verify().
+      // A key verified before whose state has not changed: decided without a promise; no key at all, refused.
       const kept = token ? deps.keys.verifyKept(token) : null;
       if (kept !== undefined) {
         admit(req, kept);
         return done();
       }
-      deps.keys.verify(token!).then((principal) => {
-        admit(req, principal);
+      const verify = () =>
+        deps.keys.verify(token!).then((principal) => {
+          admit(req, principal);
+          done();
+        }, done);
+      // A key in use (verified before, due for its recheck) is verified again whoever sends it. Any other credential
+      // is verified only while its client has refusals left: past its limit, a client's guesses cost no verification
+      // (no signature check, no database read) and get 429 from the limiter. A key never used before waits too.
+      if (deps.keys.knows(token!)) return void verify();
+      refusalsSpent(req).then((spent) => {
+        if (!spent) return verify();
+        admit(req, null);
         done();
       }, done);
       return;
     }
     if (route.startsWith('/app/')) {
+      // The UI token is compared in memory, in constant time, like a kept key: the window keeps working whoever else
+      // on its address guesses; a wrong token counts against its client.
       const token = bearer(req);
-      if (!deps.uiToken || !token || !safeEqual(token, deps.uiToken)) req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid app token.');
+      if (deps.uiToken && token && safeEqual(token, deps.uiToken)) {
+        req.rateBucket = 'ui';
+      } else {
+        req.authRefusal = new ApiHttpError('unauthorized', 'Missing or invalid app token.');
+        req.rateBucket = refusedBucket(req);
+      }
     }
     done();
-  });
-
-  // 3. Rate limit per API key (DECISIONS 27, 29), checked in onRequest (a route hook, so after 1 and 2): before the
-  // body is read. A refused credential is counted in a bucket of its own digest with a small ceiling: a script
-  // hammering with a bad key gets 429 like any other, and no one can spend a real key's budget without the key.
-  await app.register(rateLimit, {
-    global: true,
-    max: (_req, key) => (key.startsWith('refused:') ? Math.min(AUTH_FAILURES_MAX, config.rateLimitMax) : config.rateLimitMax),
-    timeWindow: config.rateLimitWindowMs,
-    hook: 'onRequest',
-    ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
-    enableDraftSpec: true,
-    keyGenerator: (req) =>
-      req.authRefusal ? refusedCredentialBucket(req) : req.principal ? `key:${req.principal.keyId}` : routeOf(req).startsWith('/app/') ? 'ui' : `ip:${req.ip}`,
-    allowList: (req) => !routeOf(req).startsWith('/v1/') && !routeOf(req).startsWith('/app/'),
-    errorResponseBuilder: (_req, ctx) =>
-      new ApiHttpError('rate_limited', `Too many requests. Retry in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s.`, {
-        retryAfter: Math.max(1, Math.ceil(ctx.ttl / 1000)),
-      }),
   });
 
   // 4. The authentication refusal, once the limiter has counted it; still before any of the body is read.
@@ -226,7 +267,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The multipart parser, and the two hooks it adds to every route of its scope (temp-file clean-up), only where a
   // multipart body is taken: a scope of its own for POST /v1/assess, which inherits every hook, handler and compiler
   // above (so registered after them). Elsewhere a multipart body is refused as any other unsupported Content-Type.
+  // In this scope multipart is the only parser: any other type (or none) is refused from its header by the catch-all,
+  // before a byte of the body is read. Fastify's JSON and text parsers would read up to bodyLimit first and answer a
+  // larger body "too large", with no word of its type.
   await app.register(async (uploads) => {
+    uploads.removeAllContentTypeParsers();
+    uploads.addContentTypeParser('*', (_req, _payload, done) => done(notMultipart(), undefined));
     await uploads.register(multipart, { limits: MULTIPART_LIMITS, preservePath: true, throwFileSizeLimit: false });
     registerAssessRoute(uploads, deps);
   });

@@ -2,7 +2,8 @@
 // Origin but our own. Runs first, before auth, rate limiting or any body is read. A team server that listens on the
 // network (`veracity serve --allow-network --allowed-host NAME`) also answers to the exact authorities it was given,
 // and to their http/https origins, nothing else.
-// Also splits an absolute-form request target, so that every hook decides on the same origin-form path.
+// Also splits an absolute-form request target, so that every hook decides on the same origin-form path, and finds a
+// header the guard or authentication reads sent twice (which the guard refuses first, RFC 9112 3.2).
 
 import { parseHost } from '../api/host-names.js';
 
@@ -37,6 +38,32 @@ export function ownOrigins(port: number, allowedHosts: readonly string[] = []): 
 export function isAllowedOrigin(origin: string | undefined, port: number, extra: readonly string[] = [], allowedHosts: readonly string[] = []): boolean {
   if (origin === undefined) return true;
   return ownOrigins(port, allowedHosts).includes(origin) || extra.includes(origin);
+}
+
+/** The headers the guard and authentication read, as an error's path names them. */
+const SINGLE_HEADERS = ['Host', 'Origin', 'Authorization'] as const;
+
+/**
+ * The first header that the guard or authentication reads and that the request sends on more than one line, or null.
+ * Node keeps only the first Host and Authorization line and joins Origin lines, so `req.headers` cannot tell: the raw
+ * lines are counted (RFC 9112 3.2: a request with more than one Host line is answered 400). Names are compared by
+ * length first, so most header lines are skipped without a lower-case copy.
+ */
+export function repeatedHeader(rawHeaders: readonly string[]): (typeof SINGLE_HEADERS)[number] | null {
+  let seen = 0; // bit k: SINGLE_HEADERS[k] was sent
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const n = rawHeaders[i].length;
+    if (n !== 4 && n !== 6 && n !== 13) continue;
+    const name = rawHeaders[i].toLowerCase();
+    let k: 0 | 1 | 2;
+    if (name === 'host') k = 0;
+    else if (name === 'origin') k = 1;
+    else if (name === 'authorization') k = 2;
+    else continue;
+    if (seen & (1 << k)) return SINGLE_HEADERS[k];
+    seen |= 1 << k;
+  }
+  return null;
 }
 
 const ABSOLUTE_FORM = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(.*)$/is;

@@ -13,6 +13,9 @@ import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid } from './api-error.js';
 import { METADATA_RAW_MAX_BYTES } from './upload-limits.js';
 
+/** The refusal of a POST /v1/assess body of another type (or none), decided from its Content-Type alone. */
+export const notMultipart = () => invalid('Content-Type', 'The body must be multipart/form-data with a boundary.');
+
 export interface ParsedUpload {
   files: ReceivedFile[];
   metadataJson: string | null;
@@ -229,7 +232,7 @@ function mapMultipartError(err: unknown): unknown {
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_FILES_LIMIT') {
     return invalid('file', 'Too many parts in the multipart body.');
   }
-  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return invalid('Content-Type', 'The body must be multipart/form-data with a boundary.');
+  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return notMultipart();
   if (err instanceof Error && /Unexpected end of (form|multipart)|Malformed|boundary|Part terminated|premature|Unexpected end/i.test(err.message)) {
     return invalid('body', 'Malformed multipart body.');
   }

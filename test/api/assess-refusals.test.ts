@@ -271,6 +271,43 @@ describe('POST /v1/assess refusals', () => {
     await expectNothingLeft(core, before);
   });
 
+  it('refuses any body that is not multipart/form-data for its Content-Type first, whatever its size (real HTTP)', async () => {
+    const core = await startCore();
+    const base = await startListening(core);
+    const before = await footprint(core);
+    const post = (contentType: string | null, size: number) =>
+      rawHttp(
+        base,
+        Buffer.concat([
+          Buffer.from(
+            [
+              'POST /v1/assess?wait=false HTTP/1.1',
+              `Host: ${new URL(base).host}`,
+              `Authorization: Bearer ${core.imagesKey}`,
+              ...(contentType === null ? [] : [`Content-Type: ${contentType}`]),
+              `Content-Length: ${size}`,
+              'Connection: close',
+              '',
+              '',
+            ].join('\r\n'),
+          ),
+          Buffer.alloc(size, 0x61),
+        ]),
+      );
+    const answers = new Set<string>();
+    for (const contentType of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', 'image/jpeg', 'multipart/mixed; boundary=x', null]) {
+      // 5 bytes, one byte past the 64 KiB body limit of the other routes, and 1 MiB.
+      for (const size of [5, 64 * 1024 + 1, 1024 * 1024]) {
+        const res = await post(contentType, size);
+        const err = expectError({ statusCode: res.status, body: res.body }, 400, 'invalid_request', 'Content-Type');
+        answers.add(err.message);
+        expect({ contentType, size, connection: res.headers.connection }).toEqual({ contentType, size, connection: 'close' });
+      }
+    }
+    expect([...answers]).toEqual(['The body must be multipart/form-data with a boundary.']);
+    await expectNothingLeft(core, before);
+  });
+
   it('refuses a multipart body cut off in the middle of a file', async () => {
     const core = await startCore();
     const before = await footprint(core);

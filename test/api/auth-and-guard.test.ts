@@ -4,14 +4,18 @@
 // plain text of schema 1), in a data dir whose files are its user's only.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JobList, JobResult } from '../../src/api/schemas.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { AUTH_FAILURES_MAX } from '../../src/server/app.js';
 import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, onPg, rawHttp, startCore, startListening, tempDir } from './helpers.js';
+
+/** How many times each status was answered. */
+const count = (statuses: number[]) => statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {});
 
 describe('authentication', () => {
   it('refuses a missing, malformed, wrong-scheme or forged key with 401 unauthorized and no hint', async () => {
@@ -141,6 +145,37 @@ describe('loopback guard (DNS rebinding, cross-origin)', () => {
     const addr = core.app.server.address();
     expect(typeof addr === 'object' && addr?.address).toBe('127.0.0.1');
   });
+
+  it('refuses a second Host, Origin or Authorization line with 400 (RFC 9112 3.2), on the desktop and in network mode (real HTTP)', async () => {
+    for (const allowedHosts of [[], ['team.example']]) {
+      const core = await startCore({ allowedHosts });
+      const base = await startListening(core);
+      // The authority a client names: the loopback address on the desktop, the allowed name in network mode.
+      const host = allowedHosts[0] ?? new URL(base).host;
+      const auth = `Authorization: Bearer ${core.imagesKey}`;
+      const send = (lines: string[]) => rawHttp(base, `GET /v1/jobs?applicationId=${core.imagesAppId} HTTP/1.1\r\n${lines.join('\r\n')}\r\nConnection: close\r\n\r\n`);
+      // Controls: one line of each is answered.
+      expect((await send([`Host: ${host}`, `Origin: http://${host}`, auth])).status).toBe(200);
+      const twice: [string, string[]][] = [
+        ['Host', [`Host: ${host}`, 'Host: evil.example', auth]],
+        ['Host', ['Host: evil.example', `Host: ${host}`, auth]],
+        ['Host', [`Host: ${host}`, `host: ${host}`, auth]],
+        ['Origin', [`Host: ${host}`, `Origin: http://${host}`, 'Origin: https://evil.example', auth]],
+        ['Origin', [`Host: ${host}`, `Origin: http://${host}`, `ORIGIN: http://${host}`, auth]],
+        ['Authorization', [`Host: ${host}`, auth, 'Authorization: Bearer not-a-key']],
+        ['Authorization', [`Host: ${host}`, 'Authorization: Bearer not-a-key', auth]],
+        ['Authorization', [`Host: ${host}`, auth, auth]],
+      ];
+      for (const [name, lines] of twice) {
+        const res = await send(lines);
+        expect({ allowedHosts, lines, status: res.status }).toEqual({ allowedHosts, lines, status: 400 });
+        expectError({ statusCode: res.status, body: res.body }, 400, 'invalid_request', name);
+      }
+      // The window's routes too: a second Authorization line is refused before the UI token is compared.
+      const app = await rawHttp(base, `GET /app/server HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${core.uiToken}\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`);
+      expectError({ statusCode: app.status, body: app.body }, 400, 'invalid_request', 'Authorization');
+    }
+  });
 });
 
 describe('rate limiting', () => {
@@ -188,9 +223,10 @@ describe('rate limiting', () => {
     }
   });
 
-  it('rate-limits refused credentials in a bucket of their own, which cannot lock the real key out', async () => {
+  it('rate-limits refused credentials per client, in a bucket of their own that cannot lock out a key in use', async () => {
     const core = await startCore();
     const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    expect((await get(core, list)).statusCode).toBe(200); // a key in use before the bad one arrives
     const tampered = `${core.imagesKey.slice(0, -2)}${core.imagesKey.endsWith('AA') ? 'BB' : 'AA'}`;
     for (let i = 1; i <= AUTH_FAILURES_MAX; i++) {
       const res = await get(core, list, tampered);
@@ -207,11 +243,55 @@ describe('rate limiting', () => {
     const before = await footprint(core);
     expectError(await assess(core, [filePart(await makeJpeg(64, 64))], { key: tampered }), 429, 'rate_limited');
     await expectNothingLeft(core, before);
-    // The real key was never spent: its own budget is whole. Another refused credential starts its own count.
+    // The key in use was never spent: its own budget is whole but for its first request.
     const real = await get(core, list);
-    expect([real.statusCode, real.headers['ratelimit-remaining']]).toEqual([200, String(core.config.rateLimitMax - 1)]);
-    expectError(await get(core, list, 'not-a-jwt'), 401, 'unauthorized');
-    expectError(await core.app.inject({ method: 'GET', url: list }), 401, 'unauthorized');
+    expect([real.statusCode, real.headers['ratelimit-remaining']]).toEqual([200, String(core.config.rateLimitMax - 2)]);
+    // The bucket is the client's, not the credential's: another bad credential, or none, from it is refused at once.
+    expectError(await get(core, list, 'not-a-jwt'), 429, 'rate_limited');
+    expectError(await core.app.inject({ method: 'GET', url: list }), 429, 'rate_limited');
+  });
+
+  it('answers 200 different bad keys, and 100 different wrong UI tokens, 429 past the limit of their client, verifying none of them past it (real HTTP)', async () => {
+    const core = await startCore();
+    const base = await startListening(core);
+    const { port } = new URL(base);
+    /** GET from a given local address (each 127.0.0.0/8 address is a client of its own), answering the status. */
+    const from = (address: string, target: string, token?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
+        http.get({ host: '127.0.0.1', port, path: target, localAddress: address, headers, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        }).on('error', reject);
+      });
+    const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
+    expect(await from('127.0.0.2', list, core.imagesKey)).toBe(200); // a key in use
+    expect(await from('127.0.0.2', '/app/server', core.uiToken!)).toBe(200); // the window at work
+    const verify = vi.spyOn(core.keys, 'verify');
+    const otherSecret = crypto.randomBytes(32);
+    const statuses: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      // Keys of the right shape signed with another secret, and strings that are not keys at all.
+      const guess = i % 2 ? `guess-${crypto.randomBytes(12).toString('base64url')}` : await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(core.imagesAppId).setJti(crypto.randomUUID()).setIssuedAt().setIssuer('veracity').setAudience('veracity-api').sign(otherSecret);
+      statuses.push(await from('127.0.0.2', list, guess));
+    }
+    expect(count(statuses)).toEqual({ 401: AUTH_FAILURES_MAX, 429: 200 - AUTH_FAILURES_MAX });
+    // Verification work is bounded by the limit: a spent client's guesses are answered without being verified.
+    const guessesVerified = verify.mock.calls.filter(([token]) => token !== core.imagesKey).length;
+    expect(guessesVerified).toBe(AUTH_FAILURES_MAX);
+    // The key and the UI token in use from that client keep working; another client is not affected.
+    expect(await from('127.0.0.2', list, core.imagesKey)).toBe(200);
+    expect(await from('127.0.0.2', '/app/server', core.uiToken!)).toBe(200);
+    expect(await from('127.0.0.3', list, 'another-guess')).toBe(401);
+    // The window's routes: wrong UI tokens count against their client the same way.
+    const app: number[] = [];
+    for (let i = 0; i < 100; i++) app.push(await from('127.0.0.4', '/app/server', crypto.randomBytes(32).toString('base64url')));
+    expect(count(app)).toEqual({ 401: AUTH_FAILURES_MAX, 429: 100 - AUTH_FAILURES_MAX });
+    expect(await from('127.0.0.4', '/app/server', core.uiToken!)).toBe(200);
+    // A key this core has never verified waits, from a spent client, until its window ends (Retry-After).
+    const fresh = await core.keys.issueKey(core.imagesAppId, 'new tool');
+    expect(await from('127.0.0.2', list, fresh.token)).toBe(429);
+    expect(await from('127.0.0.5', list, fresh.token)).toBe(200);
   });
 
   it('never lets refused credentials through when the per-key ceiling is lower', async () => {

@@ -5,10 +5,12 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiKeyInfo, ApplicationList, CreatedApiKey, CreatedApplication } from '../../src/api/app-schemas.js';
 import { JobList } from '../../src/api/schemas.js';
 import { createKeyService, loadOrCreateSecret } from '../../src/auth/api-keys.js';
+import { loadConfig } from '../../src/config/config.js';
+import { runKeysCommand, type KeysValues } from '../../src/keys-command.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { REPO, body, expectError, get, onPg, startCore, startListening, tempDir, type TestCore } from './helpers.js';
 
@@ -73,6 +75,63 @@ describe.skipIf(onPg)('veracity keys', () => {
   }, 300_000); // eleven CLI processes, each compiling the core with tsx: minutes on a loaded machine
 });
 
+// The rules of `keys create` (src/keys-command.ts, the same for the desktop and a team server), over each backend's key
+// service; then once through the real CLI.
+describe('keys create: --expires-in-days and --name', () => {
+  it('takes a plain decimal whole number of days from 1 to 3650 only, and names by the Settings screen\'s rule', async () => {
+    const core = await startCore();
+    const state = async () => (await core.keys.applicationsWithKeys()).map(({ application, keys }) => ({ id: application.id, name: application.name, keys: keys.map((k) => k.id) }));
+    const before = await state();
+    const create = (values: KeysValues) =>
+      runKeysCommand('create', { application: core.imagesAppId, ...values }, [], core.keys, (kind, name, days) => core.keys.createApplication(name ?? 'Tool', kind, days));
+    for (const days of ['0x10', '1e1', ' 7', '7 ', '+7', '7.0', '0', '3651', '-1', '', 'Infinity', '0b1', '\u0661']) {
+      await expect(create({ 'expires-in-days': days }), JSON.stringify(days)).rejects.toThrow('--expires-in-days must be a whole number of days from 1 to 3650.');
+    }
+    const refusedNames = ['', '   ', 'x'.repeat(100_000), 'x'.repeat(101), 'red \u001b[31mtext', 'erase\u001b[2J', 'two\nlines', 'tab\there', 'nul\u0000', 'del\u007f', 'csi\u009b31m'];
+    for (const name of refusedNames) {
+      await expect(create({ name }), JSON.stringify(name.slice(0, 20))).rejects.toThrow(/^--name must be 1 to 100 characters, without control characters\.$/);
+      await expect(create({ kind: 'pdfs', application: undefined, name }), JSON.stringify(name.slice(0, 20))).rejects.toThrow(/^--name/);
+    }
+    expect(await state()).toEqual(before); // nothing made
+    // The edges that are accepted, printed as JSON on stdout.
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => out.push(String(chunk)) > 0);
+    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      for (const days of ['1', '3650', '007']) expect(await create({ 'expires-in-days': days })).toBe(0);
+      for (const name of ['x'.repeat(100), '  Claims tool  ', 'Café — 請求 📷']) expect(await create({ name })).toBe(0);
+    } finally {
+      write.mockRestore();
+      quiet.mockRestore();
+    }
+    const made = out.map((line) => JSON.parse(line) as { keyId: string; expiresAt: string | null });
+    expect(made.slice(0, 3).map((k) => Math.round((Date.parse(k.expiresAt!) - Date.now()) / 86_400_000))).toEqual([1, 3650, 7]);
+    const names = (await core.keys.applicationsWithKeys()).find((a) => a.application.id === core.imagesAppId)!.keys.filter((k) => made.slice(3).some((m) => m.keyId === k.id)).map((k) => k.name);
+    expect(names.sort()).toEqual(['Café — 請求 📷', 'Claims tool', 'x'.repeat(100)].sort());
+
+    // The Settings screen's routes take the same rule (one schema): no control characters in a name.
+    const ui = { authorization: `Bearer ${core.uiToken}` };
+    for (const name of ['red \u001b[31mtext', 'two\nlines', 'x'.repeat(101), ' ']) {
+      expectError(await core.app.inject({ method: 'POST', url: '/app/applications', headers: ui, payload: { name, kind: 'images' } }), 400, 'invalid_request', 'name');
+      expectError(await core.app.inject({ method: 'POST', url: `/app/applications/${core.imagesAppId}/keys`, headers: ui, payload: { name } }), 400, 'invalid_request', 'name');
+    }
+  });
+
+  it.skipIf(onPg)('refuses them through the real CLI with exit code 1 and the rule, making nothing', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    await expect(veracity('keys', 'create', '--kind', 'images', '--expires-in-days', '0x10', '--data-dir', dataDir)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--expires-in-days must be a whole number of days from 1 to 3650.'),
+    });
+    await expect(veracity('keys', 'create', '--kind', 'images', '--name', 'erase\u001b[2J', '--data-dir', dataDir)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--name must be 1 to 100 characters, without control characters.'),
+    });
+    const apps = JSON.parse((await veracity('keys', 'list', '--data-dir', dataDir)).stdout) as { keys: unknown[] }[];
+    expect(apps.map((a) => a.keys.length)).toEqual([0, 0]); // the two default applications, no key
+  }, 120_000);
+});
+
 // `veracity serve` on a desktop data dir (the team node's serve is covered in test/unit/pg).
 describe.skipIf(onPg)('veracity serve', () => {
   it('prints the listening line first, answers, and shuts down cleanly on SIGTERM', async () => {
@@ -93,6 +152,22 @@ describe.skipIf(onPg)('veracity serve', () => {
     const code = await new Promise((r) => child.once('exit', r));
     expect(code).toBe(0);
   });
+
+  it('takes no UI token on the command line (ps shows it to every local user): it points at VERACITY_UI_TOKEN', async () => {
+    const token = 'a'.repeat(16);
+    for (const args of [['--ui-token', token], [`--ui-token=${token}`], ['--ui-token', 'A'.repeat(40)], ['--database-url', 'postgres://veracity@127.0.0.1:1/none', '--ui-token', 'A'.repeat(40)]]) {
+      // Bounded: a serve that took the token would run until stopped.
+      const serve = run(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', tempDir(), ...args], { env: { ...process.env, VERACITY_DATA_DIR: '' }, timeout: 20_000, killSignal: 'SIGKILL' });
+      await expect(serve, args.join(' ')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('VERACITY_UI_TOKEN'),
+      });
+    }
+    // A token given to the core in its configuration (tests, an embedding program) has the team server's shape.
+    expect(() => loadConfig({ dataDir: tempDir(), uiToken: token }, {})).toThrow(/uiToken/);
+    expect(() => loadConfig({ dataDir: tempDir(), uiToken: `${'a'.repeat(31)}!` }, {})).toThrow(/uiToken/);
+    expect(loadConfig({ dataDir: tempDir(), uiToken: 'A-z_9'.repeat(7) }, {}).uiToken).toBe('A-z_9'.repeat(7));
+  }, 120_000);
 
   it('refuses to listen on a non-loopback address', async () => {
     await expect(veracity('serve', '--host', '0.0.0.0', '--data-dir', tempDir())).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('loopback') });

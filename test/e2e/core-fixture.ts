@@ -1,5 +1,6 @@
-// Spawns the real core (`veracity serve`) on a temporary data dir for the e2e suite, with a known UI token, and
-// hands the tests its address, the token and an API key (made through /app, shown once) for each default application.
+// Spawns the real core (`veracity serve`) on a temporary data dir for the e2e suite, and hands the tests its address,
+// the UI token it made (from its ready message: serve takes no token on the command line) and an API key (made
+// through /app, shown once) for each default application.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +20,6 @@ export interface CoreHandle {
 }
 
 export const ARTIFACTS = path.resolve('test/artifacts');
-export const UI_TOKEN = 'e2e-ui-token-0123456789abcdefghij';
 
 export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
   core: [
@@ -32,14 +32,16 @@ export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
       const started = await startCore({
         timeoutMs: 120_000,
         spawn: (): CoreChild => {
-          const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir, '--ui-token', UI_TOKEN], {
+          const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir], {
             stdio: CORE_STDIO,
           });
           return coreChildOf(child);
         },
         onLine: (stream, line) => log.write(`${stream} ${line}\n`),
       });
-      const ui = { Authorization: `Bearer ${UI_TOKEN}` };
+      const uiToken = started.uiToken;
+      if (!uiToken) throw new Error('The core sent no UI token: it serves the window only with a built renderer.');
+      const ui = { Authorization: `Bearer ${uiToken}` };
       const response = await fetch(`${started.baseUrl}/app/applications`, { headers: ui });
       const { applications } = ApplicationList.parse(await response.json());
       const images = applications.find((a) => a.kind === 'images');
@@ -56,7 +58,7 @@ export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
       };
       await use({
         baseUrl: started.baseUrl,
-        uiToken: UI_TOKEN,
+        uiToken,
         dataDir,
         keys: { images: await makeKey(images.id), pdfs: await makeKey(pdfs.id) },
         applicationIds: { images: images.id, pdfs: pdfs.id },

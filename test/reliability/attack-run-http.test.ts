@@ -76,8 +76,9 @@ describe('attack run over HTTP (issue #10)', () => {
     expect((await send(`http://evil.example${list}`, auth(keys.pdfs))).status).toBe(403);
   });
 
-  it('answers 200 requests in a row with a bad key 401 up to its own ceiling, then 429, and the real key keeps its budget', async () => {
+  it('answers 200 requests in a row with a bad key 401 up to its client\'s ceiling, then 429, and the key in use keeps its budget', async () => {
     const list = `/v1/jobs?applicationId=${keys.pdfsAppId}`;
+    expect((await send(list, auth(keys.pdfs))).status).toBe(200); // the real key, in use before the bad one arrives
     const tampered = `${keys.pdfs.slice(0, -2)}${keys.pdfs.endsWith('AA') ? 'BB' : 'AA'}`;
     const statuses: Record<number, number> = {};
     for (let i = 0; i < 200; i++) {
@@ -95,9 +96,11 @@ describe('attack run over HTTP (issue #10)', () => {
     const upload = await send('/v1/assess', { ...auth(tampered), 'Content-Type': contentType, 'Content-Length': String(body.length) }, { method: 'POST', body });
     expect(refusal(upload)).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(await eventually(() => JSON.stringify(diskState(dataDir)) === JSON.stringify({ ...before, tmp: [] }))).toBe(true);
-    // The real key, whose near-copy was hammered, has its whole budget.
+    // The real key, whose near-copy was hammered, has its whole budget but for its first request; any other bad
+    // credential from the same client is refused at once (the bucket is the client's, issue 23).
     const real = await send(list, auth(keys.pdfs));
-    expect([real.status, header(real, 'ratelimit-remaining')]).toEqual([200, String(LIMIT - 1)]);
+    expect([real.status, header(real, 'ratelimit-remaining')]).toEqual([200, String(LIMIT - 2)]);
+    expect(refusal(await send(list, auth('another-guess')))).toMatchObject({ status: 429, code: 'rate_limited' });
   });
 
   it('clamps a ten-digit pageSize to 100 and answers a huge page with an empty page, never 400', async () => {

@@ -5,12 +5,14 @@
 // a new application), one revoked, and the window's credentials in use. Nothing found in the file authenticates.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadOrCreateSecret } from '../../src/auth/api-keys.js';
 import { migrate } from '../../src/db/connection.js';
+import { AUTH_FAILURES_MAX } from '../../src/server/app.js';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { keysOf, removeTempDirs, serve, tempDir, writeReport, type Served } from './harness.js';
@@ -81,19 +83,42 @@ function candidates(bytes: Buffer): Set<string> {
   return found;
 }
 
+/**
+ * GET `target` with `token` from a loopback address of its own every AUTH_FAILURES_MAX - 1 tries: the server counts
+ * refused credentials per client and, past the limit, answers 429 without verifying, so a single address would stop
+ * testing the candidates after a few dozen. The attacker here has as many addresses as it needs (127.0.0.0/8).
+ */
+let tries = 0;
+function tryToken(srv: Served, target: string, token: string): Promise<number> {
+  const n = Math.floor(tries++ / (AUTH_FAILURES_MAX - 1));
+  const localAddress = `127.${100 + ((n >> 16) & 0x7f)}.${(n >> 8) & 0xff}.${(n & 0xff) + 1}`;
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port: srv.port, path: target, localAddress, agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      })
+      .on('error', reject);
+  });
+}
+
+/** The status, which must be one of `allowed`: a 429 would mean the candidate was not verified at all. */
+function verified(status: number, allowed: number[]): number {
+  expect(allowed).toContain(status);
+  return status;
+}
+
 /** Whether the API accepts `token` as a credential (anything but 401: a key of another application gets 403). */
 async function authenticates(srv: Served, token: string, applicationId: string): Promise<boolean> {
-  const res = await fetch(`${srv.base}/v1/jobs?applicationId=${applicationId}&pageSize=1`, { headers: { authorization: `Bearer ${token}` } });
-  await res.arrayBuffer();
+  const status = verified(await tryToken(srv, `/v1/jobs?applicationId=${applicationId}&pageSize=1`, token), [200, 401, 403]);
   counts.apiTries = (counts.apiTries ?? 0) + 1;
-  return res.status !== 401;
+  return status !== 401;
 }
 
 async function appRouteAccepts(srv: Served, token: string): Promise<boolean> {
-  const res = await fetch(`${srv.base}/app/applications`, { headers: { authorization: `Bearer ${token}` } });
-  await res.arrayBuffer();
+  const status = verified(await tryToken(srv, '/app/applications', token), [200, 401]);
   counts.appTries = (counts.appTries ?? 0) + 1;
-  return res.status !== 401;
+  return status !== 401;
 }
 
 /** What the stolen database tells about each key: enough to rebuild its header and claims exactly. */

@@ -30,5 +30,14 @@ export function createPgRateLimitStore(pool: PgPool): RateLimitStore {
       }
       return { current: rows[0].current, ttl: Math.max(0, Number(rows[0].ttl)) };
     },
+    async read(key) {
+      const { rows } = await pool.query<{ current: number; ttl: string }>(
+        `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
+         SELECT r.count AS current, r.window_ends_ms - now.ms AS ttl FROM rate_limit_counters r, now
+          WHERE r.key = $1 AND r.window_ends_ms > now.ms`,
+        [key],
+      );
+      return rows.length === 0 ? { current: 0, ttl: 0 } : { current: rows[0].current, ttl: Math.max(0, Number(rows[0].ttl)) };
+    },
   };
 }

@@ -8,7 +8,7 @@ import { QueueFull } from '../../api/domain-errors.js';
 import { withIntake } from '../../jobs/intake.js';
 import { invalid } from '../api-error.js';
 import type { AppDeps } from '../app.js';
-import { receiveUpload } from '../multipart-upload.js';
+import { notMultipart, receiveUpload } from '../multipart-upload.js';
 import { COMMON_ERRORS, streamedBody } from '../route-schemas.js';
 import { waitWhileConnected } from '../wait-window.js';
 
@@ -38,7 +38,7 @@ export function registerAssessRoute(fastify: FastifyInstance, deps: AppDeps): vo
       const key = req.headers['idempotency-key'] ?? null;
       // Two keys would otherwise become one key "k1, k2": neither retry would replay the job it meant.
       if (key !== null && headerLines(req.raw.rawHeaders, 'idempotency-key') > 1) throw invalid('Idempotency-Key', 'Send one Idempotency-Key header.');
-      if (!req.isMultipart()) throw invalid('Content-Type', 'The body must be multipart/form-data with a boundary.');
+      if (!req.isMultipart()) throw notMultipart(); // a POST without a body: any other type was refused by its parser
       const replayCandidate = key !== null && (await deps.jobs.hasIdempotencyRecord(principal.applicationId, key));
       if (!replayCandidate && !(await deps.jobs.queueHasRoom(1))) throw new QueueFull();
 

@@ -37,7 +37,7 @@ describe('parseCoreReady', () => {
 
   it('builds the serve arguments', () => {
     expect(coreArgs({ dataDir: '/d' })).toEqual(['serve', '--port', '0', '--data-dir', '/d']);
-    expect(coreArgs({ dataDir: '/d', uiToken: 't', port: 9 })).toEqual(['serve', '--port', '9', '--data-dir', '/d', '--ui-token', 't']);
+    expect(coreArgs({ dataDir: '/d', port: 9 })).toEqual(['serve', '--port', '9', '--data-dir', '/d']);
     expect(coreArgs({ dataDir: '/d', modelsDir: '/r/models' })).toEqual(['serve', '--port', '0', '--data-dir', '/d', '--models-dir', '/r/models']);
   });
 });

@@ -128,10 +128,18 @@ describe('PostgreSQL job events and rate-limit counters', () => {
     }
     // Another key has its own count.
     expect((await b.incr('key-2', 60_000)).current).toBe(1);
+    // A read counts nothing (the server peeks at a client's refusals before verifying its credential).
+    const peek = await b.read('key-1');
+    expect(peek.current).toBe(40);
+    expect(peek.ttl).toBeGreaterThan(0);
+    expect(peek.ttl).toBeLessThanOrEqual(60_000);
+    expect((await a.incr('key-1', 60_000)).current).toBe(41);
+    expect(await a.read('no-such-key')).toEqual({ current: 0, ttl: 0 });
 
     const short = await a.incr('key-3', 200);
     expect(short.current).toBe(1);
     await new Promise((r) => setTimeout(r, short.ttl + 20));
+    expect(await a.read('key-3')).toEqual({ current: 0, ttl: 0 }); // the window ended
     expect((await b.incr('key-3', 200)).current).toBe(1);
   });
 });
