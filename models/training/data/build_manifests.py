@@ -1,4 +1,5 @@
-# Builds Data v1's per-source manifests (sources/<owner>__<repo>.tsv) from fetched mirrors: selects each source's
+# Builds Data 2.0's per-source manifests (Data v1 plus new sources; sources/<owner>__<repo>.tsv) from fetched
+# mirrors: selects each source's
 # images, reads their format facts, drops what is forbidden, absent, undecodable, tiny, duplicated across or within
 # sources (blob and perceptual hash), or also in ../shared/datasets/modern/. No image is written: restore.py does that.
 #
@@ -127,6 +128,10 @@ def main():
                 dropped.append(dict(base, reason='smaller than %d px' % MIN_SIDE))
                 st['tiny'] += 1
                 continue
+            if src.get('require_camera') and not (info.get('make') or info.get('model')):
+                dropped.append(dict(base, reason='no camera EXIF make/model (camera-file-only source)'))
+                st['no_camera_exif'] += 1
+                continue
             gen = src['generator']
             if gen == 'exif':
                 gen = imgmeta.device_label(info)
@@ -163,27 +168,36 @@ def main():
     keep_idx = [i for i in range(len(records)) if i not in drop]
     cand_aspect = np.array([records[i]['width'] / records[i]['height'] for i in keep_idx])
     n_modern_pix = 0
+    # grouped by crop box, so each candidate's box thumbnail is made once per box and compared with every modern/
+    # crop of that box in one product (the drop set is the same in any order: a candidate goes if any crop matches)
+    groups = collections.OrderedDict()
     for m in modern:
         mm = re.search(r'crop (\d+)x(\d+)\+(\d+)\+(\d+)', m['transform'])
-        if not mm:
-            continue
-        w, h, x, y = map(int, mm.groups())
+        if mm:
+            groups.setdefault(tuple(map(int, mm.groups())), []).append(m)
+    for (w, h, x, y), ms in groups.items():
         W, H = 2 * x + w, 2 * y + h  # centre crops: the original's size up to the iMCU rounding
         box = (x / W, y / H, (x + w) / W, (y + h) / H)
-        try:
-            mt = np.asarray(Image.open(os.path.join(MODERN, m['local_file'])).convert('L'))
-        except Exception:  # noqa: BLE001
-            continue
-        mv = thumb32(mt)
-        close = np.where(np.abs(cand_aspect - W / H) / (W / H) < 0.04)[0]
-        for j in close:
-            i = keep_idx[j]
-            if i in drop:
+        mvs = []
+        for m in ms:
+            try:
+                mt = np.asarray(Image.open(os.path.join(MODERN, m['local_file'])).convert('L'))
+            except Exception:  # noqa: BLE001
                 continue
-            cv = thumb32(cache[records[i]['blob']]['_thumb'], box)
-            if float(cv @ mv) > 0.93:
-                drop[i] = 'also in modern/ (perceptual match with %s)' % m['local_file']
-                n_modern_pix += 1
+            mvs.append((m, thumb32(mt)))
+        if not mvs:
+            continue
+        close = [keep_idx[j] for j in np.where(np.abs(cand_aspect - W / H) / (W / H) < 0.04)[0]]
+        close = [i for i in close if i not in drop]
+        if not close:
+            continue
+        cv = np.stack([thumb32(cache[records[i]['blob']]['_thumb'], box) for i in close])
+        for m, mv in mvs:
+            for k in np.where(cv @ mv > 0.93)[0]:
+                i = close[k]
+                if i not in drop:
+                    drop[i] = 'also in modern/ (perceptual match with %s)' % m['local_file']
+                    n_modern_pix += 1
 
     # 3. perceptual near-duplicates (dHash <= 8, confirmed by 32x32 correlation >= 0.95 at the same aspect)
     keep_idx = [i for i in range(len(records)) if i not in drop]

@@ -49,9 +49,68 @@ def dhash(img):
     return '%016x' % int(''.join('1' if x else '0' for x in bits), 2)
 
 
+HEIF_BRANDS = (b'heic', b'heix', b'heim', b'heis', b'hevc', b'hevx', b'mif1', b'msf1')
+
+
+def is_heif(b):
+    return len(b) > 12 and b[4:8] == b'ftyp' and b[8:12] in HEIF_BRANDS
+
+
+def _heif_exif(b):
+    """EXIF of a HEIF file: its Exif item is stored as a 4-byte offset then 'Exif' + two NULs and a TIFF header."""
+    ex = Image.Exif()
+    for tiff in (b'Exif\x00\x00MM\x00*', b'Exif\x00\x00II*\x00'):
+        i = b.find(tiff)
+        if i >= 0:
+            try:
+                ex.load(b[i:])
+            except Exception:  # noqa: BLE001 - unreadable EXIF: none
+                pass
+            break
+    return ex
+
+
+def describe_heif(b, pixels=True):
+    """HEIC/HEIF (Pillow 9 cannot read it here): the primary image is decoded with libheif's heif-convert into a
+    temporary JPEG for the size and hashes; EXIF make/model are read from the file's own Exif item."""
+    import glob
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as td:
+        src = os.path.join(td, 'in.heic')
+        open(src, 'wb').write(b)
+        subprocess.run(['heif-convert', '-q', '90', src, os.path.join(td, 'out.jpg')], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False, timeout=120)
+        outs = [os.path.join(td, 'out.jpg')] if os.path.exists(os.path.join(td, 'out.jpg')) else sorted(
+            glob.glob(os.path.join(td, 'out-*.jpg')))
+        if not outs:
+            raise ValueError('heif-convert could not decode this HEIF file')
+        im = Image.open(outs[0])
+        im.load()
+    exif = _heif_exif(b)
+    info = dict(format='heic', bytes=len(b), width=im.width, height=im.height, exif=int(len(exif) > 0))
+    info['make'] = str(exif.get(0x010F, '') or '').strip('\x00 ').strip()
+    info['model'] = str(exif.get(0x0110, '') or '').strip('\x00 ').strip()
+    info['software'] = str(exif.get(0x0131, '') or '').strip('\x00 ').strip()[:60]
+    info['icc'] = int(b'prof' in b[:65536])
+    info['xmp'] = int(b'http://ns.adobe.com/xap/1.0/' in b)
+    info['text_chunks'] = 0
+    info['mode'] = 'RGB'
+    if not pixels:
+        return info
+    small = im.convert('RGB')
+    small.thumbnail((128, 128), Image.BILINEAR)
+    info['dhash'] = dhash(small)
+    info['_thumb'] = np.asarray(small.convert('L'), dtype=np.uint8)
+    return info
+
+
 def describe(b, pixels=True):
     """Facts of one file's bytes (with pixels=False: header facts only, no decoding); raises on files Pillow cannot
-    decode."""
+    decode (HEIC/HEIF goes through describe_heif)."""
+    if is_heif(b):
+        return describe_heif(b, pixels)
     im = Image.open(io.BytesIO(b))
     fmt = (im.format or '?').lower()
     info = dict(format=fmt, bytes=len(b), width=im.width, height=im.height)

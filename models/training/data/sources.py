@@ -1,4 +1,5 @@
-# Data v1: the public repositories the detector's training set is gathered from, with each one's licence, class,
+# Data 2.0 (Data v1 plus the sources after the 'Data 2.0' marker below): the public repositories the detector's
+# training set is gathered from, with each one's licence, class,
 # selection rule, generator or device labelling and split. build_manifests.py turns this into the per-source TSVs.
 import re
 
@@ -20,6 +21,9 @@ FORBIDDEN_REPOS = {
     'samuxbuilds/awesome-prompts',
     # its public/example_*.jpeg are jamez-bondos' gallery files by name
     'z23cc/gpt4o-image-prompt',
+    # Data 2.0 search (2026-11-24): its README says it re-runs jamez-bondos' 100 cases; its gpt4o.png files are that
+    # gallery's images, so the whole repo is left out (never gathered)
+    'yangliu2060/awesome-imagen-vs-gpt4o',
 }
 
 IMG = r'\.(jpe?g|png|webp)$'
@@ -224,4 +228,297 @@ SOURCES = [
          generator='phone / camera photo (crowd-sourced, resized)', history=False,
          how='phone photos of clothes, resized and re-encoded JPEG', split='train',
          trust='photos taken by contributors for the clothing dataset (2020); no generator involved'),
+]
+
+# ======================================= Data 2.0 (added 2026-11-24) =======================================
+# New sources only; Data v1's above are unchanged (same split, same selection). They come after Data v1's in this
+# list, so a duplicate of a Data v1 file is dropped from the new source, never from the old one.
+# require_camera: keep only files whose EXIF names a camera make or model (test-fixture folders of EXIF / image
+# libraries also hold synthetic and edited files). HEIC/HEIF files are read through libheif (imgmeta.describe_heif).
+CAM = r'\.(jpe?g|heic|heif)$'
+
+
+SOURCES += [
+    # ---------------- AI ----------------
+    dict(name='muset-ai__awesome-nano-banana-pro', repo='muset-ai/awesome-nano-banana-pro', cls='ai',
+         licence='CC BY 4.0 (README; LICENSE NOTICE lets a case override it)',
+         include=r'^cases/\d+/([^/]*ou?tput[^/]*|case)\.(png|jpe?g|webp)$', generator='Nano Banana Pro',
+         history=False, how='PNG / WebP / JPEG outputs as posted (X, Reddit, Nano-Banana Studio); inputs excluded',
+         split='val',
+         trust='gallery of Nano Banana Pro cases, each naming its post; files are named output* / case (the result) '
+               'or input* (excluded); HEAD only: the cases were all re-added in 2025-11 when the gallery was turned '
+               'from a GPT-4o one into a Nano Banana Pro one, and the GPT-4o-era history is not read'),
+    dict(name='Kwai-Kolors__Kolors', repo='Kwai-Kolors/Kolors', cls='ai', licence='Apache-2.0',
+         include=r'(_kolors[^/]*|_sdxl[^/]*|_mj_cw_result|_result)\.(png|jpe?g)$|^controlnet/outputs/(Canny|Depth|Pose)'
+                 r'_[^/]+\.jpg$|^imgs/zl8\.png$', exclude=r'_condition\.|_masked\.|_mask\.',
+         generator='Kolors (SDXL and Midjourney comparison outputs named *_sdxl / *_mj_*)',
+         labeller=lambda read, paths: {p: ('Midjourney (comparison)' if '_mj_' in p else 'SDXL (comparison)'
+                                           if '_sdxl' in p else 'Kolors') for p in paths},
+         history=True, how='PNG/JPEG outputs in the model README; reference inputs, masks and conditions excluded',
+         split='train',
+         trust='model repo: the files named *_kolors*, *_result, controlnet/outputs/<mode>_* are model outputs; '
+               'inputs (1.png, woman_1.png ...), masks and condition maps are excluded by name'),
+    dict(name='XLabs-AI__x-flux', repo='XLabs-AI/x-flux', cls='ai', licence='Apache-2.0',
+         include=r'^assets/readme/examples/(result_\d+|picture-\d+-rev1|furry\d+|(canny|depth|hed)_result\d+)\.png$',
+         generator='FLUX.1-dev (+ XLabs LoRA / ControlNet)', history=True,
+         how='PNG outputs as shown in the README; control inputs (*_example_*) excluded', split='train',
+         trust='README examples of XLabs\' FLUX.1-dev LoRAs and ControlNets: result/picture/furry files are '
+               'generations; the control inputs are named *_example_* and excluded'),
+    dict(name='openai__dalle-2-preview', repo='openai/dalle-2-preview', cls='ai',
+         licence='no licence file (OpenAI system card assets)', include=r'^assets/(Model\d_|0401_)[^/]+\.(png|jpe?g)$',
+         generator='DALL-E 2 (preview system card)', history=True, how='PNG grids / JPEG as published', split='train',
+         trust='OpenAI\'s DALL-E 2 preview system card: the assets are sample generations for the named prompts'),
+    dict(name='Tencent-Hunyuan__HunyuanImage-3.0', repo='Tencent-Hunyuan/HunyuanImage-3.0', cls='ai',
+         licence='Tencent Hunyuan Community Licence', include=r'^assets/(pg_imgs/image\d+|banner)\.png$',
+         generator='HunyuanImage 3.0', history=True, how='PNG showcase images', split='train',
+         trust='model README showcase (assets/pg_imgs: prompt-guide outputs; banner: a collage of outputs)'),
+    dict(name='Tencent-Hunyuan__HunyuanImage-2.1', repo='Tencent-Hunyuan/HunyuanImage-2.1', cls='ai',
+         licence='Tencent Hunyuan Community Licence',
+         include=r'^assets/(show_cases|more_cases|demo_case\d+)\.(png|jpe?g)$',
+         generator='HunyuanImage 2.1', history=True, how='PNG / JPEG showcase collages', split='train',
+         trust='model README showcase collages of HunyuanImage 2.1 outputs'),
+    dict(name='deep-floyd__IF', repo='deep-floyd/IF', cls='ai', licence='DeepFloyd IF licence (repo: modified MIT)',
+         include=r'^pics/(dream-I+|main|nabla)\.jpg$', generator='DeepFloyd IF', history=True,
+         how='JPEG showcase images', split='train',
+         trust='README showcase of IF generations (dream stages I-III, main collage); schemes, inpainting and '
+               'style-transfer figures (which hold inputs) excluded'),
+    dict(name='THUDM__CogView4', repo='THUDM/CogView4', cls='ai', licence='Apache-2.0',
+         include=r'^(resources/(img|showcase|CogView3_showcase)\.png|inference/img/img_\d+\.png)$',
+         generator='CogView4 / CogView3', history=True, how='PNG showcase images', split='train',
+         trust='model README showcase images and inference examples'),
+    dict(name='QwenLM__Qwen-Image', repo='QwenLM/Qwen-Image', cls='ai', licence='Apache-2.0',
+         include=r'^assets/(readme_en|readme_cn|magicbeauty)\.png$', generator='Qwen-Image', history=True,
+         how='PNG showcase collages', split='train', trust='model README showcase of Qwen-Image outputs'),
+    dict(name='Alpha-VLLM__Lumina-T2X', repo='Alpha-VLLM/Lumina-T2X', cls='ai', licence='MIT',
+         include=r'^assets/images/(demo_image\.png|resolution_extrapolation_\d\.jpg)$', generator='Lumina-Next',
+         history=True, how='PNG / JPEG showcase', split='train', trust='model README demo images'),
+    # ---------------- real ----------------
+    dict(name='MikeKovarik__exifr', repo='MikeKovarik/exifr', cls='real', licence='MIT (repo)',
+         include=r'^test/fixtures/[^/]+' + CAM, generator='exif', require_camera=True, history=False,
+         how='camera and phone originals incl. HEIC (iPhone), test fixtures of an EXIF parser', split='val',
+         trust='EXIF-parser fixtures: only files whose EXIF names a camera are kept (phones: iPhone HEIC/JPEG ...)'),
+    dict(name='immich-app__test-assets', repo='immich-app/test-assets', cls='real', licence='AGPL-3.0 (repo)',
+         include=CAM, generator='exif', require_camera=True, history=False,
+         how='phone and camera originals (JPEG, HEIC, Pixel motion photos) of a photo-app test corpus', split='val',
+         trust='immich (self-hosted photo library) test assets; only files with camera EXIF kept'),
+    dict(name='Exiv2__exiv2', repo='Exiv2/exiv2', cls='real', licence='GPL-2.0 (repo)',
+         include=r'^test/data/[^/]+' + CAM, generator='exif', require_camera=True, history=False,
+         how='camera originals from the metadata library\'s test data (some with edited metadata)', split='train',
+         trust='Exiv2 test data: camera files of many makers; only files with camera EXIF kept'),
+    dict(name='lovell__sharp', repo='lovell/sharp', cls='real', licence='Apache-2.0 (repo); fixtures from Flickr '
+         'and contributors', include=r'^test/fixtures/.+' + CAM, generator='exif', require_camera=True,
+         history=False, how='camera originals among an image library\'s fixtures', split='train',
+         trust='only fixtures whose EXIF names a camera are kept'),
+    dict(name='bpatrik__pigallery2', repo='bpatrik/pigallery2', cls='real', licence='MIT (repo)',
+         include=r'^(demo/images|test/backend/assets)/.+' + CAM, generator='exif', require_camera=True,
+         history=False, how='photo-gallery demo and test photos (camera originals, some resized)', split='train',
+         trust='photo-gallery app demo/test photos; only files with camera EXIF kept'),
+    dict(name='thumbor__thumbor', repo='thumbor/thumbor', cls='real', licence='MIT (repo)', include=CAM,
+         generator='exif', require_camera=True, history=False, how='camera photos among image-server fixtures',
+         split='train', trust='only fixtures whose EXIF names a camera are kept'),
+    dict(name='SDWebImage__SDWebImage', repo='SDWebImage/SDWebImage', cls='real', licence='MIT (repo)',
+         include=r'^Tests/.+' + CAM, generator='exif', require_camera=True, history=False,
+         how='test images (HEIC / JPEG) with camera EXIF', split='train',
+         trust='image-loading library test images; only files with camera EXIF kept'),
+    dict(name='saimn__sigal', repo='saimn/sigal', cls='real', licence='MIT (repo); sample photos per their '
+         'folders\' notes', include=r'^tests/sample/.+' + CAM, generator='exif', require_camera=True,
+         history=False, how='sample gallery photos (camera originals, some resized)', split='train',
+         trust='static photo-gallery generator sample album; only files with camera EXIF kept'),
+    dict(name='mapillary__OpenSfM', repo='mapillary/OpenSfM', cls='real', licence='BSD-2-Clause (repo)',
+         include=r'^data/(berlin|lund)/images/[^/]+\.jpe?g$', generator='exif', history=False,
+         how='street / building photo sequences (full resolution)', split='train',
+         trust='structure-from-motion sample datasets photographed for OpenSfM (Berlin, Lund)'),
+    dict(name='openMVG__ImageDataset_SceauxCastle', repo='openMVG/ImageDataset_SceauxCastle', cls='real',
+         licence='no licence file (openMVG sample dataset, 2013)', include=r'^images/[^/]+\.jpe?g$',
+         generator='exif', history=False, how='camera originals (full resolution)', split='train',
+         trust='photogrammetry sample dataset photographed by openMVG\'s author (2013)'),
+    dict(name='magicleap__SuperGluePretrainedNetwork', repo='magicleap/SuperGluePretrainedNetwork', cls='real',
+         licence='SuperGlue academic licence (repo); images from Phototourism (YFCC100M), ScanNet, TUM RGB-D',
+         include=r'^assets/(phototourism_sample_images|scannet_sample_images|freiburg_sequence)/[^/]+\.(jpe?g|png)$',
+         generator='web photo (Phototourism / YFCC) / RGB-D sensor frame (ScanNet, TUM)', history=False,
+         how='Flickr tourist photos (JPEG), indoor sensor frames 640x480 (JPEG / PNG)', split='train',
+         trust='sample images of three public pre-2020 benchmarks (Phototourism, ScanNet, TUM freiburg)'),
+    dict(name='cvg__Hierarchical-Localization', repo='cvg/Hierarchical-Localization', cls='real',
+         licence='Apache-2.0 (repo); Flickr photos of the Image Matching Challenge', include=r'^datasets/sacre_coeur/'
+         r'mapping/[^/]+\.jpe?g$', generator='web photo (Flickr, Phototourism)', history=False,
+         how='tourist photos of Sacre-Coeur', split='train',
+         trust='Phototourism (YFCC100M) sample of the Image Matching Challenge'),
+    dict(name='jbhuang0604__SelfExSR', repo='jbhuang0604/SelfExSR', cls='real',
+         licence='no licence file (research benchmark sets: BSD100, Urban100, Sun-Hays80, Set5)',
+         include=r'^data/(BSD100|Urban100|Sun-Hays80|Set5)/image_SRF_\d/img_\d+_SRF_\d_HR\.png$',
+         generator='photo (super-resolution benchmark ground truth)', history=False,
+         how='lossless PNG ground-truth photos', split='train',
+         trust='ground-truth (HR) images of the standard super-resolution benchmarks (2016 repo); LR and '
+               'super-resolved outputs excluded; Set14 left out (it holds a drawing and a slide)'),
+    dict(name='datitran__raccoon_dataset', repo='datitran/raccoon_dataset', cls='real', licence='MIT (repo)',
+         include=r'^images/[^/]+\.jpe?g$', generator='web photo (Google / Pixabay, 2017)', history=False,
+         how='web photos of raccoons, JPEG', split='train',
+         trust='object-detection dataset collected from the web in 2017, before modern generators'),
+    dict(name='experiencor__kangaroo', repo='experiencor/kangaroo', cls='real',
+         licence='no licence file (object-detection dataset, 2017)', include=r'^images/[^/]+\.jpe?g$',
+         generator='web photo (2017)', history=False, how='web photos of kangaroos, JPEG', split='train',
+         trust='object-detection dataset collected from the web in 2017, before modern generators'),
+]
+
+SOURCES += [
+    # ---------------- AI (second batch) ----------------
+    dict(name='lyyu6694__gpt4o-image-prompts', repo='lyyu6694/gpt4o-image-prompts', cls='ai',
+         licence='none stated (fork of songguoxs/gpt4o-image-prompts synced to 2026-01)',
+         include=r'^images/\d+[^/]*' + IMG, generator='GPT-4o / Nano Banana Pro / Grok (per case)',
+         labeller=_songguoxs_models, history=False, how='as songguoxs (a later snapshot of the same gallery)',
+         split='train', trust='a fork of songguoxs kept in sync with it; only what dedup against songguoxs and '
+                              'lesonky leaves is counted (cases added upstream after the songguoxs snapshot)'),
+    dict(name='Pixmind-io__awesome-midjourney-v7-example-prompts',
+         repo='Pixmind-io/awesome-midjourney-v7-example-prompts', cls='ai', licence='CC0 1.0',
+         include=r'^(images|docs/images|docs/x-twitter-images)/.+' + IMG,
+         generator='Midjourney V7',
+         labeller=lambda read, paths: {p: ('Midjourney V7 (X posts)' if 'x-twitter' in p else
+                                           'Midjourney V7 (Pixmind API, model mj-v7)') for p in paths},
+         history=True, how='JPEG as downloaded from the generator / X posts', split='train',
+         trust='prompt guide whose own scripts (generate-images.sh, gen-images.js) generate every example with the '
+               'model "mj-v7"; docs/x-twitter-images are Midjourney V7 posts it quotes'),
+    dict(name='velokey-ai__awesome-seedream-5.0-pro-prompts', repo='velokey-ai/awesome-seedream-5.0-pro-prompts',
+         cls='ai', licence='CC BY 4.0 (images: community posts, attributed)', include=r'^images/\d+-\d+' + IMG,
+         generator='Seedream 5.0 Pro', history=True, how='JPEG as posted', split='train',
+         trust='prompt collection: each numbered case shows the Seedream 5.0 Pro output(s) of its linked post'),
+    # ---------------- real (second batch) ----------------
+    dict(name='ajschumacher__imagen', repo='ajschumacher/imagen', cls='real',
+         licence='ImageNet terms (non-commercial research); no copyright claim by the sampler',
+         include=r'^imagen/[^/]+\.jpe?g$', generator='web photo (ImageNet)', history=False,
+         how='ImageNet originals at their own resolution (not resized), five per detection category', split='train',
+         trust='1,000 ImageNet images sampled in 2017 (README), before modern generators'),
+    dict(name='MohamedBakrAli__Kodak-Lossless-True-Color-Image-Suite',
+         repo='MohamedBakrAli/Kodak-Lossless-True-Color-Image-Suite', cls='real',
+         licence='Kodak images released for unrestricted use', include=r'\.png$', generator='film scan (Kodak PhotoCD)',
+         history=False, how='lossless PNG, 768x512', split='train',
+         trust='the 24 Kodak PhotoCD test photos (1990s film scans)'),
+    dict(name='drewnoakes__metadata-extractor-images__heif', repo='drewnoakes/metadata-extractor-images',
+         cls='real', licence='"free to use these media files however you wish" (README)',
+         include=r'\.(heic|heif)$', generator='exif', require_camera=True, history=False,
+         how='HEIC/HEIF phone and camera originals', split='val',
+         trust='the HEIF files of the metadata-extractor sample corpus (its JPEGs are a Data v1 val source); only '
+               'files with camera EXIF kept'),
+    dict(name='drewnoakes__digicam_corpus__heif', repo='drewnoakes/digicam_corpus', cls='real', licence='CC0 1.0',
+         include=r'\.(heic|heif)$', generator='exif', device_from_path=True, history=False,
+         how='HEIC originals straight from the phone', split='train',
+         trust='the HEIC files of the digicam corpus (its JPEGs are a Data v1 train source), one folder per device'),
+    dict(name='ianare__exif-samples__heif', repo='ianare/exif-samples', cls='real', licence='CC BY-SA 4.0 (README)',
+         include=r'\.(heic|heif)$', generator='exif', require_camera=True, history=False,
+         how='HEIC/HEIF samples', split='val',
+         trust='the HEIF files of the EXIF sample collection (its JPEGs are a Data v1 val source); camera EXIF only'),
+]
+
+SOURCES += [
+    # ---------------- AI (third batch) ----------------
+    dict(name='andygock__FLUX-Style-CheatSheet', repo='andygock/FLUX-Style-CheatSheet', cls='ai',
+         licence='MIT (repo; fork of SupaGruen/StableDiffusion-CheatSheet)', include=r'^img/flux/[^/]+\.webp$',
+         generator='FLUX.1 [dev] (fp8, ComfyUI, 20 steps)', history=False,
+         how='lossy WebP previews, one per artist style', split='train',
+         trust='README: every preview generated with the prompt "style of [artist]" in ComfyUI with FLUX.1 dev fp8; '
+               'HEAD only (the fork\'s history holds the SD cheat-sheet it was forked from); UI screenshots '
+               '(img/other) excluded'),
+    dict(name='SupaGruen__StableDiffusion-CheatSheet', repo='SupaGruen/StableDiffusion-CheatSheet', cls='ai',
+         licence='MIT', include=r'^img/[^/]+\.webp$', generator='SD 1.5 checkpoints (Deliberate v2 / DreamShaper 3.2)',
+         history=True, how='lossy WebP previews, one per artist (earlier renders in history)', split='train',
+         trust='documentation: "All images were generated with either the Deliberate v2 or the DreamShaper 3.2 '
+               'Checkpoint"; UI screenshots (img/other) and type examples (img/types) excluded'),
+]
+
+SOURCES += [
+    # ---------------- real (third batch: personal photo sites, camera EXIF required) ----------------
+    dict(name='frederiksjr__TravelBlog', repo='frederiksjr/TravelBlog', cls='real', licence='Unlicense (repo)',
+         include=r'^assets/images/mobile/[^/]+\.jpe?g$', generator='exif', require_camera=True, history=True,
+         how='phone originals (Samsung Galaxy Z Fold6, 4000x3000) of a travel blog; files over 4 MB are absent',
+         split='val',
+         trust='a travel blog\'s own phone photos (folder "mobile"), straight from the phone with full EXIF; only '
+               'files with camera EXIF kept'),
+    dict(name='JeremyWelsh__PhotoPortfolio', repo='JeremyWelsh/PhotoPortfolio', cls='real',
+         licence='no licence file (personal portfolio, 2022; all rights reserved by the author)',
+         include=r'^photo-portfolio/public/[^/]+\.jpe?g$', generator='exif', require_camera=True, history=False,
+         how='DSLR photos (Canon EOS 200D II) exported from Lightroom at full resolution', split='train',
+         trust='a photographer\'s portfolio site (2022), photos with the camera\'s EXIF; only camera-EXIF files kept'),
+    dict(name='shantrm__photo-portfolio', repo='shantrm/photo-portfolio', cls='real',
+         licence='no licence file (personal portfolio; all rights reserved by the author)',
+         include=r'^images/[^/]+\.jpe?g$', generator='exif', require_camera=True, history=False,
+         how='compact-camera photos (Panasonic DMC-FX3, Canon G7X Mark III) with EXIF', split='train',
+         trust='a photographer\'s portfolio whose README names the two cameras; only camera-EXIF files kept'),
+]
+
+SOURCES += [
+    dict(name='AzhuTech__awesome-gpt-image-2-prompts', repo='AzhuTech/awesome-gpt-image-2-prompts', cls='ai',
+         licence='CC0 1.0', include=r'^(docs/)?assets/generated/[^/]+\.png$', generator='GPT-Image-2',
+         history=True, how='PNG originals as returned by the API (1024x1536 / 1536x1024)', split='val',
+         trust='README: every recipe is paired with its generated gpt-image-2 output (assets/generated); '
+               'docs/ holds a copy of the same files'),
+]
+
+SOURCES += [
+    dict(name='freestylefly__awesome-gpt-image-2', repo='freestylefly/awesome-gpt-image-2', cls='ai',
+         licence='MIT (repo); images from the X posts each case names',
+         include=r'^data/images/case\d+[^/]*\.(jpe?g|png|webp)$', generator='GPT-Image-2', history=True,
+         how='social-site re-encodes (JPEG saved from X posts)', split='train',
+         trust='data/cases.json gives each case image with the X post it comes from; a gallery of GPT-Image-2 '
+               'community outputs; sponsor logos (data/images/sponsors) excluded'),
+    dict(name='zyd52384__awesome-gpt-image-2', repo='zyd52384/awesome-gpt-image-2', cls='ai',
+         licence='MIT (repo; fork of freestylefly/awesome-gpt-image-2)',
+         include=r'^data/images/case\d+[^/]*\.(jpe?g|png|webp)$', generator='GPT-Image-2', history=True,
+         how='social-site re-encodes (JPEG saved from X posts)', split='train',
+         trust='a fork of freestylefly\'s gallery; only what dedup against it leaves is counted'),
+    dict(name='Tatsumaki123123__awesome-gpt-image-2', repo='Tatsumaki123123/awesome-gpt-image-2', cls='ai',
+         licence='MIT (repo; an earlier fork of freestylefly/awesome-gpt-image-2)',
+         include=r'^data/images/case\d+[^/]*\.(jpe?g|png|webp)$', generator='GPT-Image-2', history=True,
+         how='as zyd52384 (an earlier snapshot of the same gallery)', split='train',
+         trust='a fork of the same gallery; only what dedup against freestylefly leaves is counted'),
+    dict(name='ecomimagelab__ecommerce-gpt-image-prompts', repo='ecomimagelab/ecommerce-gpt-image-prompts',
+         cls='ai', licence='CC BY 4.0 (per prompt record)', include=r'^assets/prompts/[^/]+/[^/]+\.png$',
+         generator='GPT-Image-2', history=False, how='PNG contact sheets and previews as generated', split='train',
+         trust='every data/prompts/*.json says model "gpt-image-2" and provenance "Generated specifically for this '
+               'repository from the corresponding prompt"'),
+]
+
+SOURCES += [
+    dict(name='HiAPIAI__awesome-gpt-image-2-prompts', repo='HiAPIAI/awesome-gpt-image-2-prompts', cls='ai',
+         licence='CC BY 4.0', include=r'^images/[^/]+/(xhs-\d+/)?output[^/]*\.(jpe?g|png|webp)$',
+         generator='GPT-Image-2',
+         labeller=lambda read, paths: {p: 'mixed: GPT-Image-2 and other generators (comparison)'
+                                       if '/comparison_case' in p else 'GPT-Image-2' for p in paths},
+         history=True, how='JPEG / PNG outputs as posted; inputs excluded', split='train',
+         trust='prompt gallery in the EvoLink layout: each case folder holds its output*; comparison cases hold '
+               'other generators\' outputs too (all AI); community_reference/xhs-* are outputs reposted from '
+               'Xiaohongshu'),
+    dict(name='joesaiw1208-stack__awesome-gpt-image-2-commercial-prompts',
+         repo='joesaiw1208-stack/awesome-gpt-image-2-commercial-prompts', cls='ai', licence='MIT',
+         include=r'^assets/examples/[^/]+\.png$', generator='GPT-Image-2', history=True,
+         how='PNG example outputs', split='train',
+         trust='docs: "example outputs generated from prompts in this repo" (a GPT-Image-2 commercial prompt '
+               'library)'),
+]
+
+SOURCES += [
+    dict(name='PacktPublishing__Machine-Learning-with-Apache-Spark-Quick-Start-Guide',
+         repo='PacktPublishing/Machine-Learning-with-Apache-Spark-Quick-Start-Guide', cls='real',
+         licence='Open Images (images listed as CC BY 2.0); repo MIT',
+         include=r'^Chapter07/data/image-recognition-data/(birds|planes)/[^/]+\.jpe?g$',
+         generator='web photo (Open Images V4, Flickr)', history=False, how='Flickr photos as distributed by Open '
+         'Images', split='train',
+         trust='the chapter\'s Readme: a sample of Open Images V4 (2018); the "assorted" folder, whose origin is '
+               'not stated, is left out'),
+]
+
+SOURCES += [
+    dict(name='Gamrix__nano-banana-tests', repo='Gamrix/nano-banana-tests', cls='ai',
+         licence='MIT (fork of minimaxir/nano-banana-tests, Max Woolf\'s prompt experiments)',
+         include=r'^generated_imgs(_gpt)?/[^/]+\.(png|webp)$',
+         generator='gpt-image-1 (generated_imgs_gpt) / Nano Banana (generated_imgs)',
+         labeller=lambda read, paths: {p: ('gpt-image-1 (API PNG)' if p.startswith('generated_imgs_gpt/') else
+                                           'Nano Banana (Gemini 2.5 Flash Image)') for p in paths},
+         history=True, how='PNG straight from the gpt-image-1 API; WebP from Gemini; the input photos (prompt_imgs) '
+         'excluded', split='val',
+         trust='README_GPT: the *_gpt.py scripts generate 5 images per prompt with gpt-image-1 and save them to '
+               'generated_imgs_gpt/; generated_imgs/ holds the Nano Banana notebook outputs'),
+    dict(name='minimaxir__gemimg', repo='minimaxir/gemimg', cls='ai', licence='MIT',
+         include=r'^docs/notebooks/gens/[^/]+\.webp$', generator='Nano Banana (Gemini 2.5 Flash Image)',
+         history=True, how='WebP outputs (some at 0.5x)', split='train',
+         trust='the library\'s example notebooks save their Gemini generations to docs/notebooks/gens/; the one '
+               'web-page screenshot (PNG) is excluded'),
 ]
