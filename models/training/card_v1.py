@@ -53,6 +53,17 @@ def boot_auc(pos, neg, n=400, seed=0):
     return [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))]
 
 
+def clean(o):
+    """NaN (an AUC of a source with too few files) -> None, so the JSON is valid for every reader."""
+    if isinstance(o, float) and o != o:
+        return None
+    if isinstance(o, dict):
+        return {k: clean(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [clean(v) for v in o]
+    return o
+
+
 def load(run, name):
     p = os.path.join(common.RUNS, run, 'scores-%s.json' % name)
     return json.load(open(p)) if os.path.exists(p) else None
@@ -144,7 +155,7 @@ def main():
                         s, v['cls'], v['n'], v['auc'], v['auc_ci'][0], v['auc_ci'][1], 100 * (v['called_ai'] or 0)))
     print('thresholds', thr)
     if args.json:
-        json.dump(res, open(args.json, 'w'), indent=1)
+        json.dump(clean(res), open(args.json, 'w'), indent=1, allow_nan=False)
 
 
 if __name__ == '__main__':

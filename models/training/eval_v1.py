@@ -29,7 +29,7 @@ import crops_v1  # noqa: E402
 TILE = 192
 STRIDE = 96
 HEAT = 64
-PER_SOURCE = 120  # validation files per source at most (seeded sample), to keep a set under ~10 minutes
+PER_SOURCE = int(os.environ.get('EVAL_PER_SOURCE', '120'))  # validation files per source at most (seeded sample)
 Image.MAX_IMAGE_PIXELS = 60_000_000
 
 
@@ -78,7 +78,13 @@ def load_model(run, ckpt):
 
 
 def decode(data):
-    return np.asarray(transforms.open_image(data).convert('RGB'))
+    """As the product decodes (sharp .removeAlpha().raw(): alpha dropped, not flattened; orientation not applied here,
+    so files with an EXIF orientation or an ICC profile can differ from the product's score: the parity test skips them)."""
+    im = Image.open(io.BytesIO(data))
+    im.load()
+    if im.mode in ('RGBA', 'LA'):
+        im = im.convert('RGBA').convert('RGB')
+    return np.asarray(im.convert('RGB'), dtype=np.uint8)
 
 
 def val_files():
@@ -111,7 +117,7 @@ def half(arr):
 
 def tx(data, key):
     b, _ = transforms.transform(transforms.open_image(data), 'eval-v1', key)
-    return decode(b)
+    return np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))
 
 
 SETS = {

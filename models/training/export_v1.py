@@ -63,6 +63,8 @@ def main():
     ap.add_argument('run')
     ap.add_argument('--ckpt', required=True)
     ap.add_argument('--card', required=True)
+    ap.add_argument('--pixels-decide', action='store_true',
+                    help='let a picture scored >= highAi decide ai_generated alone (manifest calibration.pixelsDecide)')
     a = ap.parse_args()
     torch.set_num_threads(1)
     model, step = eval_v1.load_model(a.run, a.ckpt)
@@ -98,6 +100,12 @@ def main():
 
     idx = json.load(open(os.path.join(common.CACHE, 'crops1', 'index.json')))
     band = [thr['highAuthentic'], thr['highAi']]
+    pooled = []  # the validation split the thresholds came from (val_tx + val_raw), as card_v1.py pooled it
+    for name in ('val_tx', 'val_raw'):
+        d = card_v1.load(a.run, name)
+        if d:
+            pooled += card_v1.scored(d, k, max_tiles)
+    cal = {c: float(np.mean([s >= thr['highAi'] for l, _, s, _ in pooled if l == c])) for c in ('ai', 'real')}
     manifest = dict(
         name='veracity-detector',
         version=VERSION,
@@ -121,6 +129,8 @@ def main():
                                      f'not change the file score.'),
         thresholds=dict(decision=thr['highAi'], highAi=thr['highAi'], highAuthentic=thr['highAuthentic'],
                         inconclusiveBand=[band[0], band[1]]),
+        calibration=dict(pixelsDecide=bool(a.pixels_decide), realAtHighAi=round(cal['real'], 4),
+                         aiAtHighAi=round(cal['ai'], 4), split=card['thresholds_from']),
         training=dict(
             sources=idx['sources'],
             licences=sorted(set(licence_lines(idx['sources']))),
@@ -128,12 +138,17 @@ def main():
     )
     common.save_json(os.path.join(common.SHIP, 'manifest.json'), manifest)
     file_scores = {}
-    for name in ('val_tx', 'val_raw', 'modern_raw', 'modern_jpeg90', 'modern_tx'):
+    # keys: 'modern' is modern/ as it is, in common.list_files order (test/unit/analysis/analyse.test.ts re-scores
+    # every 6th file through the product); the others are named for calibration-table.ts's rows
+    names = {'modern_raw': 'modern', 'modern_jpeg90': 'modern (both classes JPEG q90)',
+             'modern_tx': 'modern (both classes through transforms.py)', 'val_raw': 'validation by source',
+             'val_tx': 'validation by source (both classes through transforms.py)'}
+    for name, key in names.items():
         d = card_v1.load(a.run, name)
         if d:
-            file_scores[name] = [dict(label=l, source=s, score=round(sc, 6)) for l, s, sc, _ in
+            file_scores[key] = [dict(label=l, source=s.replace('modern/', '', 1), score=round(sc, 6)) for l, s, sc, _ in
                                  card_v1.scored(d, k, max_tiles)]
-    ev = dict(model='%s@%s' % (a.run, a.ckpt), step=step, card=card, file_scores=file_scores)
+    ev = card_v1.clean(dict(model='%s@%s' % (a.run, a.ckpt), step=step, card=card, file_scores=file_scores))
     common.save_json(os.path.join(common.SHIP, 'eval-results.json'), ev)
     print('exported', onnx_path, os.path.getsize(onnx_path), 'bytes', manifest['sha256'])
 
