@@ -95,11 +95,19 @@ def crops_for(path, seed):
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
+    global OUT
+    args = sys.argv[1:]
     files = training_files('train')
+    if args and args[0] == '--new':
+        # Data 2.0: only the training sources that the first cache (crops1) does not hold, into crops2/
+        old = set(json.load(open(os.path.join(OUT, 'index.json')))['sources'])
+        files = [f for f in files if f[1] not in old]
+        OUT = os.path.join(common.CACHE, 'crops2')
+        args = args[1:]
+    os.makedirs(OUT, exist_ok=True)
     srcs = sorted({s for _, s, _ in files})
     json.dump({'sources': srcs, 'crop': CROP, 'files': len(files)}, open(os.path.join(OUT, 'index.json'), 'w'))
-    for seed in [int(a) for a in sys.argv[1:]]:
+    for seed in [int(a) for a in args]:
         order = list(range(len(files)))
         random.Random(seed).shuffle(order)
         t0 = time.time()

@@ -21,6 +21,7 @@ import common
 from safe_model import SafeNet, count_params
 
 CROPS = os.path.join(common.CACHE, 'crops1')
+CROP_DIRS = [CROPS]
 
 
 class Pool:
@@ -30,16 +31,18 @@ class Pool:
     def __init__(self, rng, frac, n_shards=14, swap=3):
         self.rng, self.frac, self.n, self.swap = rng, frac, n_shards, swap
         self.loaded = {}
-        idx = json.load(open(os.path.join(CROPS, 'index.json')))
-        self.sources = idx['sources']
+        self.sources, self.offset = [], {}
+        for d in CROP_DIRS:  # each cache numbers its own sources: shards of later caches are offset
+            self.offset[d] = len(self.sources)
+            self.sources += json.load(open(os.path.join(d, 'index.json')))['sources']
         self.refresh(initial=True)
 
     def available(self):
-        return sorted(p for p in glob.glob(os.path.join(CROPS, '*_*.npz')) if not p.endswith('.tmp.npz'))
+        return sorted(p for d in CROP_DIRS for p in glob.glob(os.path.join(d, '*_*.npz')) if not p.endswith('.tmp.npz'))
 
     def _load(self, p):
         d = np.load(p)
-        x, y, s = d['x'], d['y'], d['s']
+        x, y, s = d['x'], d['y'], d['s'].astype(np.int32) + self.offset[os.path.dirname(p)]
         if self.frac < 1.0:  # learning-curve runs: a fixed subset of the *images* (by crop hash), the same in every pass
             # crops of one image are consecutive (4 per image per pass): a fixed hash of (shard, image) keeps or drops
             # all of them; the shard number (not the pass) enters, so a pass keeps a different random subset
@@ -125,7 +128,11 @@ def main():
     ap.add_argument('--ckpt-every', type=int, default=100)
     ap.add_argument('--swap-every', type=int, default=150)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--init', help='RUN/ckpt.pt: start from these weights (model and EMA), new optimiser and schedule')
+    ap.add_argument('--crops', default='crops1', help='comma-separated crop caches under .cache/')
+    ap.add_argument('--warmup', type=int, default=100)
     args = ap.parse_args()
+    CROP_DIRS[:] = [os.path.join(common.CACHE, c) for c in args.crops.split(',')]
     torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
     out = os.path.join(common.RUNS, args.run)
     os.makedirs(out, exist_ok=True)
@@ -140,6 +147,11 @@ def main():
     nprng = np.random.default_rng(args.seed)
     step = 0
     ck = os.path.join(out, 'ckpt.pt')
+    if args.init and not os.path.exists(ck):
+        st = torch.load(os.path.join(common.RUNS, args.init))
+        model.load_state_dict(st['model'])
+        ema.load_state_dict(st['ema'])
+        print('initialised from', args.init, 'step', st['step'], flush=True)
     if os.path.exists(ck):
         st = torch.load(ck)
         model.load_state_dict(st['model'])
@@ -158,7 +170,7 @@ def main():
     seen_loss = []
     model.train()
     while step < args.steps:
-        warm = 100
+        warm = args.warmup
         lr = args.lr * min(1.0, (step + 1) / warm) * 0.5 * (1 + np.cos(np.pi * min(1.0, step / args.steps)))
         for g in opt.param_groups:
             g['lr'] = lr
