@@ -3,7 +3,7 @@
 // Names of verdicts, confidences and checks come from the vocabulary the window and the report share
 // (src/api/vocabulary.ts).
 import type { ConfidenceLevel, Dimension, DimensionAssessment, Verdict } from '../api/schemas.js';
-import { CHECK_WORDS, VERDICT_WORDS, verdictTitle, type CheckKey } from '../api/vocabulary.js';
+import { CHECK_WORDS, VERDICT_WORDS, confidencePhrase, verdictTitle, type CheckKey } from '../api/vocabulary.js';
 import type { FileKind } from './detector.js';
 import { isC2paStatus, type FactValue, type Finding } from './finding.js';
 import type { FusedVerdict } from './fusion.js';
@@ -253,7 +253,7 @@ export const FINDING_COPY = {
   'verdict.metadata_decided': () => 'The pixels do not look generated; the metadata claim is what decided.',
   'verdict.capture_vs_pixels': () => 'A signed camera-capture claim and a high AI pixel score disagree.',
   'verdict.capture_unconfirmed': () =>
-    "The camera data could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
+    "The capture it claims could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
   'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",
   'verdict.c2pa_edited_after_signing': () => 'The file was edited after it was signed, so its Content Credentials no longer describe it and it cannot be called authentic.',
   'verdict.c2pa_invalid': () => 'The Content Credentials fail validation, a sign of tampering, so the file cannot be called authentic.',
@@ -291,16 +291,39 @@ const VERDICT_CAVEATS = {
   inconclusive: 'The evidence is not strong enough either way; a specialist should review the file.',
 };
 
+/**
+ * Verdicts a trusted Content Credentials signature decided (fusion rule 0) say so in their title and caveat: the
+ * pixels did not decide them, and what the signature proves is who signed and that the bytes are unchanged.
+ */
+const SIGNED_VERDICTS = {
+  authentic: {
+    reason: 'signed at capture by a trusted signer',
+    caveat: 'A trusted signature shows who captured the file and that it is unchanged since; it does not prove the scene is true.',
+  },
+  ai_generated: {
+    reason: 'declared by Content Credentials from a trusted signer',
+    caveat: 'A trusted signature shows who declared the file generated; it says nothing about any other file.',
+  },
+};
+
+function signedVerdict(fused: FusedVerdict): (typeof SIGNED_VERDICTS)[keyof typeof SIGNED_VERDICTS] | null {
+  const codes = new Set(fused.evidence.map((f) => f.code));
+  if (fused.assessment === 'authentic' && codes.has('provenance.capture.c2pa_trusted')) return SIGNED_VERDICTS.authentic;
+  if (fused.assessment === 'ai_generated' && codes.has('signingCredential.trusted')) return SIGNED_VERDICTS.ai_generated;
+  return null;
+}
+
 /** The v1 verdict: fusion's decision with its display copy written from the evidence's codes. */
 export function writeVerdict(fused: FusedVerdict): Verdict {
   const sentences = fused.evidence.map(findingSentence).filter((s): s is string => Boolean(s));
+  const signed = signedVerdict(fused);
   return {
     assessment: fused.assessment,
     confidence: fused.confidence,
     display: {
       label: VERDICT_WORDS[fused.assessment],
-      title: verdictTitle(fused.assessment, fused.confidence),
-      description: [...sentences, VERDICT_CAVEATS[fused.assessment]].join(' '),
+      title: signed ? `${VERDICT_WORDS[fused.assessment]}: ${signed.reason} (${confidencePhrase(fused.confidence)})` : verdictTitle(fused.assessment, fused.confidence),
+      description: [...sentences, signed?.caveat ?? VERDICT_CAVEATS[fused.assessment]].join(' '),
     },
     dimensions: fused.dimensions,
   };

@@ -167,7 +167,7 @@ export function fuse(input: FusionInput): FusedVerdict {
   // What the C2PA checks add: what broke, what lowers the manifest, or the trusted signature and capture that decided.
   const decided = trustedCapture || trustedAi ? findings.filter((f) => f.code === 'provenance.capture.c2pa_trusted' || f.code === 'signingCredential.trusted') : [];
   const c2pa = [...c2paFailures, ...findings.filter((f) => C2PA_LOWERING.has(f.code)), ...decided].filter((f) => !lead.includes(f));
-  const more = findings.filter((f) => !/^(provenance|pixels|capture|verdict)\./.test(f.code)).slice(0, MORE_NOTES);
+  const more = findings.filter((f) => !/^(provenance|pixels|capture|verdict)\./.test(f.code) && !isC2paStatus(f.code)).slice(0, MORE_NOTES);
   // An authentic verdict from camera EXIF says what confirmed it.
   const support = assessment === 'authentic' ? findings.filter((f) => f.code === CAPTURE_CONSISTENT) : [];
   const evidence =
