@@ -1,7 +1,7 @@
 // Trust anchors for Content Credentials: the certificates (a PEM bundle) whose signers the product believes. The
 // C2PA library checks a signature and the signing certificate's profile, but reports every signer as trusted; who is
 // trusted is decided here, by building and checking the signer's chain up to one of these anchors (pkijs).
-import { stat, readFile } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { X509Certificate } from '@peculiar/x509';
 import * as pkijs from 'pkijs';
 
@@ -51,6 +51,35 @@ export async function loadTrustAnchors(file: string | null | undefined): Promise
   if (hit?.key === key) return hit.anchors;
   const anchors = parseTrustAnchors(await readFile(file, 'utf8'), file);
   cache.set(file, { key, anchors });
+  return anchors;
+}
+
+/** What a person is shown of an anchor: its subject and when it expires. */
+export const describeAnchors = (anchors: TrustAnchor[]) => anchors.map(({ subject, notAfter }) => ({ subject, notAfter }));
+
+/**
+ * Checks the PEM bundle `source` and writes it to `target` (the data dir's bundle), readable by its user only,
+ * replacing the previous one in one step (temporary file, flush, rename). Throws, leaving `target` as it was, when
+ * the bundle does not parse.
+ */
+export async function installTrustAnchors(source: string, target: string): Promise<TrustAnchor[]> {
+  const pem = await readFile(source, 'utf8');
+  const anchors = parseTrustAnchors(pem, source);
+  const tmp = `${target}.${process.pid}.tmp`;
+  const fh = await open(tmp, 'w', 0o600);
+  try {
+    await fh.writeFile(pem);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, target);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  cache.delete(target);
   return anchors;
 }
 
