@@ -7,9 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { X509Certificate } from '@peculiar/x509';
-import { JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
+import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { CoseAlgorithmIdentifier, LocalSigner } from '@trustnxt/c2pa-ts/cose';
-import { ActionAssertion, DataHashAssertion, ManifestStore, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
+import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, ManifestStore, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
+import { LocalTimestampProvider } from '@trustnxt/c2pa-ts/rfc3161';
 
 const EXTENSIONS = `[ca_ext]
 basicConstraints=critical,CA:TRUE
@@ -19,6 +20,12 @@ subjectKeyIdentifier=hash
 basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=emailProtection
+subjectKeyIdentifier=hash
+authorityKeyIdentifier=keyid
+[tsa_ext]
+basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=critical,timeStamping
 subjectKeyIdentifier=hash
 authorityKeyIdentifier=keyid
 `;
@@ -73,17 +80,18 @@ export function makeAuthority(root: string, name: string): TestAuthority {
 }
 
 /**
- * A signing certificate issued by `ca` (C2PA profile: digitalSignature, emailProtection), valid from `start` to `end`
- * (openssl's YYYYMMDDHHMMSSZ; default: from yesterday for a year).
+ * A signing certificate issued by `ca` (C2PA profile: digitalSignature, emailProtection; `tsa`: a time-stamp
+ * authority's, timeStamping only), valid from `start` to `end` (openssl's YYYYMMDDHHMMSSZ; default: from yesterday
+ * for a year).
  */
-export function issueSigner(ca: TestAuthority, commonName: string, validity: { start?: string; end?: string } = {}): TestSigner {
+export function issueSigner(ca: TestAuthority, commonName: string, validity: { start?: string; end?: string; tsa?: boolean } = {}): TestSigner {
   const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
   const start = validity.start ?? stamp(new Date(Date.now() - 86_400_000));
   const end = validity.end ?? stamp(new Date(Date.now() + 365 * 86_400_000));
   const base = commonName.replace(/\W+/g, '-');
   openssl(ca.dir, 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${commonName}/O=Veracity tests`);
   openssl(ca.dir, 'ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${base}.csr`, '-out', `${base}.pem`,
-    '-startdate', start, '-enddate', end, '-extfile', 'ext.cnf', '-extensions', 'signer_ext', '-notext');
+    '-startdate', start, '-enddate', end, '-extfile', 'ext.cnf', '-extensions', validity.tsa ? 'tsa_ext' : 'signer_ext', '-notext');
   openssl(ca.dir, 'pkcs8', '-topk8', '-nocrypt', '-in', `${base}.key`, '-outform', 'DER', '-out', `${base}.p8`);
   return { certPem: fs.readFileSync(path.join(ca.dir, `${base}.pem`), 'utf8'), key: new Uint8Array(fs.readFileSync(path.join(ca.dir, `${base}.p8`))) };
 }
@@ -96,10 +104,14 @@ export interface ManifestSpec {
 
 const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
 
-/** `bytes` (JPEG or PNG) with a C2PA manifest store signed by `signer`: the actions, and a data hash of the file. */
-export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
+/**
+ * `bytes` (JPEG, PNG or HEIF) with a C2PA manifest store signed by `signer`: the actions, and a hard binding of the
+ * file (a data hash; for HEIF a BMFF v3 hash); with `timeStamper`, an RFC 3161 time-stamp made with its certificate.
+ */
+export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: ManifestSpec, timeStamper?: TestSigner): Promise<Buffer> {
   const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
-  const asset = JPEG.canRead(bytes) ? new JPEG(bytes) : new PNG(bytes);
+  const bmff = BMFF.canRead(bytes);
+  const asset = JPEG.canRead(bytes) ? new JPEG(bytes) : bmff ? new BMFF(bytes) : new PNG(bytes);
   const store = new ManifestStore();
   const manifest = store.createManifest({ assetFormat: asset.mimeType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
   manifest.claim!.claimGeneratorName = spec.claimGenerator;
@@ -113,11 +125,12 @@ export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: Manifest
     }),
   );
   manifest.addAssertion(actions);
-  const dataHash = DataHashAssertion.create('SHA-256');
-  manifest.addAssertion(dataHash);
+  const binding = bmff ? BMFFHashAssertion.createV3('jumbf manifest', 'SHA-256') : DataHashAssertion.create('SHA-256');
+  manifest.addAssertion(binding);
   await asset.ensureManifestSpace(store.measureSize());
-  await dataHash.updateWithAsset(asset);
-  await manifest.sign(local);
+  await binding.updateWithAsset(asset);
+  const tsa = timeStamper && new LocalTimestampProvider(new X509Certificate(timeStamper.certPem), timeStamper.key);
+  await manifest.sign(local, tsa);
   await asset.writeManifestJUMBF(store.getBytes());
   return Buffer.from(await asset.getDataRange());
 }

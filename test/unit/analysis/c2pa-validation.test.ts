@@ -1,10 +1,12 @@
 // C2PA validation through @trustnxt/c2pa-ts with the product's own trust decision, on files the tests sign
 // themselves (openssl PKI, the library's signing API), then tamper with.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateC2pa, type C2paValidation } from '../../../src/analysis/c2pa-validation.js';
 import { chainsToAnchor, parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
 import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
-import { jpegSegment, makeJpeg, makePng, withJpegSegments } from './fixtures.js';
+import { REPO, jpegSegment, makeJpeg, makePng, withJpegSegments } from './fixtures.js';
 
 const pki = pkiDir();
 let ca: TestAuthority;
@@ -25,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => pki.cleanup());
 
-async function manifestOf(bytes: Buffer, type: 'image/jpeg' | 'image/png', a: TrustAnchor[]): Promise<C2paValidation> {
+async function manifestOf(bytes: Buffer, type: 'image/jpeg' | 'image/png' | 'image/heic', a: TrustAnchor[]): Promise<C2paValidation> {
   const r = await validateC2pa(bytes, type, a);
   if (r?.kind !== 'manifest') throw new Error(`no manifest: ${JSON.stringify(r)}`);
   return r.manifest;
@@ -86,6 +88,31 @@ describe('C2PA validation with the product deciding trust', () => {
     const m = await manifestOf(await signC2pa(await makePng(64, 48), camera, capture), 'image/png', anchors);
     expect(m).toMatchObject({ valid: true, trust: 'trusted' });
     expect(codes(m)).toContain('assertion.dataHash.match');
+  });
+
+  it('a time-stamp by an authority that chains to an anchor: timeStamp.trusted and the signing time; by another: timeStamp.untrusted', async () => {
+    const tsa = issueSigner(ca, 'Test Time-Stamp Authority', { tsa: true });
+    const m = await manifestOf(await signC2pa(photo, camera, capture, tsa), 'image/jpeg', anchors);
+    expect(codes(m)).toEqual(expect.arrayContaining(['timeStamp.trusted', 'signingCredential.trusted', 'claimSignature.validated']));
+    expect(Math.abs(Date.parse(m.signedAt!) - Date.now())).toBeLessThan(600_000);
+    const foreign = issueSigner(other, 'Foreign Time-Stamp Authority', { tsa: true });
+    const f = await manifestOf(await signC2pa(photo, camera, capture, foreign), 'image/jpeg', anchors);
+    expect(codes(f)).toContain('timeStamp.untrusted');
+    expect(codes(f)).not.toContain('timeStamp.trusted');
+    expect(f).toMatchObject({ valid: true, trust: 'trusted' });
+  });
+
+  it('HEIF: a BMFF hash binds the file; a changed byte outside the manifest breaks it (assertion.bmffHash.mismatch)', async () => {
+    const heic = readFileSync(join(REPO, 'test', 'fixtures', 'analysis', 'gradient-64x48.heic'));
+    const signed = await signC2pa(heic, camera, capture);
+    const m = await manifestOf(signed, 'image/heic', anchors);
+    expect(codes(m)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted', 'assertion.bmffHash.match']));
+    expect(m.valid).toBe(true);
+    const changed = Buffer.from(signed);
+    changed[changed.length - 1] ^= 0xff; // the last byte of the coded image (mdat is last)
+    const c = await manifestOf(changed, 'image/heic', anchors);
+    expect(codes(c)).toContain('assertion.bmffHash.mismatch');
+    expect(c.valid).toBe(false);
   });
 
   it('a file without a store is null; a broken store is unreadable, never thrown', async () => {
