@@ -7,19 +7,19 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobResult, type FileResult } from '../../src/api/schemas.js';
-import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, type TestAuthority, type TestSigner } from '../support/c2pa-signing.js';
-import { HAS_MODEL, jpegSegment, makeJpeg, MODELS_DIR, withJpegSegments } from '../unit/analysis/fixtures.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signPdfC2pa, type TestAuthority, type TestSigner } from '../support/c2pa-signing.js';
+import { HAS_MODEL, jpegSegment, makeJpeg, MODELS_DIR, textPdf, withJpegSegments } from '../unit/analysis/fixtures.js';
 import { REPO, multipart, onPg, startCore, startListening, tempDir, type Part, type TestCore } from './helpers.js';
 
 const pki = pkiDir();
 afterAll(() => pki.cleanup());
 
 /** POST /v1/assess over a socket, then GET the job until it is terminal (wait=true answers 202 past 30 s). */
-async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>): Promise<Map<string, FileResult>> {
+async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, key = core.imagesKey): Promise<Map<string, FileResult>> {
   const base = await startListening(core);
-  const parts: Part[] = files.map(([name, data]) => ({ name: 'file', data, filename: name, contentType: 'image/jpeg' }));
+  const parts: Part[] = files.map(([name, data]) => ({ name: 'file', data, filename: name, contentType: 'application/octet-stream' }));
   const { body, contentType } = await multipart(parts);
-  const auth = { authorization: `Bearer ${core.imagesKey}` };
+  const auth = { authorization: `Bearer ${key}` };
   const res = await fetch(`${base}/v1/assess`, { method: 'POST', body: new Uint8Array(body), headers: { 'content-type': contentType, ...auth } });
   expect([200, 202]).toContain(res.status);
   let job = JobResult.parse(await res.json());
@@ -28,7 +28,8 @@ async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>): P
   return new Map(job.results.map((r) => [r.file.name, r]));
 }
 
-const provenanceCodes = (r: FileResult | undefined) => r?.dimensions?.find((d) => d.key === 'provenance')?.findings?.map((f) => f.code) ?? [];
+const codesOf = (r: FileResult | undefined, key: string) => r?.dimensions?.find((d) => d.key === key)?.findings?.map((f) => f.code) ?? [];
+const provenanceCodes = (r: FileResult | undefined) => codesOf(r, 'provenance');
 
 describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/assess (issue 24)', () => {
   let ca: TestAuthority;
@@ -37,6 +38,12 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
   let stranger: TestSigner;
   let expired: TestSigner;
   let results: Map<string, FileResult>;
+  /** A core whose data dir holds the anchors as an installation keeps them: a PEM bundle, trust-anchors.pem. */
+  const anchoredCore = () => {
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
+    return startCore({ modelsDir: MODELS_DIR }, { dataDir });
+  };
   let photo: Buffer;
   const capture = { claimGenerator: 'Veracity Test Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }] };
 
@@ -46,10 +53,7 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     generator = issueSigner(ca, 'API Test Generator');
     expired = issueSigner(ca, 'API Expired Camera', { start: '20200101000000Z', end: '20210101000000Z' });
     stranger = issueSigner(makeAuthority(pki.dir, 'Unknown Root'), 'Unknown Camera');
-    // The anchors as an installation keeps them: a PEM bundle in the data dir.
-    const dataDir = tempDir();
-    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
-    const core = await startCore({ modelsDir: MODELS_DIR }, { dataDir });
+    const core = await anchoredCore();
     photo = withJpegSegments(await makeJpeg(256, 192), [jpegSegment(0xfe, Buffer.from('Veracity original comment', 'latin1'))]);
     const signed = await signC2pa(photo, camera, capture);
     results = await assessOverHttp(core, [
@@ -107,6 +111,17 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     expect(old?.verdict?.display.description).toMatch(/not valid at the time of signing/);
   });
 
+  it('the PDF form: a store in the document, validated against its bytes; a document changed after signing says so', async () => {
+    const signed = await signPdfC2pa(textPdf(), camera, { claimGenerator: 'Veracity Test Scanner', actions: [{ action: 'c2pa.created' }] });
+    const core = await anchoredCore();
+    const pdfs = await assessOverHttp(core, [['signed.pdf', signed], ['changed.pdf', replaceOnce(signed, '(Hello)', '(Hallo)')]], core.pdfsKey);
+    expect(codesOf(pdfs.get('signed.pdf'), 'pdf_structure')).toEqual(expect.arrayContaining(['provenance.c2pa.manifest', 'claimSignature.validated', 'signingCredential.trusted', 'assertion.dataHash.match']));
+    const changed = pdfs.get('changed.pdf');
+    expect(codesOf(changed, 'pdf_structure')).toContain('assertion.dataHash.mismatch');
+    expect(changed?.verdict?.assessment).toBe('inconclusive');
+    expect(changed?.verdict?.display.description).toMatch(/edited after it was signed/);
+  }, 120_000);
+
   it('no anchors configured: the signature is reported valid and the signer as not established', async () => {
     const core = await startCore({ modelsDir: MODELS_DIR });
     const r = (await assessOverHttp(core, [['no-anchors.jpg', await signC2pa(photo, camera, capture)]])).get('no-anchors.jpg');
@@ -115,7 +130,7 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     expect(r?.dimensions?.find((d) => d.key === 'provenance')?.findings?.find((f) => f.code === 'signingCredential.untrusted')?.message).toMatch(
       /not established: no trust anchors are configured/,
     );
-  }, 60_000);
+  }, 120_000);
 });
 
 const run = promisify(execFile);

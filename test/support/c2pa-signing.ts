@@ -150,3 +150,68 @@ export async function signedStore(signer: TestSigner, spec: ManifestSpec): Promi
   const carrier = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#777777' } }).jpeg().toBuffer();
   return Buffer.from(new JPEG(await signC2pa(carrier, signer, spec)).getManifestJUMBF()!);
 }
+
+/**
+ * A PDF as a writable asset for the library's signer, test-only: the manifest store goes in an uncompressed stream
+ * object appended after the document (`/Type /EmbeddedFile /Subtype /application#2Fc2pa`), and the data hash
+ * excludes exactly the store's bytes. This is the smallest layout the product reads (a store found by search in the
+ * bytes); it is not the full PDF embedding of the C2PA specification (an incremental update whose catalog lists the
+ * store as an associated file), which c2pa-ts does not write.
+ */
+class AppendedStorePdf {
+  readonly mimeType = 'application/pdf';
+  private data: Uint8Array;
+  private start = 0;
+  private length = 0;
+  constructor(private readonly pdf: Buffer) {
+    this.data = new Uint8Array(pdf);
+  }
+  getDataLength(): number {
+    return this.data.length;
+  }
+  getDataRange(start = 0, length?: number): Promise<Uint8Array> {
+    return Promise.resolve(this.data.subarray(start, length === undefined ? undefined : start + length));
+  }
+  getManifestJUMBF(): Uint8Array | undefined {
+    return this.length ? this.data.subarray(this.start, this.start + this.length) : undefined;
+  }
+  dumpInfo(): string {
+    return `PDF with an appended C2PA store, ${this.data.length} bytes`;
+  }
+  ensureManifestSpace(length: number): Promise<void> {
+    const head = Buffer.from(`\n9999 0 obj\n<< /Type /EmbeddedFile /Subtype /application#2Fc2pa /Length ${length} >>\nstream\n`, 'latin1');
+    const tail = Buffer.from('\nendstream\nendobj\n', 'latin1');
+    this.data = new Uint8Array(Buffer.concat([this.pdf, head, Buffer.alloc(length), tail]));
+    this.start = this.pdf.length + head.length;
+    this.length = length;
+    return Promise.resolve();
+  }
+  getHashExclusionRange(): { start: number; length: number } {
+    return { start: this.start, length: this.length };
+  }
+  writeManifestJUMBF(jumbf: Uint8Array): Promise<void> {
+    if (jumbf.length !== this.length) return Promise.reject(new Error(`store is ${jumbf.length} bytes, ${this.length} reserved`));
+    this.data.set(jumbf, this.start);
+    return Promise.resolve();
+  }
+}
+
+/** `pdf` with a C2PA manifest store signed by `signer` and a data hash of the document (see AppendedStorePdf). */
+export async function signPdfC2pa(pdf: Buffer, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
+  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
+  const asset = new AppendedStorePdf(pdf);
+  const store = new ManifestStore();
+  const manifest = store.createManifest({ assetFormat: 'application/pdf', instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
+  manifest.claim!.claimGeneratorName = spec.claimGenerator;
+  manifest.claim!.claimGeneratorVersion = undefined;
+  const actions = new ActionAssertion();
+  actions.actions = spec.actions.map((a): Action => ({ action: a.action as ActionType, ...(a.digitalSourceType ? { digitalSourceType: `${IPTC}${a.digitalSourceType}` as DigitalSourceType } : {}) }));
+  manifest.addAssertion(actions);
+  const binding = DataHashAssertion.create('SHA-256');
+  manifest.addAssertion(binding);
+  await asset.ensureManifestSpace(store.measureSize());
+  await binding.updateWithAsset(asset);
+  await manifest.sign(local);
+  await asset.writeManifestJUMBF(store.getBytes());
+  return Buffer.from(await asset.getDataRange());
+}

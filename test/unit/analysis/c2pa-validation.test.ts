@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateC2pa, type C2paValidation } from '../../../src/analysis/c2pa-validation.js';
 import { chainsToAnchor, parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
-import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
-import { REPO, jpegSegment, makeJpeg, makePng, withJpegSegments } from './fixtures.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signPdfC2pa, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
+import { REPO, jpegSegment, makeJpeg, makePng, textPdf, withJpegSegments } from './fixtures.js';
 
 const pki = pkiDir();
 let ca: TestAuthority;
@@ -113,6 +113,17 @@ describe('C2PA validation with the product deciding trust', () => {
     const c = await manifestOf(changed, 'image/heic', anchors);
     expect(codes(c)).toContain('assertion.bmffHash.mismatch');
     expect(c.valid).toBe(false);
+  });
+
+  it('PDF: a store in the document validates against the document bytes; a changed byte gives assertion.dataHash.mismatch', async () => {
+    const signed = await signPdfC2pa(textPdf(), camera, { claimGenerator: 'Veracity Test Scanner', actions: [{ action: 'c2pa.created' }] });
+    const r = await validateC2pa(signed, 'application/pdf', anchors);
+    if (r?.kind !== 'manifest') throw new Error(JSON.stringify(r));
+    expect(codes(r.manifest)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted', 'assertion.dataHash.match']));
+    expect(r.manifest).toMatchObject({ valid: true, claimGenerator: 'Veracity Test Scanner' });
+    const changed = replaceOnce(signed, '%PDF-1.7', '%PDF-1.6');
+    const c = await validateC2pa(changed, 'application/pdf', anchors);
+    expect(c?.kind === 'manifest' && codes(c.manifest)).toContain('assertion.dataHash.mismatch');
   });
 
   it('a file without a store is null; a broken store is unreadable, never thrown', async () => {
