@@ -217,8 +217,13 @@ async function decideTrust(m: Manifest, entries: ValidationStatusEntry[], anchor
   if (!sig?.certificate || cred === null) return { statuses, trust: 'missing' };
   if (cred === 'signingCredential.expired') return { statuses, trust: 'expired' };
   if (cred === 'signingCredential.invalid') return { statuses, trust: 'invalid' };
-  // `signingCredential.trusted` from the library means only "well formed and in its validity period".
+  // `signingCredential.trusted` from the library means only "well formed and in its validity period" (judged at the
+  // time-stamp's time even when the time-stamp's authority is trusted by nobody: then it is judged again, now).
   const when = timeStampTrusted && sig.timestamp ? sig.timestamp : new Date();
+  if (when < sig.certificate.notBefore || when > sig.certificate.notAfter) {
+    statuses[credIndex] = { ...at(credIndex), code: 'signingCredential.expired', success: false, explanation: 'the signing certificate is not valid now, and no trusted time-stamp dates the signature' };
+    return { statuses, trust: 'expired' };
+  }
   if (await chainsToAnchor(sig.certificate, sig.chainCertificates, anchors, when)) return { statuses, trust: 'trusted' };
   statuses[credIndex] = {
     ...at(credIndex),

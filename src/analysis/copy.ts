@@ -256,7 +256,7 @@ export const FINDING_COPY = {
     "The capture it claims could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
   'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",
   'verdict.c2pa_edited_after_signing': () => 'The file was edited after it was signed, so its Content Credentials no longer describe it and it cannot be called authentic.',
-  'verdict.c2pa_invalid': () => 'The Content Credentials fail validation, a sign of tampering, so the file cannot be called authentic.',
+  'verdict.c2pa_invalid': () => 'The Content Credentials fail validation (tampered with or damaged), so the file cannot be called authentic.',
   'verdict.c2pa_decided': () => 'A trusted signature decided: the pixel reading does not override the cryptography.',
 } satisfies Record<string, (facts: Facts) => string>;
 

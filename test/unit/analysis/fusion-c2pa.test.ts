@@ -56,7 +56,7 @@ describe('fusion rule 0: Content Credentials', () => {
   it('a broken claim signature or assertion -> never authentic, and the card says what broke', () => {
     const sig = verdict(0.05, [MANIFEST, finding('claimSignature.mismatch', 0.6), TRUSTED, TRUSTED_CAPTURE]);
     expect(sig).toMatchObject({ assessment: 'inconclusive' });
-    expect(sig.display.description).toMatch(/claim was changed after it was signed.*fail validation, a sign of tampering/);
+    expect(sig.display.description).toMatch(/claim was changed after it was signed.*fail validation \(tampered with or damaged\)/);
     const uri = verdict(0.05, [MANIFEST, finding('assertion.hashedURI.mismatch', 0.6), TRUSTED, TRUSTED_CAPTURE]);
     expect(uri).toMatchObject({ assessment: 'inconclusive' });
     expect(uri.codes).toContain('verdict.c2pa_invalid');
