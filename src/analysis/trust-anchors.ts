@@ -1,4 +1,6 @@
-// Trust anchors for Content Credentials: the certificates (a PEM bundle) whose signers the product believes. The
+// Trust anchors for Content Credentials: the certificates (a PEM bundle) whose signers the product believes: CA
+// certificates whose chains are trusted, and signers' own certificates, trusted as they are (an allowed signer, as
+// c2pa-rs's allowed list: for a signer whose CA is not to be trusted for anything else). The
 // C2PA library checks a signature and the signing certificate's profile, but reports every signer as trusted; who is
 // trusted is decided here, by building and checking the signer's chain up to one of these anchors (pkijs).
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
@@ -86,11 +88,14 @@ export async function installTrustAnchors(source: string, target: string): Promi
 const toPkijs = (c: X509Certificate) => pkijs.Certificate.fromBER(c.rawData);
 
 /**
- * Whether `leaf` chains, through the certificates the manifest carries, to one of the anchors, every certificate valid
- * at `at` (the signing time from a trusted time-stamp, else now) and every signature in the path checked.
+ * Whether `leaf` is an allowed signer (its own certificate is in the bundle) or chains, through the certificates the
+ * manifest carries, to one of the anchors, every certificate valid at `at` (the signing time from a trusted
+ * time-stamp, else now) and every signature in the path checked.
  */
 export async function chainsToAnchor(leaf: X509Certificate, chain: X509Certificate[], anchors: TrustAnchor[], at: Date): Promise<boolean> {
   if (!anchors.length) return false;
+  const raw = Buffer.from(leaf.rawData);
+  if (anchors.some((a) => raw.equals(Buffer.from(a.certificate.rawData)))) return at >= leaf.notBefore && at <= leaf.notAfter;
   try {
     const engine = new pkijs.CertificateChainValidationEngine({
       trustedCerts: anchors.map((a) => toPkijs(a.certificate)),

@@ -146,6 +146,17 @@ describe('trust anchors', () => {
     expect(() => parseTrustAnchors('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----')).toThrow(/certificate 1 is not a valid X.509/);
   });
 
+  it("an allowed signer: a signer's own certificate in the bundle is trusted without its CA (and only that signer)", async () => {
+    const { X509Certificate } = await import('@peculiar/x509');
+    const allowed = parseTrustAnchors(camera.certPem);
+    expect(await chainsToAnchor(new X509Certificate(camera.certPem), [], allowed, new Date())).toBe(true);
+    expect(await chainsToAnchor(new X509Certificate(camera.certPem), [], allowed, new Date('2001-01-01'))).toBe(false);
+    const m = await manifestOf(await signC2pa(photo, camera, capture), 'image/jpeg', allowed);
+    expect(m).toMatchObject({ valid: true, trust: 'trusted' });
+    const sibling = issueSigner(ca, 'Sibling Signer');
+    expect((await manifestOf(await signC2pa(photo, sibling, capture), 'image/jpeg', allowed)).trust).toBe('untrusted');
+  });
+
   it('a chain is checked at the given time: a signer valid now does not chain at a date before it was issued', async () => {
     const { X509Certificate } = await import('@peculiar/x509');
     const leaf = new X509Certificate(camera.certPem);
