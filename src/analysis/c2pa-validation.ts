@@ -4,12 +4,11 @@
 // so that answer is replaced by the product's own chain check against the configured trust anchors
 // (trust-anchors.ts), and a time-stamp counts as trusted only when its authority chains to an anchor too.
 import { createHash } from 'node:crypto';
-import type { X509Certificate } from '@peculiar/x509';
+import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { Crypto, type CryptoProvider, type HashAlgorithm } from '@trustnxt/c2pa-ts/crypto';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
 import { ManifestStore, RelationshipType, type Manifest, type ValidationStatusEntry } from '@trustnxt/c2pa-ts/manifest';
-import { X509Certificate as PeculiarCertificate } from '@peculiar/x509';
 import * as pkijs from 'pkijs';
 import type { MediaType } from './analysis-results.js';
 import { chainsToAnchor, type TrustAnchor } from './trust-anchors.js';
@@ -147,15 +146,6 @@ function assetOf(bytes: Buffer, mediaType: MediaType) {
   return new PdfAsset(bytes, jumbfBySearch(bytes));
 }
 
-/** True when the file carries a C2PA manifest store at all (cheap: no validation). */
-export function hasC2pa(bytes: Buffer, mediaType: MediaType): boolean {
-  try {
-    return Boolean(assetOf(bytes, mediaType).getManifestJUMBF());
-  } catch {
-    return false;
-  }
-}
-
 const sourceTypeCode = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.replace(/^.*\//, '') : undefined);
 
 function subjectOf(cert: X509Certificate | undefined, field: 'subject' | 'issuer'): string | null {
@@ -183,13 +173,20 @@ function claimGeneratorOf(m: Manifest): string | null {
   return name && c.claimGeneratorVersion ? `${name} ${c.claimGeneratorVersion}` : name;
 }
 
-/** The certificates of the time-stamp authority carried in the signature's first time-stamp token. */
+/**
+ * The certificates carried in the signature's first time-stamp token, the authority's own first (the one its signer
+ * info names); [] when the token names no certificate it carries.
+ */
 function timeStampCertificates(m: Manifest): X509Certificate[] {
   const token = m.signature?.signatureData.timestampTokens[0];
   if (!token) return [];
   try {
     const signed = new pkijs.SignedData({ schema: token.response.timeStampToken?.content });
-    return (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate).map((c) => new PeculiarCertificate(c.toSchema().toBER()));
+    const certs = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+    const sid = signed.signerInfos[0]?.sid;
+    const tsa = sid instanceof pkijs.IssuerAndSerialNumber ? certs.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber)) : undefined;
+    if (!tsa) return [];
+    return [tsa, ...certs.filter((c) => c !== tsa)].map((c) => new X509Certificate(c.toSchema().toBER()));
   } catch {
     return [];
   }
