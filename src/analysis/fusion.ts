@@ -124,7 +124,8 @@ export function fuse(input: FusionInput): FusedVerdict {
   const claim = findings.find((f) => CAPTURE_EVIDENCE[f.code]);
   const claimed = claim && CAPTURE_EVIDENCE[claim.code];
   // Camera EXIF is only the words of a capture (exiftool copies them in one command): it counts when the capture
-  // detector found the file built the way that camera builds its files. A signed, intact C2PA claim stands alone.
+  // detector found the file built the way that camera builds its files. So does a C2PA capture signed by a signer
+  // nobody vouches for (anyone can make a certificate); a trusted signer's capture stands alone.
   const confirmed = !claim || !NEEDS_CONFIRMATION.has(claim.code) || findings.some((f) => f.code === CAPTURE_CONSISTENT);
   const capture = contradictions.length || !confirmed ? undefined : claimed;
   const altered = findings.some((f) => ALTERED.has(f.code));
