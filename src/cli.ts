@@ -1,8 +1,10 @@
 // The headless entry: `veracity serve` (API + built renderer on 127.0.0.1), `veracity keys ...`, `veracity assess FILE...`.
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { coreReady } from './api/core-ready.js';
-import { loadConfig } from './config/config.js';
+import { installTrustAnchors, readTrustAnchors } from './analysis/index.js';
+import { loadConfig, trustAnchorsFileOf, type CoreConfig } from './config/config.js';
 import { createCore, listen, openDataDir } from './core.js';
 import { announceReady } from './ready-signal.js';
 import { rendererAvailable } from './server/renderer-files.js';
@@ -12,17 +14,22 @@ import { TEAM_USAGE, keysTeam, serveTeam, teamMode, workerCommand } from './team
 import { UI_TOKEN_ENV } from './team-core.js';
 
 const USAGE = `Usage:
-  veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR]
+  veracity serve [--host 127.0.0.1] [--port N] [--data-dir DIR] [--models-dir DIR] [--trust-anchors PEM]
   veracity serve --host ADDRESS --allow-network --allowed-host NAME[:PORT] [--allowed-host ...] [...]
   veracity keys create --kind images|pdfs [--name NAME] [--expires-in-days N] [--data-dir DIR]
   veracity keys create --application APPLICATION_ID [--name NAME] [--expires-in-days N] [--data-dir DIR]
   veracity keys list [--data-dir DIR]
   veracity keys revoke APPLICATION_OR_KEY_ID [--data-dir DIR]
-  veracity assess FILE... [--json] [--models-dir DIR]
+  veracity assess FILE... [--json] [--models-dir DIR] [--trust-anchors PEM]
 
 \`keys create\` prints the new key once; Veracity keeps only its digest, so \`keys list\` shows ids, names, dates and
 the key's last four characters, never the key. The data dir defaults to the platform's app-data folder;
 VERACITY_DATA_DIR overrides it.
+
+Content Credentials (C2PA) signers are trusted when they chain to a trust anchor: \`serve --trust-anchors PEM\`
+checks the bundle and keeps it in the data dir (trust-anchors.pem) for every later start; VERACITY_TRUST_ANCHORS names
+a bundle to read instead (a team server's nodes: one file they all mount). Without anchors, a valid signature is
+reported as valid and its signer as not established.
 
 \`serve\` listens on loopback only. A team server that other machines reach needs --allow-network and the exact
 host names clients (or the TLS proxy in front) put in Host (--allowed-host, repeatable, or VERACITY_ALLOWED_HOSTS,
@@ -85,6 +92,7 @@ async function serve(args: string[]): Promise<number> {
       port: { type: 'string' },
       'data-dir': { type: 'string' },
       'models-dir': { type: 'string' },
+      'trust-anchors': { type: 'string' },
     },
     strict: true,
   });
@@ -94,6 +102,7 @@ async function serve(args: string[]): Promise<number> {
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined,
     modelsDir: values['models-dir'] ? path.resolve(values['models-dir']) : undefined,
   });
+  await trustAnchorsAtBoot(config, values['trust-anchors']);
   const core = await createCore(config);
   let url: string;
   try {
@@ -110,6 +119,25 @@ async function serve(args: string[]): Promise<number> {
   });
   await core.close();
   return 0;
+}
+
+/**
+ * `--trust-anchors PEM`: checked, then kept in the data dir for every later start. Whatever bundle the analysis will
+ * read is checked here too, so a broken one stops the core at start rather than failing every analysis; its anchors
+ * are listed on stderr (stdout's first line is the ready line).
+ */
+async function trustAnchorsAtBoot(config: CoreConfig, source: string | undefined): Promise<void> {
+  const file = trustAnchorsFileOf(config);
+  if (source) {
+    if (config.trustAnchorsFile) throw new Error('--trust-anchors and VERACITY_TRUST_ANCHORS both name a trust-anchor bundle; give one of them');
+    fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    await installTrustAnchors(path.resolve(source), file);
+  }
+  const anchors = await readTrustAnchors(file);
+  if (anchors.length) {
+    const list = anchors.map((a) => `  ${a.subject} (expires ${a.notAfter.slice(0, 10)})`).join('\n');
+    process.stderr.write(`C2PA trust anchors (${file}):\n${list}\n`);
+  }
 }
 
 async function keys(args: string[]): Promise<number> {

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { coreReady } from './api/core-ready.js';
 import { LISTEN_OPTIONS, listenAddress } from './config/listen-address.js';
-import { loadConfig } from './config/config.js';
+import { loadConfig, trustAnchorsFileOf } from './config/config.js';
+import { readTrustAnchors } from './analysis/index.js';
 import { announceReady } from './ready-signal.js';
 import { BLOB_DIR_ENV, DATABASE_URL_ENV, UI_TOKEN_ENV, createTeamApiNode, createTeamWorker, keySecretFromEnv, uiTokenFromEnv, type TeamOptions } from './team-core.js';
 import { rendererAvailable } from './server/renderer-files.js';
@@ -101,8 +102,12 @@ export async function workerCommand(args: string[]): Promise<number> {
     error: (o: object, m: string) => process.stderr.write(`${JSON.stringify({ level: 'error', msg: m, ...o, err: String((o as { err?: unknown }).err ?? '') })}\n`),
     info: (o: object, m: string) => process.stderr.write(`${JSON.stringify({ level: 'info', msg: m, ...o })}\n`),
   };
+  // The C2PA trust anchors this node's analyses read (VERACITY_TRUST_ANCHORS, one file every worker mounts): checked
+  // before any file is taken, so a broken bundle stops the node instead of failing every analysis.
+  const anchorsFile = trustAnchorsFileOf(config);
+  const anchors = await readTrustAnchors(anchorsFile);
   const worker = await createTeamWorker(config, team, { log });
-  process.stderr.write(`veracity worker: taking files from PostgreSQL with ${config.analysisWorkers} analysis process(es)\n`);
+  process.stderr.write(`veracity worker: taking files from PostgreSQL with ${config.analysisWorkers} analysis process(es); ${anchors.length} C2PA trust anchor(s) from ${anchorsFile}\n`);
   await untilSignal();
   await worker.close();
   return 0;

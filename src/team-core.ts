@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createKeyService, type KeyService } from './auth/api-keys.js';
-import { UI_TOKEN_SHAPE, type CoreConfig } from './config/config.js';
+import { trustAnchorsFileOf, UI_TOKEN_SHAPE, type CoreConfig } from './config/config.js';
 import { rateLimitStoreCtor } from './db/rate-limit-store.js';
 import { openPgBackend, type PgBackend } from './db/pg/backend.js';
 import { createAnalysisRunner } from './jobs/analysis-runner.js';
@@ -209,6 +209,7 @@ export async function createTeamWorker(
     stages: backend.stages,
     pool,
     modelsDir: config.modelsDir,
+    trustAnchorsFile: trustAnchorsFileOf(config),
     threadsPerWorker: config.threadsPerWorker,
     fileTimeoutMs: config.fileTimeoutMs,
     concurrency: config.analysisWorkers,

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Dimension, RegionGrid } from '../api/schemas.js';
 import { AnalysisError, type FileAnalysis, type MediaType } from './analysis-results.js';
-import { aggregationCopy, writeVerdict } from './copy.js';
+import { aggregationCopy, dimensionFindings, writeVerdict } from './copy.js';
 import { DecodeError, decodeImageBuffer } from './decode-image.js';
 import type { DetectorContext, DetectorOutput, FileKind } from './detector.js';
 import { DETECTORS } from './detectors/index.js';
@@ -12,11 +12,14 @@ import type { Finding } from './finding.js';
 import { fuse } from './fusion.js';
 import { getModel } from './model-session.js';
 import { openPdf, PdfRefusal } from './pdf-document.js';
+import { loadTrustAnchors } from './trust-anchors.js';
 
 export interface AnalyseOptions {
   modelsDir: string;
   signal?: AbortSignal;
   threads?: number;
+  /** PEM bundle of the C2PA trust anchors (trust-anchors.ts); absent or missing file: no anchors configured. */
+  trustAnchorsFile?: string | null;
   /** Told when the file is decoded and the detectors begin (the core shows each file's stage). */
   onStage?: (stage: 'analysing') => void;
 }
@@ -26,6 +29,7 @@ export async function analyseFile(path: string, mediaType: MediaType, opts: Anal
   try {
     // The model first: without it there is no result to give (DECISIONS 22), whatever the metadata says.
     const model = await getModel(opts.modelsDir, opts.threads ?? 1);
+    const trustAnchors = await loadTrustAnchors(opts.trustAnchorsFile);
     signal?.throwIfAborted();
     const bytes = await readFile(path, { signal });
     const kind: FileKind = mediaType === 'application/pdf' ? 'pdf' : 'image';
@@ -34,7 +38,7 @@ export async function analyseFile(path: string, mediaType: MediaType, opts: Anal
     opts.onStage?.('analysing');
     try {
       const earlier = new Map<string, DetectorOutput>();
-      const ctx: DetectorContext = { kind, mediaType, bytes, image, pdf, model, signal, earlier };
+      const ctx: DetectorContext = { kind, mediaType, bytes, image, pdf, model, trustAnchors, signal, earlier };
       for (const detector of DETECTORS) {
         if (!detector.appliesTo(kind)) continue;
         signal?.throwIfAborted();
@@ -42,7 +46,8 @@ export async function analyseFile(path: string, mediaType: MediaType, opts: Anal
       }
       const outputs = [...earlier.values()];
       const findings: Finding[] = outputs.flatMap((o) => o.findings);
-      const dimensions = outputs.map((o) => o.dimension).filter((d): d is Dimension => d !== null);
+      // Each dimension lists the checks behind it, as codes and sentences (v1 extension `dimensions[].findings`).
+      const dimensions = outputs.flatMap((o): Dimension[] => (o.dimension ? [{ ...o.dimension, findings: dimensionFindings(o.findings) }] : []));
       const regions: RegionGrid[] = outputs.flatMap((o) => o.regions ?? []);
       const verdict = writeVerdict(fuse({ dimensions, findings }));
       return { verdict, regions, modelVersion: model.version, aggregation: aggregationCopy(model.manifest, kind), findings };

@@ -16,8 +16,8 @@ export interface FileAnalysis {
   modelVersion: string | null; // e.g. "veracity-npr@1.0.0"
   aggregation: string | null; // how tile scores became the file score, in words
   /**
-   * Every detector's findings, as data (codes, facts, weights). Internal: the core neither stores nor serves them
-   * (the v1 result is unchanged; DECISIONS adds fields only through extension endpoints).
+   * Every detector's findings, as data (codes, facts, weights). The core serves them only as each dimension's
+   * `findings` (code and sentence, in `verdict.dimensions`); facts and weights stay internal.
    */
   findings: Finding[];
 }

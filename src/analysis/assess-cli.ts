@@ -18,7 +18,7 @@ const FILE_TIMEOUT_MS = 120_000;
 /** A v1 FileResult, except that a refused file of no accepted kind has file.type application/octet-stream. */
 export type CliFileResult = Omit<FileResult, 'file'> & { file: Omit<FileResult['file'], 'type'> & { type: string } };
 
-const USAGE = 'usage: veracity assess FILE... [--json] [--models-dir DIR] [--threads N]';
+const USAGE = 'usage: veracity assess FILE... [--json] [--models-dir DIR] [--threads N] [--trust-anchors PEM]';
 
 interface Out {
   stdout: (s: string) => void;
@@ -31,11 +31,13 @@ export async function assessCommand(argv: string[], out: Out = defaultOut): Prom
   let json = false;
   let modelsDir = process.env.VERACITY_MODELS_DIR || DEFAULT_MODELS_DIR;
   let threads = 1;
+  let trustAnchorsFile = process.env.VERACITY_TRUST_ANCHORS || null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') json = true;
     else if (a === '--models-dir' && argv[i + 1]) modelsDir = resolve(argv[++i]);
     else if (a.startsWith('--models-dir=')) modelsDir = resolve(a.slice('--models-dir='.length));
+    else if (a === '--trust-anchors' && argv[i + 1]) trustAnchorsFile = resolve(argv[++i]);
     else if (a === '--threads' && argv[i + 1]) threads = Math.max(1, Number.parseInt(argv[++i], 10) || 1);
     else if (a === '-h' || a === '--help') {
       out.stdout(USAGE + '\n');
@@ -51,7 +53,7 @@ export async function assessCommand(argv: string[], out: Out = defaultOut): Prom
   }
   const results: CliFileResult[] = [];
   try {
-    for (const f of files) results.push(await assessOne(resolve(f), modelsDir, threads));
+    for (const f of files) results.push(await assessOne(resolve(f), modelsDir, threads, trustAnchorsFile));
   } finally {
     await closeAnalysis();
   }
@@ -61,7 +63,7 @@ export async function assessCommand(argv: string[], out: Out = defaultOut): Prom
 
 const defaultOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
 
-async function assessOne(path: string, modelsDir: string, threads: number): Promise<CliFileResult> {
+async function assessOne(path: string, modelsDir: string, threads: number, trustAnchorsFile: string | null): Promise<CliFileResult> {
   const startedAt = new Date().toISOString();
   let size = 0;
   const base = { id: randomUUID(), name: basename(path) };
@@ -96,7 +98,7 @@ async function assessOne(path: string, modelsDir: string, threads: number): Prom
   try {
     const probe = await probeFile(path, sniffed, { signal });
     if (!probe.ok) return fail(sniffed.mediaType, { code: probe.code, message: probe.message });
-    const analysis = await analyseFile(path, sniffed.mediaType, { modelsDir, signal, threads });
+    const analysis = await analyseFile(path, sniffed.mediaType, { modelsDir, signal, threads, trustAnchorsFile });
     return {
       file: { ...base, size, type: sniffed.mediaType },
       status: 'completed',

@@ -3,9 +3,9 @@
 // Names of verdicts, confidences and checks come from the vocabulary the window and the report share
 // (src/api/vocabulary.ts).
 import type { ConfidenceLevel, Dimension, DimensionAssessment, Verdict } from '../api/schemas.js';
-import { CHECK_WORDS, VERDICT_WORDS, verdictTitle, type CheckKey } from '../api/vocabulary.js';
+import { CHECK_WORDS, VERDICT_WORDS, confidencePhrase, verdictTitle, type CheckKey } from '../api/vocabulary.js';
 import type { FileKind } from './detector.js';
-import type { FactValue, Finding } from './finding.js';
+import { isC2paStatus, type FactValue, type Finding } from './finding.js';
 import type { FusedVerdict } from './fusion.js';
 import type { ModelManifest } from './model-manifest.js';
 
@@ -63,18 +63,69 @@ const aiSource = (how: (f: Facts) => string) => (f: Facts) =>
   `${f.embedded ? 'An image embedded in the PDF carries its own metadata: it' : "The file's own metadata"} names ` +
   `${text(f, 'generator') ?? 'a generative model'} as its source: ${how(f)}${f.partly ? ', for part of the content' : ''}.`;
 
-/** What was and was not checked of a C2PA manifest. */
-function c2paIntegrity(f: Facts): string {
-  const parts: string[] = [];
-  if (f.signatureValid === true) parts.push("its signature verifies with the signer's certificate");
-  else if (f.signatureValid === false) parts.push('its signature does NOT verify (the manifest may have been altered)');
-  else parts.push('its signature could not be checked');
-  if (f.assertionsValid === false) parts.push('its assertions do not match the claim');
-  if (f.dataHashValid === true) parts.push('the image bytes match the manifest');
-  else if (f.dataHashValid === false) parts.push('the image bytes do NOT match the manifest (edited after signing)');
-  else parts.push('the binding to the image bytes was not checked');
-  parts.push("the certificate was not checked against a trust list, so the signer's identity is not established");
-  return parts.join('; ');
+/** What the product makes of a C2PA signer, in words (c2pa-validation.ts SignerTrust). */
+const SIGNER_TRUST: Record<string, string> = {
+  trusted: 'a signer that chains to a configured trust anchor',
+  untrusted: 'a signer that chains to none of the configured trust anchors',
+  not_established: 'a signer whose identity is not established (no trust anchors are configured)',
+  expired: 'a certificate that was not valid when it signed',
+  invalid: 'a certificate that does not meet the C2PA certificate rules',
+  missing: 'no usable signature',
+};
+
+/** "Veracity tests / Test Camera" or "the signer". */
+const signerName = (f: Facts) => text(f, 'signer') ?? 'the signer';
+
+/** The sentence of a C2PA validation status (codes verbatim from the C2PA specification). */
+const C2PA_STATUS_COPY: Record<string, (f: Facts) => string> = {
+  'claimSignature.validated': (f) => `The Content Credentials signature by ${signerName(f)} verifies: the claim is exactly what was signed.`,
+  'claimSignature.mismatch': () => 'The Content Credentials signature does NOT verify: the claim was changed after it was signed.',
+  'claimSignature.missing': () => 'The Content Credentials claim has no signature.',
+  'claimSignature.insideValidity': () => "The Content Credentials were signed inside the signing certificate's validity period.",
+  'claimSignature.outsideValidity': () => "The Content Credentials were signed outside the signing certificate's validity period.",
+  'signingCredential.trusted': (f) => `The signer, ${signerName(f)}, chains to a configured trust anchor${text(f, 'issuer') ? ` (issued by ${text(f, 'issuer')})` : ''}.`,
+  'signingCredential.untrusted': (f) =>
+    num(f, 'anchors') > 0
+      ? `The signer, ${signerName(f)}, does not chain to any configured trust anchor, so who signed is not established.`
+      : `The signer, ${signerName(f)}, is not established: no trust anchors are configured, so a valid signature shows the file is unchanged, not who signed it.`,
+  'signingCredential.expired': (f) => `The signing certificate of ${signerName(f)} was not valid at the time of signing (expired or not yet valid).`,
+  'signingCredential.invalid': (f) => `The signing certificate of ${signerName(f)} does not meet the C2PA certificate rules.`,
+  'signingCredential.ocsp.revoked': () => 'The signing certificate has been revoked.',
+  'timeStamp.trusted': (f) => `A trusted time-stamp dates the signature${text(f, 'signedAt') ? ` at ${human(text(f, 'signedAt')!)}` : ''}.`,
+  'timeStamp.validated': (f) => `A time-stamp dates the signature${text(f, 'signedAt') ? ` at ${human(text(f, 'signedAt')!)}` : ''}.`,
+  'timeStamp.untrusted': () => 'The time-stamp on the signature comes from an authority that chains to no configured trust anchor, so the signing time is not established.',
+  'timeStamp.mismatch': () => 'The time-stamp does not match the signature it claims to date.',
+  'timeStamp.malformed': () => 'The time-stamp on the signature could not be read.',
+  'timeStamp.outsideValidity': () => "The time-stamp falls outside the signing certificate's validity period.",
+  'assertion.hashedURI.match': (f) => `${num(f, 'count') > 1 ? `All ${num(f, 'count')} assertions` : 'The assertion'} of the Content Credentials match the hashes the signed claim records.`,
+  'assertion.hashedURI.mismatch': () => 'An assertion of the Content Credentials was changed after signing: its hash no longer matches the signed claim.',
+  'assertion.missing': () => 'An assertion the signed claim lists is missing from the Content Credentials.',
+  'assertion.dataHash.match': () => 'The file bytes match the hash the Content Credentials signed: the file is unchanged since it was signed.',
+  'assertion.dataHash.mismatch': () => 'The file bytes do NOT match the hash the Content Credentials signed: the file was edited after it was signed.',
+  'assertion.dataHash.malformed': () => 'The data hash of the Content Credentials is malformed.',
+  'assertion.bmffHash.match': () => 'The file bytes match the hash the Content Credentials signed: the file is unchanged since it was signed.',
+  'assertion.bmffHash.mismatch': () => 'The file bytes do NOT match the hash the Content Credentials signed: the file was edited after it was signed.',
+  'assertion.boxesHash.match': () => 'The file bytes match the hash the Content Credentials signed: the file is unchanged since it was signed.',
+  'assertion.boxesHash.mismatch': () => 'The file bytes do NOT match the hash the Content Credentials signed: the file was edited after it was signed.',
+  'claim.hardBindings.missing': () => 'The Content Credentials do not bind the claim to the file bytes (no hard binding), so they do not show the file is unchanged.',
+  'claim.missing': () => 'The Content Credentials have no claim.',
+  'claim.cbor.invalid': () => 'The Content Credentials claim could not be decoded.',
+  'algorithm.unsupported': () => 'The Content Credentials use an algorithm C2PA does not allow.',
+  'ingredient.manifest.validated': () => 'The Content Credentials of the ingredients verify.',
+  'ingredient.claimSignature.validated': () => "The ingredients' Content Credentials signatures verify.",
+  'ingredient.manifest.mismatch': () => "An ingredient's Content Credentials do not match what the claim records.",
+  'ingredient.claimSignature.mismatch': () => "An ingredient's Content Credentials signature does not match what the claim records.",
+  'general.error': (f) => `The Content Credentials could not be validated${text(f, 'explanation') ? ` (${text(f, 'explanation')!.replace(/\.$/, '')})` : ''}.`,
+};
+
+/** A status the table does not word: said by whether it passed, with the library's explanation when it gives one. */
+function c2paStatusSentence(f: Finding): string {
+  const own = C2PA_STATUS_COPY[f.code];
+  if (own) return own(f.facts);
+  const why = text(f.facts, 'explanation');
+  return f.weight > 0
+    ? `A Content Credentials check failed${why ? ` (${why.replace(/\.$/, '')})` : ''}, so the manifest cannot be relied on.`
+    : `A Content Credentials check passed${why ? ` (${why.replace(/\.$/, '')})` : ''}.`;
 }
 
 function cameraBody(f: Facts): string {
@@ -134,21 +185,28 @@ export const FINDING_COPY = {
   'provenance.ai.pdf_producer': (f) => `The PDF names an AI service as its maker (${text(f, 'producer')}).`,
   // provenance: what else the metadata says
   'provenance.c2pa.manifest': (f) =>
-    `Content Credentials (C2PA) manifest present, claim generator ${text(f, 'claimGenerator') ?? 'unnamed'}` +
+    `Content Credentials (C2PA) manifest made by ${text(f, 'claimGenerator') ?? 'an unnamed tool'}` +
     (text(f, 'signer') ? `, signed by ${text(f, 'signer')}` : '') +
+    (text(f, 'issuer') ? ` (certificate issued by ${text(f, 'issuer')})` : '') +
+    (text(f, 'signedAt') ? ` at ${human(text(f, 'signedAt')!)}` : '') +
     (text(f, 'actions') ? `, actions: ${text(f, 'actions')}` : '') +
-    `; ${c2paIntegrity(f)}.`,
-  'provenance.c2pa.unreadable': () => 'A Content Credentials (C2PA) block is present but could not be read.',
+    (num(f, 'ingredients') ? `, ${num(f, 'ingredients')} ingredient${num(f, 'ingredients') > 1 ? 's' : ''}` : '') +
+    (text(f, 'trust') ? `; ${SIGNER_TRUST[text(f, 'trust')!] ?? 'signer not judged'}` : '') +
+    '.',
+  'provenance.c2pa.edited': (f) => `The Content Credentials record edits after capture${text(f, 'actions') ? ` (${text(f, 'actions')})` : ''}${num(f, 'parents') ? ', made from an earlier file' : ''}.`,
+  'provenance.c2pa.unreadable': () => 'A Content Credentials (C2PA) block is present but could not be read, so it proves nothing.',
   'provenance.png.generator_chunks': (f) => `PNG generator text chunks: ${text(f, 'chunks')}.`,
   'provenance.source_type': (f) => `Declared IPTC digital source type: ${text(f, 'sourceType')}.`,
   'provenance.editor': (f) => `Edited with: ${text(f, 'editors')}.`,
   'provenance.camera': (f) => `Camera data: ${cameraBody(f)}${text(f, 'lens') ? `, lens ${text(f, 'lens')}` : ''}.`,
   'pdf.embedded_camera': (f) => `Embedded images carry camera data (${text(f, 'cameras')}), which can be copied or forged.`,
   // provenance: the capture evidence it amounts to (fusion rule 3), or none
-  'provenance.capture.c2pa_signed': () =>
-    'The Content Credentials declare a camera capture, and the claim is intact: its signature and the image bytes verify.',
-  'provenance.capture.c2pa_unverified': () =>
-    'The Content Credentials declare a camera capture, but the claim could not be verified as intact, so it is weak evidence.',
+  'provenance.capture.c2pa_trusted': (f) =>
+    `The Content Credentials record a camera capture signed by ${signerName(f)}, a trusted signer, and nothing edited since: the file is the capture as signed.`,
+  'provenance.capture.c2pa_trusted_edited': (f) =>
+    `The Content Credentials record a camera capture signed by ${signerName(f)}, a trusted signer, with edits after capture.`,
+  'provenance.capture.c2pa_signed': (f) =>
+    `The Content Credentials declare a camera capture and the signature is valid, but ${text(f, 'trust') === 'expired' ? 'the signing certificate was not valid when it signed' : 'nobody vouches for the signer'}, so it counts no more than camera metadata.`,
   'provenance.capture.camera_exif': () => 'Camera metadata can be copied or forged, so it supports but does not establish authenticity.',
   'provenance.none': () =>
     'No provenance metadata points either way; metadata is often stripped, so its absence is not evidence of authenticity.',
@@ -198,17 +256,31 @@ export const FINDING_COPY = {
   'verdict.capture_vs_pixels': () => 'A signed camera-capture claim and a high AI pixel score disagree.',
   'verdict.pixels_vs_capture': () => 'The pixels look generated, but the capture evidence says the file comes from a camera: the two disagree.',
   'verdict.capture_unconfirmed': () =>
-    "The camera data could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
+    "The capture it claims could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
   'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",
+  'verdict.c2pa_edited_after_signing': () => 'The file was edited after it was signed, so its Content Credentials no longer describe it and it cannot be called authentic.',
+  'verdict.c2pa_invalid': () => 'The Content Credentials fail validation (tampered with or damaged), so the file cannot be called authentic.',
+  'verdict.c2pa_decided': () => 'A trusted signature decided: the pixel reading does not override the cryptography.',
 } satisfies Record<string, (facts: Facts) => string>;
 
 export type FindingCode = keyof typeof FINDING_COPY;
 
-export const hasCopy = (code: string): code is FindingCode => Object.hasOwn(FINDING_COPY, code);
+const ownCopy = (code: string): code is FindingCode => Object.hasOwn(FINDING_COPY, code);
+/** C2PA validation statuses (their codes are the specification's) all have copy: their own, or their family's. */
+export const hasCopy = (code: string): boolean => ownCopy(code) || isC2paStatus(code);
 
 /** The sentence for one finding; null for a code without copy (never shown raw: copy.test.ts keeps the table full). */
 export function findingSentence(f: Finding): string | null {
-  return hasCopy(f.code) ? FINDING_COPY[f.code](f.facts) : null;
+  if (ownCopy(f.code)) return FINDING_COPY[f.code](f.facts);
+  return isC2paStatus(f.code) ? c2paStatusSentence(f) : null;
+}
+
+/** The codes and sentences of a detector's findings, as the v1 result lists them on its dimension. */
+export function dimensionFindings(findings: Finding[]): Array<{ code: string; message: string }> {
+  return findings.flatMap((f) => {
+    const message = findingSentence(f);
+    return message ? [{ code: f.code, message }] : [];
+  });
 }
 
 // ------------------------------------------------------------------------------------------------ verdicts
@@ -224,18 +296,40 @@ const VERDICT_CAVEATS = {
 
 /** The caveat of an `ai_generated` verdict the pixels decided (fusion rule 2): a statistical reading. */
 const PIXEL_CAVEAT = 'The pixel detector is a statistical reading, not proof: a specialist should confirm it before acting on it.';
+/**
+ * Verdicts a trusted Content Credentials signature decided (fusion rule 0) say so in their title and caveat: the
+ * pixels did not decide them, and what the signature proves is who signed and that the bytes are unchanged.
+ */
+const SIGNED_VERDICTS = {
+  authentic: {
+    reason: 'signed at capture by a trusted signer',
+    caveat: 'A trusted signature shows who captured the file and that it is unchanged since; it does not prove the scene is true.',
+  },
+  ai_generated: {
+    reason: 'declared by Content Credentials from a trusted signer',
+    caveat: 'A trusted signature shows who declared the file generated; it says nothing about any other file.',
+  },
+};
+
+function signedVerdict(fused: FusedVerdict): (typeof SIGNED_VERDICTS)[keyof typeof SIGNED_VERDICTS] | null {
+  const codes = new Set(fused.evidence.map((f) => f.code));
+  if (fused.assessment === 'authentic' && codes.has('provenance.capture.c2pa_trusted')) return SIGNED_VERDICTS.authentic;
+  if (fused.assessment === 'ai_generated' && codes.has('signingCredential.trusted')) return SIGNED_VERDICTS.ai_generated;
+  return null;
+}
 
 /** The v1 verdict: fusion's decision with its display copy written from the evidence's codes. */
 export function writeVerdict(fused: FusedVerdict): Verdict {
   const sentences = fused.evidence.map(findingSentence).filter((s): s is string => Boolean(s));
+  const signed = signedVerdict(fused);
   const byPixels = fused.assessment === 'ai_generated' && !fused.evidence.some((f) => f.code.startsWith('provenance.') && f.weight >= 1);
-  const caveat = byPixels ? PIXEL_CAVEAT : VERDICT_CAVEATS[fused.assessment];
+  const caveat = signed?.caveat ?? (byPixels ? PIXEL_CAVEAT : VERDICT_CAVEATS[fused.assessment]);
   return {
     assessment: fused.assessment,
     confidence: fused.confidence,
     display: {
       label: VERDICT_WORDS[fused.assessment],
-      title: verdictTitle(fused.assessment, fused.confidence),
+      title: signed ? `${VERDICT_WORDS[fused.assessment]}: ${signed.reason} (${confidencePhrase(fused.confidence)})` : verdictTitle(fused.assessment, fused.confidence),
       description: [...sentences, caveat].join(' '),
     },
     dimensions: fused.dimensions,

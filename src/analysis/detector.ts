@@ -6,6 +6,7 @@ import type { MediaType } from './analysis-results.js';
 import type { RgbImage } from './decode-image.js';
 import type { Finding } from './finding.js';
 import type { LoadedModel } from './model-session.js';
+import type { TrustAnchor } from './trust-anchors.js';
 
 export type FileKind = 'image' | 'pdf';
 
@@ -20,6 +21,8 @@ export interface DetectorContext {
   /** The opened document for PDFs (destroyed by analyse.ts after every detector ran); null for images. */
   pdf: PDFDocumentProxy | null;
   model: LoadedModel;
+  /** The configured C2PA trust anchors (none: every signer is "not established"). */
+  trustAnchors: TrustAnchor[];
   signal?: AbortSignal;
   /** Outputs of the detectors that ran before this one, by key (the registry's order). */
   earlier: ReadonlyMap<string, DetectorOutput>;

@@ -14,3 +14,10 @@ export interface Finding {
    */
   weight: number;
 }
+
+/**
+ * C2PA validation status codes (C2PA specification, "Validation"), used verbatim as finding codes:
+ * `claimSignature.validated`, `assertion.dataHash.mismatch`, `signingCredential.untrusted`, ...
+ */
+const C2PA_STATUS = /^(claim|claimSignature|signingCredential|timeStamp|assertion|ingredient|manifest|algorithm|hashedURI|general)\.[A-Za-z0-9.-]+$/;
+export const isC2paStatus = (code: string): boolean => C2PA_STATUS.test(code);

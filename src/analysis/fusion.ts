@@ -3,7 +3,7 @@
 // (copy.ts writes those last). The rules are documented in README.md.
 import type { ConfidenceLevel, Dimension, VerdictAssessment } from '../api/schemas.js';
 import { dimensionOf } from './copy.js';
-import type { Finding } from './finding.js';
+import { isC2paStatus, type Finding } from './finding.js';
 import type { ModelManifest } from './model-manifest.js';
 
 export type Thresholds = ModelManifest['thresholds'];
@@ -50,6 +50,9 @@ export const FUSION_CODES = {
   captureContradicted: 'verdict.capture_contradicted',
   captureUnconfirmed: 'verdict.capture_unconfirmed',
   pixelsVsCapture: 'verdict.pixels_vs_capture',
+  c2paEditedAfterSigning: 'verdict.c2pa_edited_after_signing',
+  c2paInvalid: 'verdict.c2pa_invalid',
+  c2paDecided: 'verdict.c2pa_decided',
   noPixelScore: 'pixels.none',
 } as const;
 
@@ -62,16 +65,26 @@ export const PIXELS_DECIDE = 'pixels.score.generated';
 /** A capture-consistency finding that contradicts the claimed capture (the capture detector's `capture.*`, weight > 0). */
 export const isCaptureContradiction = (f: Finding) => f.code.startsWith('capture.') && f.weight > 0;
 
-/** Capture evidence by strength: an intact signed C2PA capture claim is medium, the rest low (easily forged). */
+/**
+ * Capture evidence by strength: a C2PA capture from a trusted signer, unedited, decides (rule 0); edited, medium; a
+ * valid capture signature nobody vouches for and camera EXIF are low (anyone can write or sign them).
+ */
 const CAPTURE_EVIDENCE: Record<string, ConfidenceLevel> = {
-  'provenance.capture.c2pa_signed': 'medium',
-  'provenance.capture.c2pa_unverified': 'low',
+  'provenance.capture.c2pa_trusted': 'high',
+  'provenance.capture.c2pa_trusted_edited': 'medium',
+  'provenance.capture.c2pa_signed': 'low',
   'provenance.capture.camera_exif': 'low',
 };
+/** Capture evidence that counts only when the capture detector confirms the file is built as that camera builds it. */
+const NEEDS_CONFIRMATION = new Set(['provenance.capture.camera_exif', 'provenance.capture.c2pa_signed']);
+/** C2PA statuses saying the file's bytes are not the bytes that were signed. */
+const C2PA_BYTES_CHANGED = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch', 'assertion.collectionHash.mismatch']);
+/** C2PA statuses that lower what a valid manifest proves (the signer or the signing time is not established). */
+const C2PA_LOWERING = new Set(['signingCredential.untrusted', 'signingCredential.expired', 'signingCredential.invalid', 'timeStamp.untrusted']);
 /** The capture detector's finding that the file is built as the camera its metadata names builds its files. */
 const CAPTURE_CONSISTENT = 'capture.consistent';
 /** Signs that the file was changed after capture: `authentic` is capped at medium when one is present. */
-const ALTERED = new Set(['provenance.editor', 'pdf.changed']);
+const ALTERED = new Set(['provenance.editor', 'pdf.changed', 'provenance.c2pa.edited']);
 
 /** Provenance findings shown before (or, when inconclusive, after) the pixel reading; the detector orders them. */
 const LEAD_PROVENANCE = 2;
@@ -99,6 +112,13 @@ const MORE_NOTES = 3;
  *    only with `capture.consistent` (the maker's own quantization tables, a matching thumbnail or a phone's HEIF
  *    layout, and nothing against): EXIF alone is one exiftool command away from any file.
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
+ * Content Credentials (C2PA) come first, because they are cryptography rather than words:
+ * 0. A C2PA manifest that fails validation (signature, hashed URI, hard binding: a status finding of weight > 0) is
+ *    evidence of tampering: never `authentic`, and the evidence says what broke ("edited after it was signed" when
+ *    the bytes changed). A valid manifest from a trusted signer (`signingCredential.trusted`) decides whatever the
+ *    pixels say: a capture with nothing edited since (`provenance.capture.c2pa_trusted`) -> `authentic`/high; a
+ *    generative-AI declaration -> `ai_generated`/high. An untrusted, unestablished or expired signer lowers a capture
+ *    to camera-EXIF strength (low, and only when the capture detector confirms the file).
  */
 export function fuse(input: FusionInput): FusedVerdict {
   const { findings } = input;
@@ -109,20 +129,33 @@ export function fuse(input: FusionInput): FusedVerdict {
   const claim = findings.find((f) => CAPTURE_EVIDENCE[f.code]);
   const claimed = claim && CAPTURE_EVIDENCE[claim.code];
   // Camera EXIF is only the words of a capture (exiftool copies them in one command): it counts when the capture
-  // detector found the file built the way that camera builds its files. A signed, intact C2PA claim stands alone.
-  const confirmed = claim?.code !== 'provenance.capture.camera_exif' || findings.some((f) => f.code === CAPTURE_CONSISTENT);
+  // detector found the file built the way that camera builds its files. So does a C2PA capture signed by a signer
+  // nobody vouches for (anyone can make a certificate); a trusted signer's capture stands alone.
+  const confirmed = !claim || !NEEDS_CONFIRMATION.has(claim.code) || findings.some((f) => f.code === CAPTURE_CONSISTENT);
   const capture = contradictions.length || !confirmed ? undefined : claimed;
   const altered = findings.some((f) => ALTERED.has(f.code));
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
   const pixelsDecide = findings.some((f) => f.code === PIXELS_DECIDE);
+  const c2paFailures = findings.filter((f) => isC2paStatus(f.code) && f.weight > 0);
+  const c2paTrusted = !c2paFailures.length && findings.some((f) => f.code === 'signingCredential.trusted');
+  const trustedCapture = c2paTrusted && claim?.code === 'provenance.capture.c2pa_trusted';
+  const trustedAi = c2paTrusted && provenance.some((f) => f.code === 'provenance.ai.c2pa_generator');
 
   let assessment: VerdictAssessment;
   let confidence: ConfidenceLevel;
   const notes: Finding[] = [];
   if (strongAi) {
     assessment = 'ai_generated';
-    confidence = ai?.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'medium' : 'high';
-    if (ai?.assessment === 'likely_authentic') notes.push(note(FUSION_CODES.metadataDecided));
+    confidence = !trustedAi && ai?.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'medium' : 'high';
+    if (ai?.assessment === 'likely_authentic') notes.push(note(trustedAi ? FUSION_CODES.c2paDecided : FUSION_CODES.metadataDecided));
+  } else if (c2paFailures.length) {
+    assessment = 'inconclusive';
+    confidence = 'low';
+    notes.push(note(c2paFailures.some((f) => C2PA_BYTES_CHANGED.has(f.code)) ? FUSION_CODES.c2paEditedAfterSigning : FUSION_CODES.c2paInvalid));
+  } else if (trustedCapture) {
+    assessment = 'authentic';
+    confidence = 'high';
+    if (ai?.assessment === 'likely_ai') notes.push(note(FUSION_CODES.c2paDecided));
   } else if (capture && ai && ai.assessment !== 'likely_ai') {
     assessment = 'authentic';
     confidence = capture === 'medium' ? (ai.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'high' : 'medium') : 'low';
@@ -142,12 +175,15 @@ export function fuse(input: FusionInput): FusedVerdict {
   const reading = findings.find(isPixelReading) ?? note(FUSION_CODES.noPixelScore);
   const pixelNotes = findings.filter((f) => f.code.startsWith('pixels.') && !isPixelReading(f));
   const lead = provenance.slice(0, LEAD_PROVENANCE);
-  const more = findings.filter((f) => !/^(provenance|pixels|capture|verdict)\./.test(f.code)).slice(0, MORE_NOTES);
+  // What the C2PA checks add: what broke, what lowers the manifest, or the trusted signature and capture that decided.
+  const decided = trustedCapture || trustedAi ? findings.filter((f) => f.code === 'provenance.capture.c2pa_trusted' || f.code === 'signingCredential.trusted') : [];
+  const c2pa = [...c2paFailures, ...findings.filter((f) => C2PA_LOWERING.has(f.code)), ...decided].filter((f) => !lead.includes(f));
+  const more = findings.filter((f) => !/^(provenance|pixels|capture|verdict)\./.test(f.code) && !isC2paStatus(f.code)).slice(0, MORE_NOTES);
   // An authentic verdict from camera EXIF says what confirmed it.
   const support = assessment === 'authentic' ? findings.filter((f) => f.code === CAPTURE_CONSISTENT) : [];
   const evidence =
     assessment === 'inconclusive'
-      ? [reading, ...pixelNotes, ...lead, ...notes, ...contradictions, ...more]
-      : [...lead, ...support, reading, ...notes, ...pixelNotes, ...contradictions, ...more];
+      ? [reading, ...pixelNotes, ...lead, ...c2pa, ...notes, ...contradictions, ...more]
+      : [...lead, ...c2pa, ...support, reading, ...notes, ...pixelNotes, ...contradictions, ...more];
   return { assessment, confidence, evidence, dimensions: input.dimensions };
 }

@@ -42,6 +42,21 @@ export async function previewFile(path: string, mediaType: MediaType, opts: { ma
   }
 }
 
+/**
+ * The C2PA trust anchors of a PEM bundle (subject, expiry); [] when the file does not exist. Throws, naming the
+ * file, when it exists and does not parse (a broken trust configuration must stop the core, not read as none).
+ */
+export async function readTrustAnchors(file: string): Promise<Array<{ subject: string; notAfter: string }>> {
+  const m = await import('./trust-anchors.js');
+  return m.describeAnchors(await m.loadTrustAnchors(file));
+}
+
+/** Checks the PEM bundle `source` and installs it as `target` (0600, atomic); throws when it does not parse. */
+export async function installTrustAnchors(source: string, target: string): Promise<Array<{ subject: string; notAfter: string }>> {
+  const m = await import('./trust-anchors.js');
+  return m.describeAnchors(await m.installTrustAnchors(source, target));
+}
+
 /** Releases the ONNX session (the next analyseFile loads it again). */
 export async function closeAnalysis(): Promise<void> {
   const m = await import('./model-session.js');

@@ -6,8 +6,9 @@ import exifr from 'exifr';
 import type { MediaType } from './analysis-results.js';
 import type { FactValue } from './finding.js';
 import { heifItemData } from './image-headers.js';
-import { findJumbf, readC2paStore, type C2paStore } from './c2pa-manifest.js';
+import { validateC2pa, type C2paValidation } from './c2pa-validation.js';
 import { editorOf } from './editing-software.js';
+import type { TrustAnchor } from './trust-anchors.js';
 
 /** IPTC NewsCodes digital source types that mean the content was (partly) produced by a generative model. */
 export const AI_SOURCE_TYPES = new Set([
@@ -75,9 +76,10 @@ export interface AiSource {
 
 /** What the file's metadata says, as data; detectors/provenance.ts turns it into findings. */
 export interface ProvenanceMetadata {
-  c2pa: C2paStore | null;
-  /** Raw C2PA bytes found but not readable as a manifest store. */
-  c2paUnreadable: boolean;
+  /** The active C2PA manifest, validated (c2pa-validation.ts). */
+  c2pa: C2paValidation | null;
+  /** Why a C2PA manifest store that is present could not be read; null when there is none or it was read. */
+  c2paUnreadable: string | null;
   digitalSourceType: string | null;
   aiGenerator: AiSource | null;
   editors: string[];
@@ -146,10 +148,10 @@ const matchName = (list: Array<[RegExp, string]>, text: string): string | null =
   return null;
 };
 
-export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise<ProvenanceMetadata> {
+export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors: TrustAnchor[] = []): Promise<ProvenanceMetadata> {
   const f: ProvenanceMetadata = {
     c2pa: null,
-    c2paUnreadable: false,
+    c2paUnreadable: null,
     digitalSourceType: null,
     aiGenerator: null,
     editors: [],
@@ -162,17 +164,11 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
     f.aiGenerator ??= { name, code, facts };
   };
 
-  // C2PA / Content Credentials
-  const jumbf = findJumbf(buf, mediaType);
-  if (jumbf) {
-    try {
-      f.c2pa = readC2paStore(jumbf, buf);
-    } catch {
-      f.c2pa = null;
-    }
-    if (!f.c2pa) f.c2paUnreadable = true;
-  }
-  const active = f.c2pa?.active;
+  // C2PA / Content Credentials, validated by the C2PA library; the signer judged against the trust anchors
+  const c2pa = await validateC2pa(buf, mediaType, anchors);
+  if (c2pa?.kind === 'manifest') f.c2pa = c2pa.manifest;
+  else if (c2pa?.kind === 'unreadable') f.c2paUnreadable = c2pa.reason;
+  const active = f.c2pa;
   if (active) {
     const created = active.actions.find((a) => a.digitalSourceType);
     if (created?.digitalSourceType) f.digitalSourceType = created.digitalSourceType;
@@ -182,6 +178,10 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType): Promise
       if (ai && f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) setAi(ai, 'provenance.ai.c2pa_generator', { sourceType: f.digitalSourceType });
       const ed = editorOf(g);
       if (ed && !f.editors.includes(ed)) f.editors.push(ed);
+    }
+    // A generative source type declared in the manifest is the manifest's own declaration, whoever made the claim.
+    if (f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) {
+      setAi(active.claimGenerator ?? 'a generative model', 'provenance.ai.c2pa_generator', { sourceType: f.digitalSourceType });
     }
   }
 

@@ -49,12 +49,26 @@ export type VerdictAssessment = z.infer<typeof VerdictAssessment>;
 export const DimensionAssessment = z.enum(['likely_ai', 'likely_authentic', 'inconclusive']);
 export type DimensionAssessment = z.infer<typeof DimensionAssessment>;
 
+/**
+ * One check a detector made, as data and as a sentence (an extension: additive, absent on results analysed before
+ * it). `code` is stable and never reworded; Content Credentials (C2PA) checks use the C2PA specification's validation
+ * status codes verbatim (`claimSignature.validated`, `assertion.dataHash.mismatch`, `signingCredential.untrusted`).
+ */
+export const Finding = z
+  .object({
+    code: z.string().min(1).meta({ description: 'Stable identifier of the check and its outcome, e.g. `provenance.camera`, `claimSignature.mismatch`.' }),
+    message: z.string().min(1).meta({ description: 'What the check found, in plain language.' }),
+  })
+  .meta({ id: 'Finding' });
+export type Finding = z.infer<typeof Finding>;
+
 export const Dimension = z.object({
   key: z.string().min(1),
   label: z.string().min(1),
   score: z.number().min(0).max(1),
   assessment: DimensionAssessment.optional(),
   confidence: ConfidenceLevel.optional(),
+  findings: z.array(Finding).optional().meta({ description: "Every check behind this dimension, in its detector's order of importance." }),
 });
 export type Dimension = z.infer<typeof Dimension>;
 

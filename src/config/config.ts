@@ -61,6 +61,11 @@ export const CoreConfig = z.object({
    * one per launch. Never from argv. The team server's shape: at least 32 characters a `#token=` fragment carries.
    */
   uiToken: z.string().regex(UI_TOKEN_SHAPE, 'must be at least 32 characters of A-Z, a-z, 0-9, - and _').optional(),
+  /**
+   * The PEM bundle of C2PA trust anchors the analysis reads (VERACITY_TRUST_ANCHORS, e.g. one file every node of a
+   * team server mounts). Unset: the data dir's own bundle (`veracity serve --trust-anchors FILE` installs it there).
+   */
+  trustAnchorsFile: z.string().min(1).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).superRefine((c, ctx) => {
   // Loopback by default (DECISIONS 28): listening anywhere else takes an explicit allowed-hosts list, which only
@@ -83,6 +88,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Rec
     fileTimeoutMs: 'VERACITY_FILE_TIMEOUT_MS',
     waitWindowMs: 'VERACITY_WAIT_WINDOW_MS',
     logLevel: 'VERACITY_LOG_LEVEL',
+    trustAnchorsFile: 'VERACITY_TRUST_ANCHORS',
   };
   const out: Partial<Record<keyof CoreConfig, unknown>> = {};
   for (const [key, name] of Object.entries(map) as [keyof CoreConfig, string][]) {
@@ -90,6 +96,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Rec
   }
   return out;
 }
+
+/** Name of the trust-anchor bundle in the data dir. */
+export const TRUST_ANCHORS_FILE = 'trust-anchors.pem';
+
+/** The trust-anchor bundle the analysis reads: the configured file, else the data dir's (absent: no anchors). */
+export const trustAnchorsFileOf = (c: Pick<CoreConfig, 'dataDir' | 'trustAnchorsFile'>): string => c.trustAnchorsFile ?? path.join(c.dataDir, TRUST_ANCHORS_FILE);
 
 export function loadConfig(overrides: Partial<Record<keyof CoreConfig, unknown>>, env: NodeJS.ProcessEnv = process.env): CoreConfig {
   const merged = { dataDir: defaultDataDir(env), ...configFromEnv(env), ...stripUndefined(overrides) };

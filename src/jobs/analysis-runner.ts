@@ -19,6 +19,8 @@ export interface AnalysisRunnerDeps {
   events: JobEvents;
   pool: WorkerPool;
   modelsDir: string;
+  /** The C2PA trust-anchor bundle the analysis reads (config trustAnchorsFileOf); null: no anchors. */
+  trustAnchorsFile?: string | null;
   threadsPerWorker: number;
   fileTimeoutMs: number;
   /** Units under analysis at once on this node (the desktop: every unit at once, the pool queues them). */
@@ -154,7 +156,7 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
     }
     try {
       const result = await d.blobs.withLocalFile(fileId, (path) =>
-        d.pool.run<FileAnalysis>({ op: 'analyse', path, mediaType, modelsDir: d.modelsDir, threads: d.threadsPerWorker }, d.fileTimeoutMs, {
+        d.pool.run<FileAnalysis>({ op: 'analyse', path, mediaType, modelsDir: d.modelsDir, threads: d.threadsPerWorker, trustAnchorsFile: d.trustAnchorsFile ?? null }, d.fileTimeoutMs, {
           // An attempt counts only once a worker has really begun the file (issue: files queued behind others were
           // failed after three restarts without ever being analysed, because the attempt was counted when queued).
           onStart: () => recordStart(lease),

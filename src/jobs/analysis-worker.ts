@@ -46,6 +46,7 @@ async function handle(msg: WorkerRequest): Promise<void> {
       const result = await analyseFile(msg.path, msg.mediaType, {
         modelsDir: msg.modelsDir,
         threads: msg.threads,
+        trustAnchorsFile: msg.trustAnchorsFile,
         signal: current.signal,
         onStage: (stage) => send({ id: msg.id, stage }),
       });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
 import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
-import { REPO_ROOT, type CoreConfig } from '../config/config.js';
+import { REPO_ROOT, trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
 import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
 import { createAnalysisRunner } from './analysis-runner.js';
@@ -77,6 +77,7 @@ export interface JobServiceDeps {
   pool: WorkerPool;
   analyse?: boolean;
   modelsDir: string;
+  trustAnchorsFile?: string | null;
   threadsPerWorker: number;
   fileTimeoutMs: number;
   queueMaxFiles: number;
@@ -109,6 +110,7 @@ export function jobServiceSettings(config: CoreConfig) {
   return {
     previewTimeoutMs: config.probeTimeoutMs,
     modelsDir: config.modelsDir,
+    trustAnchorsFile: trustAnchorsFileOf(config),
     threadsPerWorker: config.threadsPerWorker,
     fileTimeoutMs: config.fileTimeoutMs,
     queueMaxFiles: config.queueMaxFiles,
@@ -148,6 +150,7 @@ export function createJobService(d: JobServiceDeps) {
           events: d.events,
           pool: d.pool,
           modelsDir: d.modelsDir,
+          trustAnchorsFile: d.trustAnchorsFile,
           threadsPerWorker: d.threadsPerWorker,
           fileTimeoutMs: d.fileTimeoutMs,
           changed: jobsChanged,

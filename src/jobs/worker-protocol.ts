@@ -5,7 +5,7 @@ import type { MediaType } from '../api/schemas.js';
 
 export type WorkerRequest =
   | { id: number; op: 'probe'; path: string; sniffed: Sniffed }
-  | { id: number; op: 'analyse'; path: string; mediaType: MediaType; modelsDir: string; threads: number }
+  | { id: number; op: 'analyse'; path: string; mediaType: MediaType; modelsDir: string; threads: number; trustAnchorsFile?: string | null }
   /** A PNG/JPEG picture of a stored file, made here so that no hostile original is decoded by the HTTP process. */
   | { id: number; op: 'preview'; path: string; mediaType: MediaType; maxSide: number }
   | { id: number; op: 'shutdown' };

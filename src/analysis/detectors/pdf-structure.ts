@@ -1,13 +1,14 @@
 // The PDF detector: what a PDF's own structure says about its making and later changes (tools, dates, incremental
 // updates, XMP history, active content), plus the provenance it carries: its own C2PA manifest and the metadata of
 // the JPEGs embedded in it (a DCTDecode stream is a whole JPEG file, EXIF, XMP and C2PA included).
-import { findJumbf, readC2paStore } from '../c2pa-manifest.js';
+import { validateC2pa } from '../c2pa-validation.js';
 import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
 import type { Finding } from '../finding.js';
 import { readPdfStructure, type PdfStructure } from '../pdf-structure.js';
 import { readProvenance } from '../provenance.js';
-import { aiSourceFinding, c2paManifestFinding, c2paSourceType, provenanceOutput } from './provenance.js';
+import type { TrustAnchor } from '../trust-anchors.js';
+import { aiSourceFinding, c2paManifestFinding, c2paSourceType, c2paStatusFindings, provenanceOutput } from './provenance.js';
 
 export const pdfStructureDetector: Detector = {
   key: 'pdf-structure',
@@ -18,7 +19,7 @@ export const pdfStructureDetector: Detector = {
     // Order of importance: provenance first (fusion leads with it), then structure, then embedded camera data.
     return {
       dimension: structure.dimension,
-      findings: [...pdfC2paFindings(ctx.bytes), ...embedded.ai, ...structure.findings, ...embedded.camera],
+      findings: [...(await pdfC2paFindings(ctx.bytes, ctx.trustAnchors)), ...embedded.ai, ...structure.findings, ...embedded.camera],
     };
   },
 };
@@ -60,20 +61,19 @@ export function structureOutput(s: PdfStructure): DetectorOutput & { dimension: 
   return { dimension: dimensionOf('pdf_structure', Math.round(score * 100) / 100, signals ? 'inconclusive' : 'likely_authentic', 'low'), findings };
 }
 
-/** C2PA in a PDF is an embedded manifest store; read like an image's. A generative source type decides (weight 1). */
-function pdfC2paFindings(pdf: Buffer): Finding[] {
-  const jumbf = findJumbf(pdf, 'application/pdf');
-  let active = null;
-  try {
-    active = jumbf ? (readC2paStore(jumbf, pdf)?.active ?? null) : null;
-  } catch {
-    active = null;
-  }
-  if (!active) return [];
+/**
+ * C2PA in a PDF is an embedded manifest store, validated like an image's (the data hash over the document's bytes);
+ * a generative source type decides (weight 1), its validation statuses follow the manifest.
+ */
+async function pdfC2paFindings(pdf: Buffer, anchors: TrustAnchor[]): Promise<Finding[]> {
+  const reading = await validateC2pa(pdf, 'application/pdf', anchors);
+  if (reading?.kind === 'unreadable') return [{ code: 'provenance.c2pa.unreadable', facts: { reason: reading.reason.slice(0, 200) }, weight: 0 }];
+  if (!reading) return [];
+  const active = reading.manifest;
   const { sourceType, ai } = c2paSourceType(active);
   const name = active.claimGenerator ?? 'a generative model';
-  const source = ai ? [aiSourceFinding({ name, code: 'provenance.ai.source_type', facts: { sourceType, declaredIn: 'c2pa' } }, sourceType)] : [];
-  return [...source, c2paManifestFinding(active)];
+  const source = ai ? [aiSourceFinding({ name, code: 'provenance.ai.c2pa_generator', facts: { sourceType } }, sourceType)] : [];
+  return [...source, c2paManifestFinding(active), ...c2paStatusFindings(active)];
 }
 
 /** Raw DCTDecode streams start with a JPEG SOI; at most this many are examined per document. */

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileResult } from '../../../src/api/schemas.js';
 import { assessCommand } from '../../../src/analysis/assess-cli.js';
+import { issueSigner, makeAuthority, pkiDir, signC2pa } from '../../support/c2pa-signing.js';
 import { REPO, makeJpeg, makePng, pdfWithJpeg, pngBomb, tEXt, tempDir, withPngChunks } from './fixtures.js';
 
 const MODELS = process.env.VERACITY_MODELS_DIR ?? join(REPO, 'models');
@@ -40,6 +41,24 @@ describe('assessCommand', () => {
       ['photo.jpg', 'image/jpeg', 'error', 'result_unavailable'],
     ]);
     for (const o of out.slice(1)) expect(FileResult.safeParse(o).success).toBe(true);
+  });
+
+  it.skipIf(!HAS_MODEL)('--trust-anchors: a capture signed by a signer of that bundle is authentic/high, with the C2PA codes on its dimension', async () => {
+    const pki = pkiDir();
+    try {
+      const ca = makeAuthority(pki.dir, 'CLI Test Root');
+      const signed = await signC2pa(await makeJpeg(300, 200), issueSigner(ca, 'CLI Test Camera'), { claimGenerator: 'CLI Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] });
+      const file = tmp.write('signed.jpg', signed);
+      const anchors = tmp.write('anchors.pem', ca.certPem);
+      const [trusted] = JSON.parse((await run([file, '--json', '--models-dir', MODELS, '--trust-anchors', anchors])).stdout) as unknown[];
+      const fr = FileResult.parse(trusted);
+      expect(fr.verdict).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+      expect(fr.dimensions?.find((d) => d.key === 'provenance')?.findings?.map((f) => f.code)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted']));
+      const [alone] = JSON.parse((await run([file, '--json', '--models-dir', MODELS])).stdout) as unknown[];
+      expect(FileResult.parse(alone).dimensions?.find((d) => d.key === 'provenance')?.findings?.map((f) => f.code)).toContain('signingCredential.untrusted');
+    } finally {
+      pki.cleanup();
+    }
   });
 
   it.skipIf(!HAS_MODEL)('--json on images and a PDF: completed FileResults, dimensions beside and inside the verdict', async () => {

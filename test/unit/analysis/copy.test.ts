@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FINDING_COPY, findingSentence, hasCopy } from '../../../src/analysis/copy.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signedStore } from '../../support/c2pa-signing.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import type { MediaType } from '../../../src/api/schemas.js';
 import {
@@ -13,14 +14,12 @@ import {
   REPO,
   appendUpdate,
   buildPdf,
-  c2paStore,
   iTXt,
   jpegApp11,
   jpegXmpSegment,
   makeJpeg,
   makePng,
   pdfWithJpeg,
-  signedC2paJpeg,
   tEXt,
   tempDir,
   textPdf,
@@ -42,8 +41,18 @@ const SAMPLE_FACTS = {
   creationDate: '2024-01-01T12:00:00.000Z', historySteps: 2, history: 'saved by Word; saved by iLovePDF', javascript: true, openAction: false,
   launch: false, embeddedFiles: true, quality: 75, claimedMake: 'Canon', tableMake: 'libjpeg', similarity: 0.1, thumbAspect: '4:3',
   imageAspect: '16:9', exifWidth: 6000, exifHeight: 4000, software: 'Adobe Photoshop 25.0', delta: 86400 * 3, agent: 'Adobe Photoshop',
-  detail: 'no thumbnail item',
+  detail: 'no thumbnail item', issuer: 'Veracity tests / Test Root', signedAt: '2026-11-24T10:00:00.000Z', ingredients: 1, manifests: 2,
+  trust: 'untrusted', parents: 1, reason: 'box too short', explanation: 'the signing certificate does not chain to a configured trust anchor.',
+  url: 'self#jumbf=c2pa.assertions/c2pa.hash.data', anchors: 2,
 };
+
+/** C2PA validation status codes (the specification's, verbatim): worded one by one, or by their family. */
+const C2PA_CODES = [
+  'claimSignature.validated', 'claimSignature.mismatch', 'claimSignature.missing', 'signingCredential.trusted', 'signingCredential.untrusted',
+  'signingCredential.expired', 'signingCredential.invalid', 'timeStamp.trusted', 'timeStamp.untrusted', 'assertion.hashedURI.match',
+  'assertion.hashedURI.mismatch', 'assertion.dataHash.match', 'assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch',
+  'claim.hardBindings.missing', 'ingredient.manifest.mismatch', 'assertion.action.malformed', 'manifest.multipleParents', 'general.error',
+];
 
 /** The capture detector's codes (issue #11), which it emits without touching copy.ts. */
 const CAPTURE_CODES = [
@@ -92,6 +101,20 @@ describe('the copy table', () => {
     expect([...written].filter((c) => !hasCopy(c))).toEqual([]);
   });
 
+  it('every C2PA validation status reads as a plain sentence; a failure and an edit after signing say so', () => {
+    for (const code of C2PA_CODES) {
+      expect(hasCopy(code), code).toBe(true);
+      for (const weight of [0, 0.6]) {
+        const s = findingSentence({ code, facts: SAMPLE_FACTS, weight });
+        expect(s, code).toMatch(/^[A-Z].*\.$/);
+        expect(s, code).not.toMatch(/undefined|null|NaN|\[object|\.\./);
+      }
+    }
+    expect(findingSentence({ code: 'assertion.dataHash.mismatch', facts: {}, weight: 0.6 })).toMatch(/edited after it was signed/);
+    expect(findingSentence({ code: 'signingCredential.untrusted', facts: { signer: 'Acme', anchors: 0 }, weight: 0 })).toMatch(/not established: no trust anchors are configured/);
+    expect(findingSentence({ code: 'manifest.multipleParents', facts: {}, weight: 0.6 })).toBe('A Content Credentials check failed, so the manifest cannot be relied on.');
+  });
+
   it('a code without copy is left out of a description rather than shown raw', () => {
     expect(findingSentence({ code: 'capture.not_yet_worded', facts: {}, weight: 0.5 })).toBeNull();
   });
@@ -99,9 +122,11 @@ describe('the copy table', () => {
 
 describe.skipIf(!HAS_MODEL)('codes the real detectors emit on the test fixtures', () => {
   const tmp = tempDir();
+  const pki = pkiDir();
   afterAll(async () => {
     await closeAnalysis();
     tmp.cleanup();
+    pki.cleanup();
   });
 
   it('every emitted code has copy, and no verdict shows a raw code', async () => {
@@ -110,14 +135,23 @@ describe.skipIf(!HAS_MODEL)('codes the real detectors emit on the test fixtures'
     const stripes = Buffer.alloc(128 * 128 * 3);
     for (let i = 0; i < 128 * 128; i++) stripes.fill(((i % 128) >> 4) % 2 ? 255 : 0, i * 3, i * 3 + 3);
     const photo = await makeJpeg(256, 192);
+    const ca = makeAuthority(pki.dir, 'Copy Test Root');
+    const signer = issueSigner(ca, 'Copy Test Signer');
+    const expired = issueSigner(ca, 'Copy Expired Signer', { start: '20200101000000Z', end: '20210101000000Z' });
+    const trustAnchorsFile = tmp.write('anchors.pem', ca.certPem);
+    const dalle = { claimGenerator: 'OpenAI DALL-E 3', actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' }] };
+    const signedCapture = await signC2pa(photo, signer, capture);
     const files: Array<[string, MediaType, Buffer]> = [
       ['photo.jpg', 'image/jpeg', photo],
       ['camera.jpg', 'image/jpeg', await makeJpeg(256, 192, (s) => s.withExif({ IFD0: { Make: 'Canon', Model: 'Canon EOS R5', Software: 'Adobe Photoshop 25.0' } }))],
       ['midjourney.jpg', 'image/jpeg', await makeJpeg(256, 192, (s) => s.withExif({ IFD0: { Software: 'Midjourney v6' } }))],
       ['xmp-ai.jpg', 'image/jpeg', withJpegSegments(photo, [jpegXmpSegment(xmpAi)])],
-      ['signed-capture.jpg', 'image/jpeg', signedC2paJpeg(photo, capture)],
-      ['unsigned-capture.jpg', 'image/jpeg', withJpegSegments(photo, [jpegApp11(c2paStore(capture))])],
-      ['dalle.jpg', 'image/jpeg', withJpegSegments(photo, [jpegApp11(c2paStore({ claimGenerator: 'OpenAI DALL-E 3', actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' }] }))])],
+      ['signed-capture.jpg', 'image/jpeg', signedCapture],
+      ['expired-capture.jpg', 'image/jpeg', await signC2pa(photo, expired, capture)],
+      ['edited-capture.jpg', 'image/jpeg', await signC2pa(photo, signer, { ...capture, actions: [...capture.actions, { action: 'c2pa.cropped' }] })],
+      ['claim-altered.jpg', 'image/jpeg', replaceOnce(signedCapture, 'Leica M11-P', 'Leica M10-P')],
+      ['other-file-store.jpg', 'image/jpeg', withJpegSegments(photo, [jpegApp11(await signedStore(signer, capture))])],
+      ['dalle.jpg', 'image/jpeg', await signC2pa(photo, signer, dalle)],
       ['comfy.png', 'image/png', withPngChunks(await makePng(128, 128), [tEXt('prompt', '{"3":{"class_type":"KSampler","inputs":{}}}'), iTXt('workflow', '{}')])],
       ['dalle-text.png', 'image/png', withPngChunks(await makePng(128, 128), [tEXt('Software', 'DALL-E 3')])],
       ['stripes.png', 'image/png', await sharp(stripes, { raw: { width: 128, height: 128, channels: 3 } }).png().toBuffer()],
@@ -130,13 +164,13 @@ describe.skipIf(!HAS_MODEL)('codes the real detectors emit on the test fixtures'
     ];
     const emitted = new Set<string>();
     for (const [name, type, bytes] of files) {
-      const r = await analyseFile(tmp.write(name, bytes), type, { modelsDir: MODELS_DIR });
+      const r = await analyseFile(tmp.write(name, bytes), type, { modelsDir: MODELS_DIR, trustAnchorsFile });
       for (const f of r.findings) emitted.add(f.code);
       expect(`${r.verdict.display.title} ${r.verdict.display.description}`, name).not.toMatch(RAW_CODE);
     }
     expect([...emitted].filter((c) => !hasCopy(c))).toEqual([]);
     // the fixtures reach every detector and most kinds of evidence
-    for (const prefix of ['pixels.score.', 'pixels.line_art', 'pixels.no_raster', 'provenance.ai.', 'provenance.c2pa.manifest', 'provenance.capture.', 'provenance.editor', 'pdf.changed', 'pdf.active_content']) {
+    for (const prefix of ['pixels.score.', 'pixels.line_art', 'pixels.no_raster', 'provenance.ai.', 'provenance.c2pa.manifest', 'provenance.capture.c2pa_trusted', 'provenance.capture.', 'provenance.editor', 'pdf.changed', 'pdf.active_content', 'claimSignature.mismatch', 'signingCredential.expired', 'assertion.dataHash.mismatch']) {
       expect([...emitted].some((c) => c.startsWith(prefix)), prefix).toBe(true);
     }
     console.info(`codes emitted on the fixtures: ${[...emitted].sort().join(', ')}`);

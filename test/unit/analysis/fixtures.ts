@@ -1,7 +1,6 @@
 // Builds the analysis tests' files in code (images, generator chunks, XMP, C2PA stores, PDFs, bombs, truncations)
 // so the core checks never depend on ../shared/datasets.
-import { createHash, createPrivateKey, sign, X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -141,122 +140,7 @@ export function xmpPacket(inner: string): string {
 export const jpegXmpSegment = (xmp: string) =>
   jpegSegment(0xe1, Buffer.concat([Buffer.from('http://ns.adobe.com/xap/1.0/\0', 'latin1'), Buffer.from(xmp, 'utf8')]));
 
-// ---------------------------------------------------------------- C2PA (JUMBF + CBOR)
-
-export class Tagged {
-  constructor(
-    readonly tag: number,
-    readonly value: Cbor,
-  ) {}
-}
-type Cbor = string | number | boolean | null | Buffer | Tagged | Cbor[] | Map<number | string, Cbor> | { [k: string]: Cbor };
-function cborHead(major: number, n: number): Buffer {
-  if (n < 24) return Buffer.from([(major << 5) | n]);
-  if (n < 256) return Buffer.from([(major << 5) | 24, n]);
-  if (n < 65536) {
-    const b = Buffer.alloc(3);
-    b[0] = (major << 5) | 25;
-    b.writeUInt16BE(n, 1);
-    return b;
-  }
-  const b = Buffer.alloc(5);
-  b[0] = (major << 5) | 26;
-  b.writeUInt32BE(n, 1);
-  return b;
-}
-export function cbor(v: Cbor): Buffer {
-  if (v === null) return Buffer.from([0xf6]);
-  if (typeof v === 'boolean') return Buffer.from([v ? 0xf5 : 0xf4]);
-  if (typeof v === 'number') return v >= 0 ? cborHead(0, v) : cborHead(1, -1 - v);
-  if (typeof v === 'string') {
-    const b = Buffer.from(v, 'utf8');
-    return Buffer.concat([cborHead(3, b.length), b]);
-  }
-  if (Buffer.isBuffer(v)) return Buffer.concat([cborHead(2, v.length), v]);
-  if (v instanceof Tagged) return Buffer.concat([cborHead(6, v.tag), cbor(v.value)]);
-  if (Array.isArray(v)) return Buffer.concat([cborHead(4, v.length), ...v.map(cbor)]);
-  const entries = v instanceof Map ? [...v.entries()] : Object.entries(v);
-  return Buffer.concat([cborHead(5, entries.length), ...entries.flatMap(([k, x]) => [cbor(k), cbor(x)])]);
-}
-
-function box(type: string, payload: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(payload.length + 8);
-  head.write(type, 4, 'latin1');
-  return Buffer.concat([head, payload]);
-}
-function superbox(label: string, children: Buffer[]): Buffer {
-  const jumd = box('jumd', Buffer.concat([Buffer.alloc(16, 0x11), Buffer.from([0x03]), Buffer.from(label + '\0', 'utf8')]));
-  return box('jumb', Buffer.concat([jumd, ...children]));
-}
-
-export interface C2paOptions {
-  claimGenerator: string;
-  actions: Array<{ action: string; digitalSourceType?: string; softwareAgent?: string }>;
-  /** PEM key and certificate to sign the claim with (ES256); without, the signature box holds zeros. */
-  signer?: { keyPem: string; certPem: string };
-  /** A c2pa.hash.data assertion: the asset's hash with these exclusions. */
-  dataHash?: { hash: Buffer; exclusions: Array<{ start: number; length: number }> };
-}
-
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest();
-
-/**
- * A C2PA manifest store with one manifest, laid out as C2PA 2.x writes it: assertions (actions, optional data hash),
- * a v2 claim listing them by hashed URI (hash over each assertion superbox minus its 8-byte header), and a
- * COSE_Sign1 (tag 18, ES256, x5chain in the protected header, detached claim payload).
- */
-export function c2paStore(opts: C2paOptions): Buffer {
-  const actions = superbox('c2pa.actions.v2', [
-    box('cbor', cbor({ actions: opts.actions.map((a) => ({ ...a, ...(a.digitalSourceType ? { digitalSourceType: `http://cv.iptc.org/newscodes/digitalsourcetype/${a.digitalSourceType}` } : {}) })) })),
-  ]);
-  const assertionBoxes: Array<[string, Buffer]> = [['c2pa.actions.v2', actions]];
-  if (opts.dataHash) {
-    const dh = superbox('c2pa.hash.data', [
-      box('cbor', cbor({ exclusions: opts.dataHash.exclusions.map((e) => ({ start: e.start, length: e.length })), name: 'jumbf manifest', alg: 'sha256', hash: opts.dataHash.hash, pad: Buffer.alloc(0) })),
-    ]);
-    assertionBoxes.push(['c2pa.hash.data', dh]);
-  }
-  const claimBytes = cbor({
-    instanceID: 'xmp:iid:00000000-0000-0000-0000-000000000002',
-    claim_generator_info: [{ name: opts.claimGenerator }],
-    signature: 'self#jumbf=c2pa.signature',
-    alg: 'sha256',
-    created_assertions: assertionBoxes.map(([label, b]) => ({ url: `self#jumbf=c2pa.assertions/${label}`, hash: sha256(b.subarray(8)) })),
-  });
-  const claim = superbox('c2pa.claim.v2', [box('cbor', claimBytes)]);
-  const certDer = opts.signer ? new X509Certificate(opts.signer.certPem).raw : Buffer.alloc(0);
-  const protectedHeader = cbor(new Map<number, Cbor>([[1, -7], [33, certDer]]));
-  let sig = Buffer.alloc(64);
-  if (opts.signer) {
-    const toBeSigned = cbor(['Signature1', protectedHeader, Buffer.alloc(0), claimBytes]);
-    sig = sign('sha256', toBeSigned, { key: createPrivateKey(opts.signer.keyPem), dsaEncoding: 'ieee-p1363' });
-  }
-  const signature = superbox('c2pa.signature', [box('cbor', cbor(new Tagged(18, [protectedHeader, new Map(), null, sig])))]);
-  const manifest = superbox('urn:c2pa:00000000-0000-0000-0000-000000000001', [superbox('c2pa.assertions', assertionBoxes.map(([, b]) => b)), claim, signature]);
-  return superbox('c2pa', [manifest]);
-}
-
-/** Test signer (self-signed P-256, made with openssl for these tests only). */
-export function testSigner(): { keyPem: string; certPem: string } {
-  const dir = join(REPO, 'test', 'fixtures', 'analysis');
-  return { keyPem: readFileSync(join(dir, 'c2pa-test-signer.key.pem'), 'utf8'), certPem: readFileSync(join(dir, 'c2pa-test-signer.cert.pem'), 'utf8') };
-}
-
-/**
- * A JPEG carrying a signed manifest in APP11 right after SOI, whose data hash excludes exactly that segment (so it
- * is the hash of the original JPEG): built twice, first with a placeholder hash to learn the segment's length.
- */
-export function signedC2paJpeg(jpeg: Buffer, opts: Omit<C2paOptions, 'dataHash' | 'signer'>): Buffer {
-  const signer = testSigner();
-  let length = 0;
-  for (let pass = 0; pass < 4; pass++) {
-    const segment = jpegApp11(c2paStore({ ...opts, signer, dataHash: { hash: sha256(jpeg), exclusions: [{ start: 2, length }] } }));
-    if (segment.length === length) return withJpegSegments(jpeg, [segment]);
-    length = segment.length; // the exclusion's own CBOR width may change the size: go again until it is stable
-  }
-  throw new Error('C2PA segment size did not settle');
-}
+// ---------------------------------------------------------------- C2PA (signed fixtures: test/support/c2pa-signing.ts)
 
 /** JPEG APP11 segment(s) carrying a JUMBF box (JPEG XT: CI 'JP', En, Z, then the box). */
 export function jpegApp11(jumbf: Buffer): Buffer {

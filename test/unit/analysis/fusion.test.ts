@@ -19,7 +19,8 @@ const CAMERA = [finding('provenance.camera', 0, { make: 'Canon', model: 'Canon E
 /** Camera EXIF that the capture detector found consistent with the camera it names (the only EXIF that counts). */
 const CONSISTENT = finding('capture.consistent', -0.6, { make: 'Canon', model: 'Canon EOS R5' });
 const CAMERA_OK = [...CAMERA, CONSISTENT];
-const SIGNED_CAPTURE = [finding('provenance.source_type', 0, { sourceType: 'digitalCapture' }), finding('provenance.capture.c2pa_signed', -0.5)];
+// A trusted signer's capture with edits recorded (medium evidence); the C2PA rules proper are in fusion-c2pa.test.ts.
+const SIGNED_CAPTURE = [finding('provenance.source_type', 0, { sourceType: 'digitalCapture' }), finding('provenance.capture.c2pa_trusted_edited', -0.5)];
 const SD_CHUNK = finding('provenance.ai.png_chunk', 1, {
   generator: 'Stable Diffusion WebUI (A1111/Forge)',
   chunk: 'parameters',
@@ -160,7 +161,7 @@ describe('capture consistency (the capture detector plugs in here)', () => {
     expect(fused(0.3, supported)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
   });
 
-  it('(a) a contradiction also takes away a signed capture claim (its signer is not checked against a trust list)', () => {
+  it('(a) a contradiction also takes away a signed capture claim that is not decisive (edited since capture)', () => {
     expect(fused(0.05, SIGNED_CAPTURE)).toMatchObject({ assessment: 'authentic', confidence: 'high' });
     expect(fused(0.05, [...SIGNED_CAPTURE, THUMB_MISMATCH])).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
   });

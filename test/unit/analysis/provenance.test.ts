@@ -2,25 +2,24 @@
 // source type in XMP, C2PA stores in JPEG and PNG, EXIF software and camera fields, and metadata bombs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPngText, readProvenance } from '../../../src/analysis/provenance.js';
 import { provenanceOutput } from '../../../src/analysis/detectors/provenance.js';
 import { findingSentence } from '../../../src/analysis/copy.js';
 import type { ProvenanceMetadata } from '../../../src/analysis/provenance.js';
-import { findJumbf, readC2paStore } from '../../../src/analysis/c2pa-manifest.js';
+import { parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signedStore, type TestSigner } from '../../support/c2pa-signing.js';
 import { editorIn } from '../../../src/analysis/editing-software.js';
 import {
   REPO,
   DATASETS,
   HAS_DATASETS,
-  c2paStore,
-  signedC2paJpeg,
   iTXt,
   jpegApp11,
+  jpegSegment,
   jpegXmpSegment,
   makeJpeg,
   makePng,
-  pngChunk,
   tEXt,
   withJpegSegments,
   withPngChunks,
@@ -146,43 +145,66 @@ describe('XMP and EXIF', () => {
   });
 });
 
-describe('C2PA / Content Credentials', () => {
-  const store = c2paStore({
-    claimGenerator: 'OpenAI DALL-E 3',
-    actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', softwareAgent: 'DALL-E' }],
+describe('C2PA / Content Credentials (signed by the tests: openssl PKI, the C2PA library signs)', () => {
+  const pki = pkiDir();
+  let signer: TestSigner;
+  let anchors: TrustAnchor[];
+  beforeAll(() => {
+    const ca = makeAuthority(pki.dir, 'Provenance Test Root');
+    signer = issueSigner(ca, 'Provenance Test Signer');
+    anchors = parseTrustAnchors(ca.certPem);
   });
+  afterAll(() => pki.cleanup());
+  const dalle = { claimGenerator: 'OpenAI DALL-E 3', actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', softwareAgent: 'DALL-E' }] };
+  const leica = { claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] };
 
-  it('reads the claim generator and actions of a manifest in JPEG APP11', async () => {
-    const jpeg = withJpegSegments(await makeJpeg(64, 64), [jpegApp11(store)]);
-    const parsed = readC2paStore(findJumbf(jpeg, 'image/jpeg')!);
-    expect(parsed?.active).toMatchObject({
-      claimGenerator: 'OpenAI DALL-E 3',
-      actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', softwareAgent: 'DALL-E' }],
-    });
-    const out = provenanceOf(await readProvenance(jpeg, 'image/jpeg'));
+  it('reads the claim generator, signer and actions of a manifest in JPEG APP11; a generative source type decides', async () => {
+    const jpeg = await signC2pa(await makeJpeg(64, 64), signer, dalle);
+    const f = await readProvenance(jpeg, 'image/jpeg');
+    expect(f.c2pa).toMatchObject({ claimGenerator: 'OpenAI DALL-E 3', signer: 'Veracity tests / Provenance Test Signer', actions: dalle.actions, valid: true, trust: 'not_established' });
+    const out = provenanceOf(f);
     expect(out.strongAi).toBe(true);
     expect(out.codes.slice(0, 2)).toEqual(['provenance.ai.c2pa_generator', 'provenance.c2pa.manifest']);
-    expect(out.notes.join(' ')).toMatch(/C2PA\) manifest present, claim generator OpenAI DALL-E 3.*signature could not be checked/);
+    expect(out.codes).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.untrusted', 'assertion.dataHash.match']));
+    expect(out.notes.join(' ')).toMatch(/manifest made by OpenAI DALL-E 3, signed by Veracity tests \/ Provenance Test Signer.*not established/);
   });
 
-  it('reads a manifest in a PNG caBX chunk; an unsigned camera-capture manifest is weak authentic evidence', async () => {
-    const camera = c2paStore({ claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] });
-    const png = withPngChunks(await makePng(64, 64), [pngChunk('caBX', camera)]);
-    const f = await readProvenance(png, 'image/png');
-    expect(f.c2pa?.active?.claimGenerator).toBe('Leica M11-P');
-    const out = provenanceOf(f);
-    expect(out.strongAi).toBe(false);
-    // unsigned and unbound to the pixels: it supports authenticity only weakly
-    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'low' });
-    expect(out.codes).toContain('provenance.capture.c2pa_unverified');
+  it('a capture signed by a signer nobody vouches for (no anchors) is weak authentic evidence; trusted, it is strong', async () => {
+    const png = await signC2pa(await makePng(64, 64), signer, leica);
+    const weak = provenanceOf(await readProvenance(png, 'image/png'));
+    expect(weak.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'low', score: 0.3 });
+    expect(weak.codes.at(-1)).toBe('provenance.capture.c2pa_signed');
+    const strong = provenanceOf(await readProvenance(png, 'image/png', anchors));
+    expect(strong.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'high', score: 0.05 });
+    expect(strong.codes).toContain('signingCredential.trusted');
+    expect(strong.codes.at(-1)).toBe('provenance.capture.c2pa_trusted');
   });
 
-  it('a broken C2PA block is reported as unreadable, never thrown', async () => {
+  it('a trusted capture with edits recorded in the manifest is medium evidence and names the edits', async () => {
+    const edited = { claimGenerator: 'Leica M11-P', actions: [...leica.actions, { action: 'c2pa.color_adjustments' }] };
+    const out = provenanceOf(await readProvenance(await signC2pa(await makeJpeg(64, 64), signer, edited), 'image/jpeg', anchors));
+    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'medium' });
+    expect(out.codes).toEqual(expect.arrayContaining(['provenance.capture.c2pa_trusted_edited', 'provenance.c2pa.edited']));
+    expect(out.notes.join(' ')).toMatch(/record edits after capture \(c2pa.color_adjustments\)/);
+  });
+
+  it('bytes changed after signing: assertion.dataHash.mismatch weighs towards manipulation, no capture evidence counts', async () => {
+    const photo = withJpegSegments(await makeJpeg(64, 64), [jpegSegment(0xfe, Buffer.from('original comment', 'latin1'))]);
+    const edited = replaceOnce(await signC2pa(photo, signer, leica), 'original comment', 'altered  comment');
+    const out = provenanceOf(await readProvenance(edited, 'image/jpeg', anchors));
+    expect(out.dimension).toMatchObject({ assessment: 'inconclusive', score: 0.6 });
+    expect(out.codes).toContain('assertion.dataHash.mismatch');
+    expect(out.codes.some((c) => c.startsWith('provenance.capture.'))).toBe(false);
+    expect(provenanceOutput(await readProvenance(edited, 'image/jpeg', anchors)).findings.find((x) => x.code === 'assertion.dataHash.mismatch')?.weight).toBe(0.6);
+    expect(out.notes.join(' ')).toMatch(/edited after it was signed/);
+  });
+
+  it('a broken C2PA block is reported as unreadable (or fails validation), never thrown', async () => {
+    const store = await signedStore(signer, dalle);
     const broken = Buffer.from(store);
     broken.fill(0xff, 40, 120);
-    const jpeg = withJpegSegments(await makeJpeg(64, 64), [jpegApp11(broken)]);
-    const f = await readProvenance(jpeg, 'image/jpeg');
-    expect(f.c2pa === null || f.c2pa.active?.claimGenerator !== 'OpenAI DALL-E 3').toBe(true);
+    const f = await readProvenance(withJpegSegments(await makeJpeg(64, 64), [jpegApp11(broken)]), 'image/jpeg');
+    expect(f.c2paUnreadable !== null || f.c2pa?.valid === false).toBe(true);
   });
 });
 
@@ -193,55 +215,5 @@ describe.skipIf(!HAS_DATASETS)('on real files (../shared/datasets)', () => {
     const f = await readProvenance(readFileSync(file), 'image/jpeg');
     expect(f.camera?.model).toBe('Canon PowerShot S40');
     expect(provenanceOf(f).dimension.assessment).toBe('likely_authentic');
-  });
-});
-
-describe('C2PA integrity checks (signed with the test signer in test/fixtures/analysis)', () => {
-  const opts = { claimGenerator: 'Adobe Firefly', actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' }] };
-
-  it('a signed manifest: signature, assertion hashes and data hash all verify; the signer is read from x5chain', async () => {
-    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), opts);
-    const store = readC2paStore(findJumbf(jpeg, 'image/jpeg')!, jpeg);
-    expect(store?.active).toMatchObject({
-      claimGenerator: 'Adobe Firefly',
-      signer: 'Veracity tests / Veracity test signer',
-      signatureValid: true,
-      assertionsValid: true,
-      dataHashValid: true,
-    });
-    const out = provenanceOf(await readProvenance(jpeg, 'image/jpeg'));
-    expect(out.notes.join(' ')).toMatch(/signature verifies.*image bytes match the manifest.*not checked against a trust list/);
-  });
-
-  it('pixels edited after signing: the data hash no longer matches, and the copy says so', async () => {
-    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), opts);
-    const edited = Buffer.from(jpeg);
-    edited[edited.length - 10] ^= 0xff; // inside the scan data, after the manifest
-    const store = readC2paStore(findJumbf(edited, 'image/jpeg')!, edited);
-    expect(store?.active).toMatchObject({ signatureValid: true, assertionsValid: true, dataHashValid: false });
-    expect(provenanceOf(await readProvenance(edited, 'image/jpeg')).notes.join(' ')).toMatch(/image bytes do NOT match/);
-  });
-
-  it('a claim altered after signing (generator renamed): the signature no longer verifies', async () => {
-    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), { ...opts, claimGenerator: 'Adobe Firefly' });
-    const at = jpeg.indexOf('Adobe Firefly');
-    const forged = Buffer.from(jpeg);
-    forged.write('Canon  Camera', at, 'latin1'); // same length
-    const store = readC2paStore(findJumbf(forged, 'image/jpeg')!, forged);
-    expect(store?.active?.claimGenerator).toBe('Canon  Camera');
-    expect(store?.active?.signatureValid).toBe(false);
-  });
-
-  it('a signed, intact camera-capture manifest is likely_authentic with medium confidence', async () => {
-    const jpeg = signedC2paJpeg(await makeJpeg(96, 64), { claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] });
-    const out = provenanceOf(await readProvenance(jpeg, 'image/jpeg'));
-    expect(out.strongAi).toBe(false);
-    expect(out.dimension).toMatchObject({ assessment: 'likely_authentic', confidence: 'medium', score: 0.2 });
-    expect(out.codes.at(-1)).toBe('provenance.capture.c2pa_signed');
-  });
-
-  it('an unsigned manifest: signature not checkable, assertions still checked', async () => {
-    const store = readC2paStore(c2paStore(opts), null);
-    expect(store?.active).toMatchObject({ signatureValid: null, assertionsValid: true, dataHashValid: null });
   });
 });

@@ -1,0 +1,285 @@
+// Content Credentials (C2PA) validated by @trustnxt/c2pa-ts (claim signature, certificate profile and validity,
+// time-stamp, hashed URIs of every assertion, hard bindings: data hash, BMFF hash), with one decision taken here: who
+// is trusted. The library answers `signingCredential.trusted` for any well-formed certificate in its validity period,
+// so that answer is replaced by the product's own chain check against the configured trust anchors
+// (trust-anchors.ts), and a time-stamp counts as trusted only when its authority chains to an anchor too.
+import { createHash } from 'node:crypto';
+import { X509Certificate } from '@peculiar/x509';
+import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
+import { Crypto, type CryptoProvider, type HashAlgorithm } from '@trustnxt/c2pa-ts/crypto';
+import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
+import { ManifestStore, RelationshipType, type Manifest, type ValidationStatusEntry } from '@trustnxt/c2pa-ts/manifest';
+import * as pkijs from 'pkijs';
+import type { MediaType } from './analysis-results.js';
+import { chainsToAnchor, type TrustAnchor } from './trust-anchors.js';
+
+export interface C2paAction {
+  action: string;
+  /** The IPTC code without its URL, e.g. `trainedAlgorithmicMedia`. */
+  digitalSourceType?: string;
+  softwareAgent?: string;
+}
+
+/** One validation status of the active manifest, its code verbatim from the C2PA specification (section 15). */
+export interface C2paStatus {
+  code: string;
+  success: boolean;
+  url?: string;
+  explanation?: string;
+}
+
+/**
+ * What the product makes of the signer: `trusted` (chains to a configured anchor), `untrusted` (anchors are
+ * configured and it chains to none), `not_established` (no anchors configured), `expired` (outside its validity at
+ * signing time), `invalid` (the certificate breaks the C2PA certificate profile) or `missing` (no usable signature).
+ */
+export type SignerTrust = 'trusted' | 'untrusted' | 'not_established' | 'expired' | 'invalid' | 'missing';
+
+export interface C2paValidation {
+  label: string;
+  claimGenerator: string | null;
+  actions: C2paAction[];
+  /** Subject of the signing certificate (O / CN). */
+  signer: string | null;
+  issuer: string | null;
+  /** Signing time from a time-stamp (ISO), when the signature carries one. */
+  signedAt: string | null;
+  /** Ingredients of the active manifest with the relationship `parentOf`: the asset this one was made from. */
+  parents: number;
+  ingredients: number;
+  manifests: number;
+  /** Every status of the active manifest, after the product's trust decision. */
+  statuses: C2paStatus[];
+  /** No failure other than the signer's or time-stamp's trust: the signature, hashes and bindings hold. */
+  valid: boolean;
+  trust: SignerTrust;
+  /** How many trust anchors were configured when the signer was judged. */
+  anchors: number;
+}
+
+export type C2paReading = { kind: 'manifest'; manifest: C2paValidation } | { kind: 'unreadable'; reason: string };
+
+/** Codes about who signed and when: they lower what a manifest proves, they do not say it was tampered with. */
+export const TRUST_CODES = new Set([
+  'signingCredential.untrusted',
+  'signingCredential.expired',
+  'signingCredential.invalid',
+  'signingCredential.ocsp.skipped',
+  'signingCredential.ocsp.inaccessible',
+  'signingCredential.ocsp.unknown',
+  'timeStamp.untrusted',
+  'timeStamp.outsideValidity',
+  'timeStamp.malformed',
+  'ingredient.unknownProvenance',
+  'manifest.unknownProvenance',
+  'algorithm.deprecated',
+]);
+
+const MAX_STORE = 16 * 1024 * 1024;
+
+/**
+ * The library hashes through WebCrypto, copying every range of the file into one buffer first and digesting it on
+ * the thread pool: on a 12-MP JPEG that is most of its validation time. Its CryptoProvider is the documented place
+ * to change that; hashes use node:crypto's streaming hash here (same algorithms, no copy), the rest is unchanged.
+ */
+const nodeHash = (a: HashAlgorithm) => a.replace('-', '').toLowerCase(); // 'SHA-256' -> 'sha256'
+const webCrypto: CryptoProvider = Crypto.provider;
+Crypto.provider = {
+  digest: (data, algorithm) => Promise.resolve(new Uint8Array(createHash(nodeHash(algorithm)).update(data).digest())),
+  streamingDigest: (algorithm) => {
+    const hash = createHash(nodeHash(algorithm));
+    return { update: (data) => void hash.update(data), final: () => Promise.resolve(new Uint8Array(hash.digest())) };
+  },
+  verifySignature: (payload, signature, publicKey, algorithm) => webCrypto.verifySignature(payload, signature, publicKey, algorithm),
+  sign: (payload, privateKey, algorithm) => webCrypto.sign(payload, privateKey, algorithm),
+  getRandomValues: (count) => webCrypto.getRandomValues(count),
+};
+
+/** A PDF as the library's Asset, read-only: the store is located by search (an uncompressed embedded stream). */
+class PdfAsset {
+  readonly mimeType = 'application/pdf';
+  constructor(
+    private readonly data: Uint8Array,
+    private readonly jumbf: Uint8Array | undefined,
+  ) {}
+  getDataLength(): number {
+    return this.data.length;
+  }
+  getDataRange(start = 0, length?: number): Promise<Uint8Array> {
+    return Promise.resolve(this.data.subarray(start, length === undefined ? undefined : start + length));
+  }
+  getManifestJUMBF(): Uint8Array | undefined {
+    return this.jumbf;
+  }
+  dumpInfo(): string {
+    return `PDF, ${this.data.length} bytes`;
+  }
+  getHashExclusionRange(): { start: number; length: number } {
+    throw new Error('read-only PDF asset');
+  }
+  ensureManifestSpace(): Promise<void> {
+    return Promise.reject(new Error('read-only PDF asset'));
+  }
+  writeManifestJUMBF(): Promise<void> {
+    return Promise.reject(new Error('read-only PDF asset'));
+  }
+}
+
+/** The first JUMBF superbox labelled `c2pa` in the bytes (how a PDF embeds its manifest store, uncompressed). */
+function jumbfBySearch(buf: Buffer): Uint8Array | undefined {
+  let at = buf.indexOf('jumb');
+  while (at >= 4) {
+    const desc = buf.subarray(at + 4, at + 64);
+    if (desc.includes('jumd') && desc.includes('c2pa')) {
+      const size = buf.readUInt32BE(at - 4);
+      return buf.subarray(at - 4, Math.min(buf.length, at - 4 + size, at - 4 + MAX_STORE));
+    }
+    at = buf.indexOf('jumb', at + 4);
+  }
+  return undefined;
+}
+
+function assetOf(bytes: Buffer, mediaType: MediaType) {
+  if (mediaType === 'image/jpeg') return new JPEG(bytes);
+  if (mediaType === 'image/png') return new PNG(bytes);
+  if (mediaType === 'image/heic' || mediaType === 'image/heif') return new BMFF(bytes);
+  return new PdfAsset(bytes, jumbfBySearch(bytes));
+}
+
+const sourceTypeCode = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.replace(/^.*\//, '') : undefined);
+
+function subjectOf(cert: X509Certificate | undefined, field: 'subject' | 'issuer'): string | null {
+  if (!cert) return null;
+  const dn = cert[field];
+  const o = /(?:^|,\s*)O=([^,]+)/.exec(dn)?.[1];
+  const cn = /(?:^|,\s*)CN=([^,]+)/.exec(dn)?.[1];
+  return [o, cn].filter(Boolean).join(' / ') || dn || null;
+}
+
+function actionsOf(m: Manifest): C2paAction[] {
+  return (m.assertions?.getActionAssertions() ?? []).flatMap((a) =>
+    a.actions.map((act) => ({
+      action: String(act.action),
+      digitalSourceType: sourceTypeCode(act.digitalSourceType),
+      softwareAgent: act.softwareAgent?.name ?? (typeof act.softwareAgent === 'string' ? act.softwareAgent : undefined),
+    })),
+  );
+}
+
+function claimGeneratorOf(m: Manifest): string | null {
+  const c = m.claim;
+  if (!c) return null;
+  const name = c.claimGeneratorName || null;
+  return name && c.claimGeneratorVersion ? `${name} ${c.claimGeneratorVersion}` : name;
+}
+
+/**
+ * The certificates carried in the signature's first time-stamp token, the authority's own first (the one its signer
+ * info names); [] when the token names no certificate it carries.
+ */
+function timeStampCertificates(m: Manifest): X509Certificate[] {
+  const token = m.signature?.signatureData.timestampTokens[0];
+  if (!token) return [];
+  try {
+    const signed = new pkijs.SignedData({ schema: token.response.timeStampToken?.content });
+    const certs = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+    const sid = signed.signerInfos[0]?.sid;
+    const tsa = sid instanceof pkijs.IssuerAndSerialNumber ? certs.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber)) : undefined;
+    if (!tsa) return [];
+    return [tsa, ...certs.filter((c) => c !== tsa)].map((c) => new X509Certificate(c.toSchema().toBER()));
+  } catch {
+    return [];
+  }
+}
+
+/** Replaces the library's trust answers with the product's: signer and time-stamp authority against the anchors. */
+async function decideTrust(m: Manifest, entries: ValidationStatusEntry[], anchors: TrustAnchor[]): Promise<{ statuses: C2paStatus[]; trust: SignerTrust }> {
+  const sig = m.signature?.signatureData;
+  const statuses: C2paStatus[] = entries.map((e) => ({ code: String(e.code), success: e.success !== false, url: e.url, explanation: e.explanation }));
+  const at = (i: number) => statuses[i];
+  const noAnchors = 'no trust anchors are configured, so the signer cannot be established';
+
+  // The time-stamp: the library calls it trusted when the authority's certificate is well formed.
+  const tsIndex = statuses.findIndex((s) => s.code === 'timeStamp.trusted');
+  let timeStampTrusted = false;
+  if (tsIndex >= 0) {
+    const [tsa, ...rest] = timeStampCertificates(m);
+    const genTime = sig?.timestamp ?? new Date();
+    timeStampTrusted = Boolean(tsa) && (await chainsToAnchor(tsa, rest, anchors, genTime));
+    if (!timeStampTrusted) statuses[tsIndex] = { ...at(tsIndex), code: 'timeStamp.untrusted', success: false, explanation: anchors.length ? 'the time-stamp authority does not chain to a configured trust anchor' : noAnchors };
+  }
+
+  const credIndex = statuses.findIndex((s) => s.code.startsWith('signingCredential.') && !s.code.startsWith('signingCredential.ocsp'));
+  const cred = credIndex >= 0 ? at(credIndex).code : null;
+  if (!sig?.certificate || cred === null) return { statuses, trust: 'missing' };
+  if (cred === 'signingCredential.expired') return { statuses, trust: 'expired' };
+  if (cred === 'signingCredential.invalid') return { statuses, trust: 'invalid' };
+  // `signingCredential.trusted` from the library means only "well formed and in its validity period" (judged at the
+  // time-stamp's time even when the time-stamp's authority is trusted by nobody: then it is judged again, now).
+  const when = timeStampTrusted && sig.timestamp ? sig.timestamp : new Date();
+  if (when < sig.certificate.notBefore || when > sig.certificate.notAfter) {
+    statuses[credIndex] = { ...at(credIndex), code: 'signingCredential.expired', success: false, explanation: 'the signing certificate is not valid now, and no trusted time-stamp dates the signature' };
+    return { statuses, trust: 'expired' };
+  }
+  if (await chainsToAnchor(sig.certificate, sig.chainCertificates, anchors, when)) return { statuses, trust: 'trusted' };
+  statuses[credIndex] = {
+    ...at(credIndex),
+    code: 'signingCredential.untrusted',
+    success: false,
+    explanation: anchors.length ? 'the signing certificate does not chain to a configured trust anchor' : noAnchors,
+  };
+  return { statuses, trust: anchors.length ? 'untrusted' : 'not_established' };
+}
+
+/**
+ * Validates the file's C2PA manifest store (the active manifest, against the file's bytes) and judges its signer
+ * against `anchors`. null when the file carries no store; `unreadable` when it carries one the library cannot read.
+ */
+export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors: TrustAnchor[]): Promise<C2paReading | null> {
+  let asset: ReturnType<typeof assetOf>;
+  let jumbf: Uint8Array | undefined;
+  try {
+    asset = assetOf(bytes, mediaType);
+    jumbf = asset.getManifestJUMBF();
+  } catch (err) {
+    // The container itself could not be walked; a store may or may not be inside.
+    return bytes.includes('c2pa') && bytes.includes('jumb') ? { kind: 'unreadable', reason: (err as Error).message } : null;
+  }
+  if (!jumbf) return null;
+  if (jumbf.length > MAX_STORE) return { kind: 'unreadable', reason: 'the manifest store is larger than 16 MiB' };
+  let store: ManifestStore;
+  try {
+    store = ManifestStore.read(SuperBox.fromBuffer(jumbf as Uint8Array<ArrayBuffer>));
+  } catch (err) {
+    return { kind: 'unreadable', reason: (err as Error).message };
+  }
+  const m = store.getActiveManifest();
+  if (!m) return { kind: 'unreadable', reason: 'the store has no manifest' };
+  let entries: ValidationStatusEntry[];
+  try {
+    entries = (await store.validate(asset as Parameters<ManifestStore['validate']>[0])).statusEntries;
+  } catch (err) {
+    entries = [{ code: 'general.error' as ValidationStatusEntry['code'], explanation: (err as Error).message, success: false }];
+  }
+  const { statuses, trust } = await decideTrust(m, entries, anchors);
+  const ingredients = m.assertions?.assertions.filter((a) => a.label?.startsWith('c2pa.ingredient')) ?? [];
+  const sig = m.signature?.signatureData;
+  return {
+    kind: 'manifest',
+    manifest: {
+      label: m.label ?? '',
+      claimGenerator: claimGeneratorOf(m),
+      actions: actionsOf(m),
+      signer: subjectOf(sig?.certificate, 'subject'),
+      issuer: subjectOf(sig?.certificate, 'issuer'),
+      signedAt: sig?.timestamp?.toISOString() ?? null,
+      parents: ingredients.filter((i) => (i as { relationship?: RelationshipType }).relationship === RelationshipType.ParentOf).length,
+      ingredients: ingredients.length,
+      manifests: store.manifests.length,
+      statuses,
+      valid: statuses.every((s) => s.success || TRUST_CODES.has(s.code)),
+      trust,
+      anchors: anchors.length,
+    },
+  };
+}

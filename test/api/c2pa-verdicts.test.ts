@@ -1,0 +1,178 @@
+// Issue 24 end to end: files the tests sign themselves (an openssl CA and signers, the C2PA library's signing API),
+// sent over real HTTP to POST /v1/assess on a core whose data dir holds the trust anchors, with the real detector
+// model; each rule's verdict and the C2PA specification's status codes on the provenance dimension's findings.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobResult, type FileResult } from '../../src/api/schemas.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signPdfC2pa, type TestAuthority, type TestSigner } from '../support/c2pa-signing.js';
+import { HAS_MODEL, jpegSegment, makeJpeg, MODELS_DIR, textPdf, withJpegSegments } from '../unit/analysis/fixtures.js';
+import { REPO, multipart, onPg, startCore, startListening, tempDir, type Part, type TestCore } from './helpers.js';
+
+const pki = pkiDir();
+afterAll(() => pki.cleanup());
+/** The submission probe's bound, raised: on a loaded machine a cold probe worker opening a PDF takes more than 15 s. */
+const PROBE_MS = 60_000;
+
+/** POST /v1/assess over a socket, then GET the job until it is terminal (wait=true answers 202 past 30 s). */
+async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, key = core.imagesKey): Promise<Map<string, FileResult>> {
+  const base = await startListening(core);
+  const parts: Part[] = files.map(([name, data]) => ({ name: 'file', data, filename: name, contentType: 'application/octet-stream' }));
+  const { body, contentType } = await multipart(parts);
+  const auth = { authorization: `Bearer ${key}` };
+  const res = await fetch(`${base}/v1/assess`, { method: 'POST', body: new Uint8Array(body), headers: { 'content-type': contentType, ...auth } });
+  const answer = await res.text();
+  expect([200, 202], answer).toContain(res.status);
+  let job = JobResult.parse(JSON.parse(answer));
+  for (let i = 0; job.status === 'processing' && i < 10; i++) job = JobResult.parse(await (await fetch(`${base}/v1/jobs/${job.jobId}?wait=true`, { headers: auth })).json());
+  expect(job.status).toBe('completed');
+  return new Map(job.results.map((r) => [r.file.name, r]));
+}
+
+const codesOf = (r: FileResult | undefined, key: string) => r?.dimensions?.find((d) => d.key === key)?.findings?.map((f) => f.code) ?? [];
+const provenanceCodes = (r: FileResult | undefined) => codesOf(r, 'provenance');
+
+describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/assess (issue 24)', () => {
+  let ca: TestAuthority;
+  let camera: TestSigner;
+  let generator: TestSigner;
+  let stranger: TestSigner;
+  let expired: TestSigner;
+  let results: Map<string, FileResult>;
+  /** A core whose data dir holds the anchors as an installation keeps them: a PEM bundle, trust-anchors.pem. */
+  const anchoredCore = () => {
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
+    return startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS }, { dataDir });
+  };
+  let photo: Buffer;
+  const capture = { claimGenerator: 'Veracity Test Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }] };
+
+  beforeAll(async () => {
+    ca = makeAuthority(pki.dir, 'API Test Root');
+    camera = issueSigner(ca, 'API Test Camera');
+    generator = issueSigner(ca, 'API Test Generator');
+    expired = issueSigner(ca, 'API Expired Camera', { start: '20200101000000Z', end: '20210101000000Z' });
+    stranger = issueSigner(makeAuthority(pki.dir, 'Unknown Root'), 'Unknown Camera');
+    const core = await anchoredCore();
+    photo = withJpegSegments(await makeJpeg(256, 192), [jpegSegment(0xfe, Buffer.from('Veracity original comment', 'latin1'))]);
+    const signed = await signC2pa(photo, camera, capture);
+    results = await assessOverHttp(core, [
+      ['trusted-capture.jpg', signed],
+      ['trusted-ai.jpg', await signC2pa(photo, generator, { claimGenerator: 'Veracity Test Generator', actions: [{ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' }] })],
+      ['edited-after-signing.jpg', replaceOnce(signed, 'Veracity original comment', 'Veracity altered  comment')],
+      ['claim-altered.jpg', replaceOnce(signed, 'Veracity Test Camera', 'Veracity Fake Camera')],
+      ['assertion-altered.jpg', replaceOnce(signed, 'Test Firmware 1.0', 'Test Firmware 2.0')],
+      ['untrusted-signer.jpg', await signC2pa(photo, stranger, capture)],
+      ['expired-signer.jpg', await signC2pa(photo, expired, capture)],
+    ]);
+  }, 120_000);
+
+  it('a valid capture from a trusted signer, nothing edited since: authentic, high, naming signer and device', () => {
+    const r = results.get('trusted-capture.jpg');
+    expect(r?.verdict).toMatchObject({ assessment: 'authentic', confidence: 'high' });
+    expect(provenanceCodes(r)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted', 'assertion.hashedURI.match', 'assertion.dataHash.match', 'provenance.capture.c2pa_trusted']));
+    expect(r?.verdict?.display.description).toMatch(/made by Veracity Test Camera, signed by Veracity tests \/ API Test Camera/);
+    // the findings are on the dimension beside the verdict and inside it (DECISIONS 2), with a sentence each
+    expect(r?.verdict?.dimensions).toEqual(r?.dimensions);
+    for (const f of r?.dimensions?.flatMap((d) => d.findings ?? []) ?? []) expect(f.message).toMatch(/^[A-Z].*\.$/);
+  });
+
+  it('a valid manifest from a trusted signer declaring generative AI: ai_generated, high', () => {
+    const r = results.get('trusted-ai.jpg');
+    expect(r?.verdict).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
+    expect(provenanceCodes(r)).toEqual(expect.arrayContaining(['provenance.ai.c2pa_generator', 'claimSignature.validated', 'signingCredential.trusted']));
+  });
+
+  it('bytes changed after signing: assertion.dataHash.mismatch, never authentic, "edited after it was signed"', () => {
+    const r = results.get('edited-after-signing.jpg');
+    expect(r?.verdict?.assessment).not.toBe('authentic');
+    expect(provenanceCodes(r)).toContain('assertion.dataHash.mismatch');
+    expect(r?.verdict?.display.description).toMatch(/edited after it was signed/);
+  });
+
+  it('a claim or an assertion changed after signing: claimSignature.mismatch / assertion.hashedURI.mismatch, never authentic', () => {
+    const claim = results.get('claim-altered.jpg');
+    expect(claim?.verdict?.assessment).not.toBe('authentic');
+    expect(provenanceCodes(claim)).toContain('claimSignature.mismatch');
+    expect(claim?.verdict?.display.description).toMatch(/claim was changed after it was signed/);
+    const assertion = results.get('assertion-altered.jpg');
+    expect(assertion?.verdict?.assessment).not.toBe('authentic');
+    expect(provenanceCodes(assertion)).toContain('assertion.hashedURI.mismatch');
+  });
+
+  it('a signer that chains to no anchor, or an expired one: the signature is valid, the capture proves less and the card says so', () => {
+    const untrusted = results.get('untrusted-signer.jpg');
+    expect(provenanceCodes(untrusted)).toEqual(expect.arrayContaining(['claimSignature.validated', 'assertion.dataHash.match', 'signingCredential.untrusted', 'provenance.capture.c2pa_signed']));
+    expect(untrusted?.verdict?.confidence).not.toBe('high');
+    expect(untrusted?.verdict?.display.description).toMatch(/does not chain to any configured trust anchor/);
+    const old = results.get('expired-signer.jpg');
+    expect(provenanceCodes(old)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.expired']));
+    expect(old?.verdict?.confidence).not.toBe('high');
+    expect(old?.verdict?.display.description).toMatch(/not valid at the time of signing/);
+  });
+
+  it('the PDF form: a store in the document, validated against its bytes; a document changed after signing says so', async () => {
+    const signed = await signPdfC2pa(textPdf(), camera, { claimGenerator: 'Veracity Test Scanner', actions: [{ action: 'c2pa.created' }] });
+    const core = await anchoredCore();
+    const pdfs = await assessOverHttp(core, [['signed.pdf', signed], ['changed.pdf', replaceOnce(signed, '(Hello)', '(Hallo)')]], core.pdfsKey);
+    expect(codesOf(pdfs.get('signed.pdf'), 'pdf_structure')).toEqual(expect.arrayContaining(['provenance.c2pa.manifest', 'claimSignature.validated', 'signingCredential.trusted', 'assertion.dataHash.match']));
+    const changed = pdfs.get('changed.pdf');
+    expect(codesOf(changed, 'pdf_structure')).toContain('assertion.dataHash.mismatch');
+    expect(changed?.verdict?.assessment).toBe('inconclusive');
+    expect(changed?.verdict?.display.description).toMatch(/edited after it was signed/);
+  }, 120_000);
+
+  it('no anchors configured: the signature is reported valid and the signer as not established', async () => {
+    const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS });
+    const r = (await assessOverHttp(core, [['no-anchors.jpg', await signC2pa(photo, camera, capture)]])).get('no-anchors.jpg');
+    expect(provenanceCodes(r)).toEqual(expect.arrayContaining(['claimSignature.validated', 'assertion.dataHash.match', 'signingCredential.untrusted']));
+    expect(r?.verdict?.confidence).not.toBe('high');
+    expect(r?.dimensions?.find((d) => d.key === 'provenance')?.findings?.find((f) => f.code === 'signingCredential.untrusted')?.message).toMatch(
+      /not established: no trust anchors are configured/,
+    );
+  }, 120_000);
+});
+
+const run = promisify(execFile);
+const BIN = path.join(REPO, 'src', 'bin', 'veracity.mjs');
+
+// `veracity serve --trust-anchors` on a desktop data dir (the team server reads VERACITY_TRUST_ANCHORS).
+describe.skipIf(onPg)('veracity serve --trust-anchors', () => {
+  it('checks the bundle, keeps it in the data dir (0600) and lists its anchors; a broken bundle stops the start', async () => {
+    const ca = makeAuthority(pki.dir, 'Serve Test Root');
+    const dir = tempDir();
+    const bundle = path.join(dir, 'anchors.pem');
+    fs.writeFileSync(bundle, ca.certPem);
+    const dataDir = path.join(dir, 'data');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--trust-anchors', bundle], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const first = await new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.split('\n')[0]);
+      });
+    });
+    expect(first).toMatch(/^Veracity API listening at /);
+    // one answer first: the core is past its start (its SIGTERM handler is set once it listens)
+    expect((await fetch(`${first.replace('Veracity API listening at ', '')}/v1/jobs`)).status).toBe(401);
+    child.kill('SIGTERM');
+    expect(await new Promise((r) => child.once('exit', r))).toBe(0);
+    const kept = path.join(dataDir, 'trust-anchors.pem');
+    expect(fs.readFileSync(kept, 'utf8')).toBe(ca.certPem);
+    if (process.platform !== 'win32') expect(fs.statSync(kept).mode & 0o777).toBe(0o600);
+    expect(stderr).toMatch(/C2PA trust anchors .*\n {2}CN=Serve Test Root, O=Veracity tests \(expires \d{4}-\d\d-\d\d\)/);
+
+    fs.writeFileSync(bundle, 'not a certificate');
+    await expect(run(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--trust-anchors', bundle], { env: { ...process.env, VERACITY_DATA_DIR: '' } })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('holds no PEM certificate'),
+    });
+    // the bundle kept before is unchanged
+    expect(fs.readFileSync(kept, 'utf8')).toBe(ca.certPem);
+  }, 60_000);
+});

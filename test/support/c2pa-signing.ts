@@ -1,0 +1,217 @@
+// Content Credentials the tests make themselves: a certificate authority and signers issued by openssl in a temp
+// dir (a valid signer, an expired one, one from another authority), and files signed with the C2PA library's own
+// signing API (@trustnxt/c2pa-ts: manifest building, data hash, COSE signature), then tampered with byte by byte.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { X509Certificate } from '@peculiar/x509';
+import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
+import { CoseAlgorithmIdentifier, LocalSigner } from '@trustnxt/c2pa-ts/cose';
+import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, ManifestStore, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
+import { LocalTimestampProvider } from '@trustnxt/c2pa-ts/rfc3161';
+
+const EXTENSIONS = `[ca_ext]
+basicConstraints=critical,CA:TRUE
+keyUsage=critical,keyCertSign,cRLSign
+subjectKeyIdentifier=hash
+[signer_ext]
+basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=emailProtection
+subjectKeyIdentifier=hash
+authorityKeyIdentifier=keyid
+[tsa_ext]
+basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=critical,timeStamping
+subjectKeyIdentifier=hash
+authorityKeyIdentifier=keyid
+`;
+
+const caConfig = (dir: string) => `[ca]
+default_ca = ca_default
+[ca_default]
+dir = ${dir}
+database = ${dir}/index.txt
+new_certs_dir = ${dir}
+serial = ${dir}/serial
+default_md = sha256
+policy = policy_any
+unique_subject = no
+copy_extensions = none
+[policy_any]
+commonName = supplied
+organizationName = optional
+`;
+
+export interface TestAuthority {
+  name: string;
+  dir: string;
+  certPem: string;
+}
+
+export interface TestSigner {
+  certPem: string;
+  /** The private key, PKCS#8 DER (what the library's LocalSigner takes). */
+  key: Uint8Array;
+}
+
+/** A temp dir for one test file's PKI; remove it with `cleanup`. */
+export function pkiDir(): { dir: string; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'veracity-pki-'));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+const openssl = (cwd: string, ...args: string[]) => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** A self-signed root (P-256, ten years) in its own folder under `root`. */
+export function makeAuthority(root: string, name: string): TestAuthority {
+  const dir = path.join(root, name.replace(/\W+/g, '-'));
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'ext.cnf'), EXTENSIONS);
+  fs.writeFileSync(path.join(dir, 'ca.cnf'), caConfig(dir));
+  fs.writeFileSync(path.join(dir, 'index.txt'), '');
+  fs.writeFileSync(path.join(dir, 'serial'), '1000\n');
+  openssl(dir, 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650',
+    '-subj', `/CN=${name}/O=Veracity tests`, '-config', 'ext.cnf', '-extensions', 'ca_ext');
+  return { name, dir, certPem: fs.readFileSync(path.join(dir, 'ca.pem'), 'utf8') };
+}
+
+/**
+ * A signing certificate issued by `ca` (C2PA profile: digitalSignature, emailProtection; `tsa`: a time-stamp
+ * authority's, timeStamping only), valid from `start` to `end` (openssl's YYYYMMDDHHMMSSZ; default: from yesterday
+ * for a year).
+ */
+export function issueSigner(ca: TestAuthority, commonName: string, validity: { start?: string; end?: string; tsa?: boolean } = {}): TestSigner {
+  const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
+  const start = validity.start ?? stamp(new Date(Date.now() - 86_400_000));
+  const end = validity.end ?? stamp(new Date(Date.now() + 365 * 86_400_000));
+  const base = commonName.replace(/\W+/g, '-');
+  openssl(ca.dir, 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${commonName}/O=Veracity tests`);
+  openssl(ca.dir, 'ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${base}.csr`, '-out', `${base}.pem`,
+    '-startdate', start, '-enddate', end, '-extfile', 'ext.cnf', '-extensions', validity.tsa ? 'tsa_ext' : 'signer_ext', '-notext');
+  openssl(ca.dir, 'pkcs8', '-topk8', '-nocrypt', '-in', `${base}.key`, '-outform', 'DER', '-out', `${base}.p8`);
+  return { certPem: fs.readFileSync(path.join(ca.dir, `${base}.pem`), 'utf8'), key: new Uint8Array(fs.readFileSync(path.join(ca.dir, `${base}.p8`))) };
+}
+
+export interface ManifestSpec {
+  claimGenerator: string;
+  /** Actions with IPTC digital source types by their code (`digitalCapture`, `trainedAlgorithmicMedia`). */
+  actions: Array<{ action: string; digitalSourceType?: string; softwareAgent?: string }>;
+}
+
+const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
+
+/**
+ * `bytes` (JPEG, PNG or HEIF) with a C2PA manifest store signed by `signer`: the actions, and a hard binding of the
+ * file (a data hash; for HEIF a BMFF v3 hash); with `timeStamper`, an RFC 3161 time-stamp made with its certificate.
+ */
+export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: ManifestSpec, timeStamper?: TestSigner): Promise<Buffer> {
+  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
+  const bmff = BMFF.canRead(bytes);
+  const asset = JPEG.canRead(bytes) ? new JPEG(bytes) : bmff ? new BMFF(bytes) : new PNG(bytes);
+  const store = new ManifestStore();
+  const manifest = store.createManifest({ assetFormat: asset.mimeType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
+  manifest.claim!.claimGeneratorName = spec.claimGenerator;
+  manifest.claim!.claimGeneratorVersion = undefined;
+  const actions = new ActionAssertion();
+  actions.actions = spec.actions.map(
+    (a): Action => ({
+      action: a.action as ActionType,
+      ...(a.digitalSourceType ? { digitalSourceType: `${IPTC}${a.digitalSourceType}` as DigitalSourceType } : {}),
+      ...(a.softwareAgent ? { softwareAgent: { name: a.softwareAgent } } : {}),
+    }),
+  );
+  manifest.addAssertion(actions);
+  const binding = bmff ? BMFFHashAssertion.createV3('jumbf manifest', 'SHA-256') : DataHashAssertion.create('SHA-256');
+  manifest.addAssertion(binding);
+  await asset.ensureManifestSpace(store.measureSize());
+  await binding.updateWithAsset(asset);
+  const tsa = timeStamper && new LocalTimestampProvider(new X509Certificate(timeStamper.certPem), timeStamper.key);
+  await manifest.sign(local, tsa);
+  await asset.writeManifestJUMBF(store.getBytes());
+  return Buffer.from(await asset.getDataRange());
+}
+
+/** `bytes` with the first occurrence of `from` replaced by `to` (same length): a change made after signing. */
+export function replaceOnce(bytes: Buffer, from: string, to: string): Buffer {
+  if (from.length !== to.length) throw new Error('replaceOnce keeps the length');
+  const at = bytes.indexOf(from, 0, 'latin1');
+  if (at < 0) throw new Error(`"${from}" is not in the file`);
+  const out = Buffer.from(bytes);
+  out.write(to, at, 'latin1');
+  return out;
+}
+
+/** A signed manifest store on its own (made for a throwaway JPEG, so its data hash binds nothing else). */
+export async function signedStore(signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
+  const carrier = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#777777' } }).jpeg().toBuffer();
+  return Buffer.from(new JPEG(await signC2pa(carrier, signer, spec)).getManifestJUMBF()!);
+}
+
+/**
+ * A PDF as a writable asset for the library's signer, test-only: the manifest store goes in an uncompressed stream
+ * object appended after the document (`/Type /EmbeddedFile /Subtype /application#2Fc2pa`), and the data hash
+ * excludes exactly the store's bytes. This is the smallest layout the product reads (a store found by search in the
+ * bytes); it is not the full PDF embedding of the C2PA specification (an incremental update whose catalog lists the
+ * store as an associated file), which c2pa-ts does not write.
+ */
+class AppendedStorePdf {
+  readonly mimeType = 'application/pdf';
+  private data: Uint8Array;
+  private start = 0;
+  private length = 0;
+  constructor(private readonly pdf: Buffer) {
+    this.data = new Uint8Array(pdf);
+  }
+  getDataLength(): number {
+    return this.data.length;
+  }
+  getDataRange(start = 0, length?: number): Promise<Uint8Array> {
+    return Promise.resolve(this.data.subarray(start, length === undefined ? undefined : start + length));
+  }
+  getManifestJUMBF(): Uint8Array | undefined {
+    return this.length ? this.data.subarray(this.start, this.start + this.length) : undefined;
+  }
+  dumpInfo(): string {
+    return `PDF with an appended C2PA store, ${this.data.length} bytes`;
+  }
+  ensureManifestSpace(length: number): Promise<void> {
+    const head = Buffer.from(`\n9999 0 obj\n<< /Type /EmbeddedFile /Subtype /application#2Fc2pa /Length ${length} >>\nstream\n`, 'latin1');
+    const tail = Buffer.from('\nendstream\nendobj\n', 'latin1');
+    this.data = new Uint8Array(Buffer.concat([this.pdf, head, Buffer.alloc(length), tail]));
+    this.start = this.pdf.length + head.length;
+    this.length = length;
+    return Promise.resolve();
+  }
+  getHashExclusionRange(): { start: number; length: number } {
+    return { start: this.start, length: this.length };
+  }
+  writeManifestJUMBF(jumbf: Uint8Array): Promise<void> {
+    if (jumbf.length !== this.length) return Promise.reject(new Error(`store is ${jumbf.length} bytes, ${this.length} reserved`));
+    this.data.set(jumbf, this.start);
+    return Promise.resolve();
+  }
+}
+
+/** `pdf` with a C2PA manifest store signed by `signer` and a data hash of the document (see AppendedStorePdf). */
+export async function signPdfC2pa(pdf: Buffer, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
+  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
+  const asset = new AppendedStorePdf(pdf);
+  const store = new ManifestStore();
+  const manifest = store.createManifest({ assetFormat: 'application/pdf', instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
+  manifest.claim!.claimGeneratorName = spec.claimGenerator;
+  manifest.claim!.claimGeneratorVersion = undefined;
+  const actions = new ActionAssertion();
+  actions.actions = spec.actions.map((a): Action => ({ action: a.action as ActionType, ...(a.digitalSourceType ? { digitalSourceType: `${IPTC}${a.digitalSourceType}` as DigitalSourceType } : {}) }));
+  manifest.addAssertion(actions);
+  const binding = DataHashAssertion.create('SHA-256');
+  manifest.addAssertion(binding);
+  await asset.ensureManifestSpace(store.measureSize());
+  await binding.updateWithAsset(asset);
+  await manifest.sign(local);
+  await asset.writeManifestJUMBF(store.getBytes());
+  return Buffer.from(await asset.getDataRange());
+}

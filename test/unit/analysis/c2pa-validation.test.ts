@@ -1,0 +1,167 @@
+// C2PA validation through @trustnxt/c2pa-ts with the product's own trust decision, on files the tests sign
+// themselves (openssl PKI, the library's signing API), then tamper with.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateC2pa, type C2paValidation } from '../../../src/analysis/c2pa-validation.js';
+import { chainsToAnchor, parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signPdfC2pa, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
+import { REPO, jpegSegment, makeJpeg, makePng, textPdf, withJpegSegments } from './fixtures.js';
+
+const pki = pkiDir();
+let ca: TestAuthority;
+let other: TestAuthority;
+let camera: TestSigner;
+let expired: TestSigner;
+let anchors: TrustAnchor[];
+let photo: Buffer;
+const capture = { claimGenerator: 'Veracity Test Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }] };
+
+beforeAll(async () => {
+  ca = makeAuthority(pki.dir, 'Veracity Test Root');
+  other = makeAuthority(pki.dir, 'Some Other Root');
+  camera = issueSigner(ca, 'Test Camera Signer');
+  expired = issueSigner(ca, 'Expired Signer', { start: '20200101000000Z', end: '20210101000000Z' });
+  anchors = parseTrustAnchors(ca.certPem);
+  photo = withJpegSegments(await makeJpeg(96, 64), [jpegSegment(0xfe, Buffer.from('Veracity original comment', 'latin1'))]);
+});
+afterAll(() => pki.cleanup());
+
+async function manifestOf(bytes: Buffer, type: 'image/jpeg' | 'image/png' | 'image/heic', a: TrustAnchor[]): Promise<C2paValidation> {
+  const r = await validateC2pa(bytes, type, a);
+  if (r?.kind !== 'manifest') throw new Error(`no manifest: ${JSON.stringify(r)}`);
+  return r.manifest;
+}
+const codes = (m: C2paValidation) => m.statuses.map((s) => s.code);
+
+describe('C2PA validation with the product deciding trust', () => {
+  it('a capture signed by a signer that chains to an anchor: signature, hashed URIs and data hash validate, signer trusted', async () => {
+    const m = await manifestOf(await signC2pa(photo, camera, capture), 'image/jpeg', anchors);
+    expect(codes(m)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted', 'assertion.hashedURI.match', 'assertion.dataHash.match']));
+    expect(m).toMatchObject({ valid: true, trust: 'trusted', claimGenerator: 'Veracity Test Camera', signer: 'Veracity tests / Test Camera Signer', issuer: 'Veracity tests / Veracity Test Root' });
+    expect(m.actions).toEqual([{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }]);
+  });
+
+  it('no anchors configured: the signature is valid, the signer is not established (signingCredential.untrusted)', async () => {
+    const m = await manifestOf(await signC2pa(photo, camera, capture), 'image/jpeg', []);
+    expect(codes(m)).toContain('claimSignature.validated');
+    expect(codes(m)).toContain('signingCredential.untrusted');
+    expect(codes(m)).not.toContain('signingCredential.trusted');
+    expect(m).toMatchObject({ valid: true, trust: 'not_established', anchors: 0 });
+  });
+
+  it("anchors that are not the signer's authority: untrusted (the library alone would say trusted)", async () => {
+    const m = await manifestOf(await signC2pa(photo, camera, capture), 'image/jpeg', parseTrustAnchors(other.certPem));
+    expect(codes(m)).toContain('signingCredential.untrusted');
+    expect(m).toMatchObject({ valid: true, trust: 'untrusted', anchors: 1 });
+  });
+
+  it('a certificate outside its validity period: signingCredential.expired, not trusted even though it chains', async () => {
+    const m = await manifestOf(await signC2pa(photo, expired, capture), 'image/jpeg', anchors);
+    expect(codes(m)).toContain('signingCredential.expired');
+    expect(m).toMatchObject({ valid: true, trust: 'expired' });
+  });
+
+  it('bytes changed after signing: assertion.dataHash.mismatch, the manifest is not valid', async () => {
+    const signed = await signC2pa(photo, camera, capture);
+    const m = await manifestOf(replaceOnce(signed, 'Veracity original comment', 'Veracity altered  comment'), 'image/jpeg', anchors);
+    expect(codes(m)).toContain('assertion.dataHash.mismatch');
+    expect(codes(m)).toContain('claimSignature.validated');
+    expect(m.valid).toBe(false);
+  });
+
+  it('the claim changed after signing: claimSignature.mismatch', async () => {
+    const signed = await signC2pa(photo, camera, capture);
+    const m = await manifestOf(replaceOnce(signed, 'Veracity Test Camera', 'Veracity Fake Camera'), 'image/jpeg', anchors);
+    expect(codes(m)).toContain('claimSignature.mismatch');
+    expect(m.valid).toBe(false);
+  });
+
+  it('an assertion changed after signing: assertion.hashedURI.mismatch', async () => {
+    const signed = await signC2pa(photo, camera, capture);
+    const m = await manifestOf(replaceOnce(signed, 'Test Firmware 1.0', 'Test Firmware 2.0'), 'image/jpeg', anchors);
+    expect(codes(m)).toContain('assertion.hashedURI.mismatch');
+    expect(m.valid).toBe(false);
+  });
+
+  it('a PNG (caBX chunk) validates the same way', async () => {
+    const m = await manifestOf(await signC2pa(await makePng(64, 48), camera, capture), 'image/png', anchors);
+    expect(m).toMatchObject({ valid: true, trust: 'trusted' });
+    expect(codes(m)).toContain('assertion.dataHash.match');
+  });
+
+  it('a time-stamp by an authority that chains to an anchor: timeStamp.trusted and the signing time; by another: timeStamp.untrusted', async () => {
+    const tsa = issueSigner(ca, 'Test Time-Stamp Authority', { tsa: true });
+    const m = await manifestOf(await signC2pa(photo, camera, capture, tsa), 'image/jpeg', anchors);
+    expect(codes(m)).toEqual(expect.arrayContaining(['timeStamp.trusted', 'signingCredential.trusted', 'claimSignature.validated']));
+    expect(Math.abs(Date.parse(m.signedAt!) - Date.now())).toBeLessThan(600_000);
+    const foreign = issueSigner(other, 'Foreign Time-Stamp Authority', { tsa: true });
+    const f = await manifestOf(await signC2pa(photo, camera, capture, foreign), 'image/jpeg', anchors);
+    expect(codes(f)).toContain('timeStamp.untrusted');
+    expect(codes(f)).not.toContain('timeStamp.trusted');
+    expect(f).toMatchObject({ valid: true, trust: 'trusted' });
+  });
+
+  it('HEIF: a BMFF hash binds the file; a changed byte outside the manifest breaks it (assertion.bmffHash.mismatch)', async () => {
+    const heic = readFileSync(join(REPO, 'test', 'fixtures', 'analysis', 'gradient-64x48.heic'));
+    const signed = await signC2pa(heic, camera, capture);
+    const m = await manifestOf(signed, 'image/heic', anchors);
+    expect(codes(m)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted', 'assertion.bmffHash.match']));
+    expect(m.valid).toBe(true);
+    const changed = Buffer.from(signed);
+    changed[changed.length - 1] ^= 0xff; // the last byte of the coded image (mdat is last)
+    const c = await manifestOf(changed, 'image/heic', anchors);
+    expect(codes(c)).toContain('assertion.bmffHash.mismatch');
+    expect(c.valid).toBe(false);
+  });
+
+  it('PDF: a store in the document validates against the document bytes; a changed byte gives assertion.dataHash.mismatch', async () => {
+    const signed = await signPdfC2pa(textPdf(), camera, { claimGenerator: 'Veracity Test Scanner', actions: [{ action: 'c2pa.created' }] });
+    const r = await validateC2pa(signed, 'application/pdf', anchors);
+    if (r?.kind !== 'manifest') throw new Error(JSON.stringify(r));
+    expect(codes(r.manifest)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted', 'assertion.dataHash.match']));
+    expect(r.manifest).toMatchObject({ valid: true, claimGenerator: 'Veracity Test Scanner' });
+    const changed = replaceOnce(signed, '%PDF-1.7', '%PDF-1.6');
+    const c = await validateC2pa(changed, 'application/pdf', anchors);
+    expect(c?.kind === 'manifest' && codes(c.manifest)).toContain('assertion.dataHash.mismatch');
+  });
+
+  it('a file without a store is null; a broken store is unreadable, never thrown', async () => {
+    expect(await validateC2pa(photo, 'image/jpeg', anchors)).toBeNull();
+    const signed = await signC2pa(photo, camera, capture);
+    const at = signed.indexOf('jumd', 0, 'latin1');
+    const broken = Buffer.from(signed);
+    broken.fill(0xee, at - 4, at + 40); // the store's first box header and description
+    const r = await validateC2pa(broken, 'image/jpeg', anchors);
+    expect(r === null || r.kind === 'unreadable' || !r.manifest.valid).toBe(true);
+  });
+});
+
+describe('trust anchors', () => {
+  it('parses a PEM bundle with subjects and expiry; refuses a bundle without certificates or with a broken one', () => {
+    const list = parseTrustAnchors(ca.certPem + other.certPem);
+    expect(list.map((a) => a.subject)).toEqual(['CN=Veracity Test Root, O=Veracity tests', 'CN=Some Other Root, O=Veracity tests']);
+    expect(Date.parse(list[0].notAfter)).toBeGreaterThan(Date.now());
+    expect(() => parseTrustAnchors('not a certificate')).toThrow(/no PEM certificate/);
+    expect(() => parseTrustAnchors('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----')).toThrow(/certificate 1 is not a valid X.509/);
+  });
+
+  it("an allowed signer: a signer's own certificate in the bundle is trusted without its CA (and only that signer)", async () => {
+    const { X509Certificate } = await import('@peculiar/x509');
+    const allowed = parseTrustAnchors(camera.certPem);
+    expect(await chainsToAnchor(new X509Certificate(camera.certPem), [], allowed, new Date())).toBe(true);
+    expect(await chainsToAnchor(new X509Certificate(camera.certPem), [], allowed, new Date('2001-01-01'))).toBe(false);
+    const m = await manifestOf(await signC2pa(photo, camera, capture), 'image/jpeg', allowed);
+    expect(m).toMatchObject({ valid: true, trust: 'trusted' });
+    const sibling = issueSigner(ca, 'Sibling Signer');
+    expect((await manifestOf(await signC2pa(photo, sibling, capture), 'image/jpeg', allowed)).trust).toBe('untrusted');
+  });
+
+  it('a chain is checked at the given time: a signer valid now does not chain at a date before it was issued', async () => {
+    const { X509Certificate } = await import('@peculiar/x509');
+    const leaf = new X509Certificate(camera.certPem);
+    expect(await chainsToAnchor(leaf, [], anchors, new Date())).toBe(true);
+    expect(await chainsToAnchor(leaf, [], anchors, new Date('2001-01-01'))).toBe(false);
+    expect(await chainsToAnchor(leaf, [], parseTrustAnchors(other.certPem), new Date())).toBe(false);
+  });
+});
