@@ -3,6 +3,7 @@
 // (copy.ts writes those last). The rules are documented in README.md.
 import type { ConfidenceLevel, Dimension, VerdictAssessment } from '../api/schemas.js';
 import { dimensionOf } from './copy.js';
+import { isResaveSign } from './capture/signs.js';
 import type { Finding } from './finding.js';
 import type { ModelManifest } from './model-manifest.js';
 
@@ -48,6 +49,7 @@ export const FUSION_CODES = {
   metadataDecided: 'verdict.metadata_decided',
   captureVsPixels: 'verdict.capture_vs_pixels',
   captureContradicted: 'verdict.capture_contradicted',
+  captureResaved: 'verdict.capture_resaved',
   captureUnconfirmed: 'verdict.capture_unconfirmed',
   noPixelScore: 'pixels.none',
 } as const;
@@ -125,7 +127,10 @@ export function fuse(input: FusionInput): FusedVerdict {
     assessment = 'inconclusive';
     confidence = 'low';
     if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
-    if (claimed && contradictions.length) notes.push(note(FUSION_CODES.captureContradicted));
+    // A file a program only saved again is said to be re-saved, never contradicted (capture/signs.ts).
+    if (claimed && contradictions.length) {
+      notes.push(note(contradictions.every((f) => isResaveSign(f.code)) ? FUSION_CODES.captureResaved : FUSION_CODES.captureContradicted));
+    }
     else if (claimed && !confirmed) notes.push(note(FUSION_CODES.captureUnconfirmed));
   }
 
