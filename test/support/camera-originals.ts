@@ -75,21 +75,38 @@ export const MADE_MAKERS: { make: string; model: string }[] = [
  * (landscape), shown in orientation `o`: what a phone held upright writes for o = 6. Its compression is libjpeg's (a
  * program wrote the pixels), so the capture check may call it re-saved, never manipulated. `thumbnail` overrides the
  * thumbnail: `other` is a thumbnail of another picture, `cropped` one of the left half, `shown` one of the picture as
- * displayed (a program that writes the thumbnail turned).
+ * displayed (a program that writes the thumbnail turned), `letterboxed` a 160x120 one with black bars (Nikon, Canon).
  */
 export async function madeOriginal(
   dir: string,
-  opts: { make: string; model: string; orientation: number; width?: number; height?: number; thumbnail?: 'stored' | 'other' | 'cropped' | 'shown' },
+  opts: {
+    make: string;
+    model: string;
+    orientation: number;
+    width?: number;
+    height?: number;
+    thumbnail?: 'stored' | 'other' | 'cropped' | 'shown' | 'letterboxed';
+    /** The picture's own top and bottom edges nearly black (a night sky, a dark floor): trimming bars cannot find them. */
+    darkEdges?: boolean;
+  },
 ): Promise<Buffer> {
   const width = opts.width ?? 1024;
   const height = opts.height ?? 768;
   const pixels = await scene(width, height, 1);
+  if (opts.darkEdges) {
+    const band = Math.round(height * 0.08);
+    for (let y = 0; y < height; y++) if (y < band || y >= height - band) pixels.fill(10, y * width * 3, (y + 1) * width * 3);
+  }
   const photo = await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
   let thumbSource = sharp(pixels, { raw: { width, height, channels: 3 } });
   if (opts.thumbnail === 'other') thumbSource = sharp(await scene(width, height, 2), { raw: { width, height, channels: 3 } });
   if (opts.thumbnail === 'cropped') thumbSource = thumbSource.extract({ left: 0, top: 0, width: Math.round(width / 2), height });
   if (opts.thumbnail === 'shown') thumbSource = sharp(await sharp(pixels, { raw: { width, height, channels: 3 } }).withMetadata({ orientation: opts.orientation }).jpeg().toBuffer()).rotate();
-  const thumb = await thumbSource.resize(160, 160, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer();
+  // Cameras write a fixed 160x120 thumbnail; a picture of another shape is letterboxed into it with black bars.
+  const thumb =
+    opts.thumbnail === 'letterboxed'
+      ? await thumbSource.resize(160, 120, { fit: 'contain', background: '#000000' }).jpeg({ quality: 80 }).toBuffer()
+      : await thumbSource.resize(160, 160, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer();
   const id = Math.random().toString(36).slice(2);
   const photoPath = join(dir, `made-${id}.jpg`);
   const thumbPath = join(dir, `thumb-${id}.jpg`);

@@ -90,6 +90,48 @@ function correlation(a: Float64Array, b: Float64Array): number {
 
 const relDiff = (a: number, b: number) => Math.abs(a - b) / Math.max(a, b);
 
+interface Region {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** Bars darker than this on average (0-255), and this even (standard deviation), are letterbox bars, not picture. */
+const BAR_MEAN = 32;
+const BAR_SPREAD = 12;
+
+/**
+ * The centred box of `target` shape in the thumbnail when the rest of it is dark, even bars at least 2 pixels high
+ * (or wide) on each side; null otherwise. The pixel next to the picture is left out of the bars (JPEG ringing).
+ */
+function letterbox(g: { data: Buffer; width: number; height: number }, target: number): Region | null {
+  const { width: w, height: h, data } = g;
+  const wide = w / h > target;
+  const box: Region = wide
+    ? { left: Math.round((w - h * target) / 2), top: 0, width: Math.round(h * target), height: h }
+    : { left: 0, top: Math.round((h - w / target) / 2), width: w, height: Math.round(w / target) };
+  const barSize = wide ? box.left : box.top;
+  if (barSize < 2 || box.width < 8 || box.height < 8) return null;
+  let n = 0;
+  let sum = 0;
+  let sq = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const inBar = wide ? x < box.left - 1 || x > box.left + box.width : y < box.top - 1 || y > box.top + box.height;
+      if (!inBar) continue;
+      const v = data[y * w + x];
+      n++;
+      sum += v;
+      sq += v * v;
+    }
+  }
+  if (n === 0) return null;
+  const mean = sum / n;
+  const spread = Math.sqrt(Math.max(0, sq / n - mean * mean));
+  return mean <= BAR_MEAN && spread <= BAR_SPREAD ? box : null;
+}
+
 /** null when the file has no EXIF thumbnail, or it or the picture cannot be decoded. */
 export async function compareThumbnail(buf: Buffer): Promise<ThumbnailComparison | null> {
   let thumb: Buffer;
@@ -113,7 +155,7 @@ export async function compareThumbnail(buf: Buffer): Promise<ThumbnailComparison
   const imageAspect = stored.width / stored.height;
   const rawAspect = meta.width / meta.height;
   // Canon and others letterbox a 3:2 picture into a 160x120 thumbnail: black bars are not part of the picture.
-  let trimmed: { left: number; top: number; width: number; height: number } | null = null;
+  let trimmed: Region | null = null;
   try {
     const { info } = await sharp(thumb, { failOn: 'none' }).trim({ background: '#000000', threshold: 24 }).toBuffer({ resolveWithObject: true });
     if (info.trimOffsetLeft !== undefined && (info.width !== meta.width || info.height !== meta.height)) {
@@ -123,26 +165,37 @@ export async function compareThumbnail(buf: Buffer): Promise<ThumbnailComparison
     trimmed = null;
   }
   const trimmedAspect = trimmed ? trimmed.width / trimmed.height : rawAspect;
-  // Per target shape, the thumbnail as it is or trimmed; trimming is used only when it fully explains the shape:
-  // dark picture edges must not turn a wrong shape right.
-  const fit = (target: number): 'raw' | 'trim' | null => {
-    if (relDiff(rawAspect, target) <= ASPECT_TOLERANCE) return 'raw';
-    if (trimmed && relDiff(trimmedAspect, target) <= ASPECT_TOLERANCE) return 'trim';
-    return null;
+  const whole: Region = { left: 0, top: 0, width: meta.width, height: meta.height };
+  let greyThumb: { data: Buffer; width: number; height: number } | null = null;
+  try {
+    const { data, info } = await sharp(thumb, { failOn: 'none' }).greyscale().raw().toBuffer({ resolveWithObject: true });
+    greyThumb = { data, width: info.width, height: info.height };
+  } catch {
+    greyThumb = null;
+  }
+  // Per target shape, the part of the thumbnail that is the picture: all of it, the part left by trimming black
+  // edges, or the centred box of the target's shape when everything around it is a dark bar (Nikon and others
+  // letterbox a 3:2 picture into 160x120; trimming fails there when the picture's own edges are dark). Trimming is
+  // used only when it fully explains the shape: dark picture edges must not turn a wrong shape right.
+  const fit = (target: number): Region | null => {
+    if (relDiff(rawAspect, target) <= ASPECT_TOLERANCE) return whole;
+    if (trimmed && relDiff(trimmedAspect, target) <= ASPECT_TOLERANCE) return trimmed;
+    return greyThumb ? letterbox(greyThumb, target) : null;
   };
   const asStored = fit(imageAspect);
   const quarter = fit(1 / imageAspect);
-  const shown = asStored === 'trim' ? trimmedAspect : quarter === 'trim' && !asStored ? trimmedAspect : rawAspect;
+  const shapeOf = (r: Region) => r.width / r.height;
+  const shown = asStored ? shapeOf(asStored) : quarter ? shapeOf(quarter) : rawAspect;
   try {
     const picture = await grey(sharp(buf, { failOn: 'none', limitInputPixels: 268_402_689 }));
-    const thumbGrids: Partial<Record<'raw' | 'trim', Float64Array>> = {};
-    const thumbGrid = async (how: 'raw' | 'trim') => {
-      if (!thumbGrids[how]) {
+    const thumbGrids = new Map<Region, Float64Array>();
+    const thumbGrid = async (r: Region) => {
+      if (!thumbGrids.has(r)) {
         let t = sharp(thumb, { failOn: 'none' });
-        if (how === 'trim' && trimmed) t = t.extract(trimmed);
-        thumbGrids[how] = await grey(t);
+        if (r !== whole) t = t.extract(r);
+        thumbGrids.set(r, await grey(t));
       }
-      return thumbGrids[how]!;
+      return thumbGrids.get(r)!;
     };
     const similarity = asStored ? correlation(await thumbGrid(asStored), picture) : null;
     let turned: ThumbnailComparison['turned'] = null;
