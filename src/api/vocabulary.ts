@@ -71,9 +71,9 @@ export const DIMENSION_WORDS: Record<DimensionAssessment, string> = {
   inconclusive: 'No evidence either way',
 };
 
-/** What the capture check says when it found the file contradicting its camera data. */
+/** What the capture check says when the file's camera data and its pixels do not belong together (never for a re-save). */
 export const CAPTURE_CONTRADICTED_WORDS =
-  'Contradicted: the file is not built the way its camera writes files, so it was changed or re-saved after capture or its camera data was copied in. A sign of manipulation, not of AI generation.';
+  'Contradicted: the camera data and the picture do not belong together (for example, the embedded thumbnail shows another picture or another shape), so the picture was changed after capture or its camera data was copied in. A sign of manipulation, not of AI generation.';
 
 const CONFIDENCE_RANK: Record<ConfidenceLevel, number> = { low: 0, medium: 1, high: 2 };
 
