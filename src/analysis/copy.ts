@@ -175,6 +175,8 @@ export const FINDING_COPY = {
   'capture.thumbnail.match': () => "The photo's embedded thumbnail shows the same picture as the photo.",
   'capture.thumbnail.turned': () =>
     "The photo's embedded thumbnail shows the same picture turned or mirrored: a program turned the photo after it was taken.",
+  'capture.thumbnail.squeezed': () =>
+    "The photo's embedded thumbnail has another shape but shows the same picture squeezed, as some cameras write it; this shows nothing either way.",
   'capture.thumbnail.as_shown': () =>
     "The photo's embedded thumbnail shows the same picture as it is displayed rather than as it is stored, which shows nothing either way.",
   'capture.thumbnail.absent': () => 'The photo has no embedded thumbnail to compare with it.',

@@ -75,7 +75,7 @@ export const MADE_MAKERS: { make: string; model: string }[] = [
  * (landscape), shown in orientation `o`: what a phone held upright writes for o = 6. Its compression is libjpeg's (a
  * program wrote the pixels), so the capture check may call it re-saved, never manipulated. `thumbnail` overrides the
  * thumbnail: `other` is a thumbnail of another picture, `cropped` one of the left half, `shown` one of the picture as
- * displayed (a program that writes the thumbnail turned), `letterboxed` a 160x120 one with black bars (Nikon, Canon).
+ * displayed (a program that writes the thumbnail turned), `letterboxed` a 160x120 one with black bars (Nikon, Canon), `squeezed` a 160x120 one of the whole picture squeezed.
  */
 export async function madeOriginal(
   dir: string,
@@ -85,7 +85,7 @@ export async function madeOriginal(
     orientation: number;
     width?: number;
     height?: number;
-    thumbnail?: 'stored' | 'other' | 'cropped' | 'shown' | 'letterboxed';
+    thumbnail?: 'stored' | 'other' | 'cropped' | 'shown' | 'letterboxed' | 'squeezed';
     /** The picture's own top and bottom edges nearly black (a night sky, a dark floor): trimming bars cannot find them. */
     darkEdges?: boolean;
   },
@@ -106,7 +106,9 @@ export async function madeOriginal(
   const thumb =
     opts.thumbnail === 'letterboxed'
       ? await thumbSource.resize(160, 120, { fit: 'contain', background: '#000000' }).jpeg({ quality: 80 }).toBuffer()
-      : await thumbSource.resize(160, 160, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer();
+      : opts.thumbnail === 'squeezed'
+        ? await thumbSource.resize(160, 120, { fit: 'fill' }).jpeg({ quality: 80 }).toBuffer()
+        : await thumbSource.resize(160, 160, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer();
   const id = Math.random().toString(36).slice(2);
   const photoPath = join(dir, `made-${id}.jpg`);
   const thumbPath = join(dir, `thumb-${id}.jpg`);

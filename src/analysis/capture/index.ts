@@ -63,6 +63,8 @@ const CAPTURE_FLOOR_PIXELS = 240_000;
 /** Thumbnail vs image, Pearson correlation of 16x16 greyscale: at or above, the same picture; below MISMATCH, another. */
 const THUMB_MATCH = 0.9;
 const THUMB_MISMATCH = 0.6;
+/** Relative difference of aspect ratios under which a picture smaller than its recorded size is that picture resized. */
+const SAME_SHAPE = 0.02;
 /** Seconds two capture timestamps may differ by (cameras write them from one clock reading). */
 const DATE_TOLERANCE_S = 2;
 /** An edit rewrites ModifyDate; cameras write it equal to DateTimeOriginal. */
@@ -193,8 +195,13 @@ async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTra
     return false;
   }
   if (!cmp.aspectMatches && !cmp.turnedAspectMatches) {
-    // The shape of neither the stored picture nor the picture turned a quarter: cropped, or another picture.
-    add('capture.thumbnail.aspect_mismatch', { thumbAspect: round2(cmp.thumbAspect), imageAspect: round2(cmp.imageAspect) }, W.thumbAspect);
+    const facts = { thumbAspect: round2(cmp.thumbAspect), imageAspect: round2(cmp.imageAspect) };
+    // Of neither shape but the same picture squeezed: a camera that squeezes its thumbnail, or a crop too slight to
+    // change the picture; the check cannot tell the two apart, so it says nothing either way.
+    if (cmp.squeezed !== null && cmp.squeezed >= THUMB_MATCH) add('capture.thumbnail.squeezed', { ...facts, similarity: round2(cmp.squeezed) }, 0);
+    // The shape of neither the stored picture nor the picture turned a quarter, and not the same picture: cropped,
+    // or another picture.
+    else add('capture.thumbnail.aspect_mismatch', facts, W.thumbAspect);
     return false;
   }
   if (cmp.similarity !== null && cmp.similarity >= THUMB_MATCH) {
@@ -225,10 +232,12 @@ function checkSize(md: CaptureMetadata, width: number, height: number, traits: M
   if (!(width > 0 && height > 0)) return;
   const ew = md.exifWidth;
   const eh = md.exifHeight;
-  if (ew && eh && !((ew === width && eh === height) || (ew === height && eh === width))) {
-    // The recorded picture scaled (either orientation, a pixel of rounding allowed) is a resize, which any upload
-    // or editor does; another shape is a crop or another picture.
-    const scaled = (a: number, b: number) => Math.abs((ew * b) / a - eh) <= Math.max(1, eh / Math.min(a, b));
+  // Some cameras record the size padded to whole 8x8 or 16x16 blocks (1152x872 for 1152x864): no mismatch.
+  const padded = (a: number, b: number) => Boolean(ew && eh && a <= ew && ew - a < 16 && b <= eh && eh - b < 16);
+  if (ew && eh && !padded(width, height) && !padded(height, width)) {
+    // The recorded picture scaled (either orientation, within SAME_SHAPE) is a resize, which any upload or editor
+    // does; another shape is a crop or another picture.
+    const scaled = (a: number, b: number) => Math.abs(ew / eh - a / b) / (ew / eh) <= SAME_SHAPE;
     const sameShape = scaled(width, height) || scaled(height, width);
     if (sameShape) add('capture.size.resized', { exifWidth: ew, exifHeight: eh, width, height }, W.exifSize);
     else add('capture.size.exif_mismatch', { exifWidth: ew, exifHeight: eh, width, height }, W.exifSize);

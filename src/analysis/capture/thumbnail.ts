@@ -20,6 +20,11 @@ export interface ThumbnailComparison {
    * among those whose shape the thumbnail has, and that orientation; null when no such shape fits.
    */
   turned: { similarity: number; orientation: number } | null;
+  /**
+   * When the thumbnail has neither shape: the best correlation of the whole thumbnail with the picture in any
+   * orientation, both squeezed to 16x16 (a camera that squeezes rather than letterboxes); null otherwise.
+   */
+  squeezed: number | null;
   thumbAspect: number;
   /** The stored picture's width / height. */
   imageAspect: number;
@@ -205,7 +210,14 @@ export async function compareThumbnail(buf: Buffer): Promise<ThumbnailComparison
       const s = correlation(await thumbGrid(how), oriented(picture, o));
       if (!turned || s > turned.similarity) turned = { similarity: s, orientation: o };
     }
-    return { similarity, turned, thumbAspect: shown, imageAspect, aspectMatches: asStored !== null, turnedAspectMatches: quarter !== null };
+    // Of neither shape: how well the whole thumbnail, squeezed to the picture's shape, matches it in any orientation
+    // (some cameras squeeze a 3:2 picture into 160x120 rather than letterbox it).
+    let squeezed: number | null = null;
+    if (!asStored && !quarter) {
+      const g = await thumbGrid(whole);
+      for (let o = 1; o <= 8; o++) squeezed = Math.max(squeezed ?? -1, correlation(g, o === 1 ? picture : oriented(picture, o)));
+    }
+    return { similarity, turned, squeezed, thumbAspect: shown, imageAspect, aspectMatches: asStored !== null, turnedAspectMatches: quarter !== null };
   } catch {
     return null;
   }

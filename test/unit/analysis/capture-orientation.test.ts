@@ -116,6 +116,32 @@ describe('a 3:2 picture letterboxed into a 160x120 thumbnail, its own edges dark
   });
 });
 
+describe('what real originals do that a strict check would hold against them', () => {
+  it('a 3:2 picture squeezed whole into a 160x120 thumbnail: the same picture, nothing either way, in every orientation', { timeout: 60_000 }, async () => {
+    for (const o of ORIENTATIONS) {
+      const buf = await madeOriginal(tmp.dir, { make: 'RICOH', model: 'RDC-5300', orientation: o, width: 1200, height: 800, thumbnail: 'squeezed' });
+      const { asShown, asStored } = await bothWays(buf, 'image/jpeg', o);
+      for (const r of [asShown, asStored]) {
+        expect(accusations(r), `orientation ${o}`).toEqual([]);
+        expect(r.findings.find((f) => f.code === 'capture.thumbnail.squeezed'), `orientation ${o}`).toMatchObject({ weight: 0, facts: { thumbAspect: 1.33, imageAspect: 1.5 } });
+      }
+    }
+  });
+
+  it('a recorded size padded to whole blocks (Konica Q-M100 writes 1152x872 for 1152x864): no size finding, still consistent', async () => {
+    const p = join(tmp.dir, 'padded.jpg');
+    writeFileSync(p, readFixture('canon-powershot-s50-640x480.jpg'));
+    exiftool('-ExifImageHeight=488', p);
+    for (const o of ORIENTATIONS) {
+      const { asShown, asStored } = await bothWays(withOrientation(readFileSync(p), o, tmp.dir), 'image/jpeg', o);
+      for (const r of [asShown, asStored]) {
+        expect(codes(r).filter((c) => c.startsWith('capture.size.')), `orientation ${o}`).toEqual([]);
+        expect(r.status, `orientation ${o}`).toBe('consistent');
+      }
+    }
+  });
+});
+
 describe('forged thumbnails are still caught, in every orientation', () => {
   it('a thumbnail of another picture: contradicted, a sign of manipulation', { timeout: 60_000 }, async () => {
     for (const o of ORIENTATIONS) {
