@@ -233,9 +233,17 @@ export const FINDING_COPY = {
   'capture.thumbnail.aspect_mismatch': (f) =>
     `The photo's embedded thumbnail has a different shape${text(f, 'thumbAspect') && text(f, 'imageAspect') ? ` (${text(f, 'thumbAspect')}) from the photo (${text(f, 'imageAspect')})` : ' from the photo'}, so the photo was cropped or replaced after it was taken.`,
   'capture.thumbnail.match': () => "The photo's embedded thumbnail shows the same picture as the photo.",
+  'capture.thumbnail.turned': () =>
+    "The photo's embedded thumbnail shows the same picture turned or mirrored: a program turned the photo after it was taken.",
+  'capture.thumbnail.squeezed': () =>
+    "The photo's embedded thumbnail has another shape but shows the same picture squeezed, as some cameras write it; this shows nothing either way.",
+  'capture.thumbnail.as_shown': () =>
+    "The photo's embedded thumbnail shows the same picture as it is displayed rather than as it is stored, which shows nothing either way.",
   'capture.thumbnail.absent': () => 'The photo has no embedded thumbnail to compare with it.',
   'capture.size.exif_mismatch': (f) =>
     `The camera data records a ${num(f, 'exifWidth')}x${num(f, 'exifHeight')} photo, but the photo is ${num(f, 'width')}x${num(f, 'height')}.`,
+  'capture.size.resized': (f) =>
+    `The camera data records a ${num(f, 'exifWidth')}x${num(f, 'exifHeight')} photo, but the photo is the same picture at ${num(f, 'width')}x${num(f, 'height')}: it was resized after it was taken.`,
   'capture.size.not_device': (f) =>
     `The photo's size (${num(f, 'width')}x${num(f, 'height')}) is not one ${an(`${text(f, 'make') ?? 'the named'} camera`)} produces.`,
   'capture.makernote.missing': (f) => `The camera data lacks the maker's own section that ${text(f, 'make') ?? 'the named maker\'s'} cameras write.`,
@@ -261,6 +269,8 @@ export const FINDING_COPY = {
   'verdict.c2pa_edited_after_signing': () => 'The file was edited after it was signed, so its Content Credentials no longer describe it and it cannot be called authentic.',
   'verdict.c2pa_invalid': () => 'The Content Credentials fail validation (tampered with or damaged), so the file cannot be called authentic.',
   'verdict.c2pa_decided': () => 'A trusted signature decided: the pixel reading does not override the cryptography.',
+  'verdict.capture_resaved': () =>
+    "A program saved the file again after the camera did, so the camera data no longer shows an unedited capture and does not count; a re-save alone does not show that the picture was changed.",
 } satisfies Record<string, (facts: Facts) => string>;
 
 export type FindingCode = keyof typeof FINDING_COPY;

@@ -3,6 +3,7 @@
 // (copy.ts writes those last). The rules are documented in README.md.
 import type { ConfidenceLevel, Dimension, VerdictAssessment } from '../api/schemas.js';
 import { dimensionOf } from './copy.js';
+import { isResaveSign } from './capture/signs.js';
 import { isC2paStatus, type Finding } from './finding.js';
 import type { ModelManifest } from './model-manifest.js';
 
@@ -48,6 +49,7 @@ export const FUSION_CODES = {
   metadataDecided: 'verdict.metadata_decided',
   captureVsPixels: 'verdict.capture_vs_pixels',
   captureContradicted: 'verdict.capture_contradicted',
+  captureResaved: 'verdict.capture_resaved',
   captureUnconfirmed: 'verdict.capture_unconfirmed',
   pixelsVsCapture: 'verdict.pixels_vs_capture',
   c2paEditedAfterSigning: 'verdict.c2pa_edited_after_signing',
@@ -168,8 +170,10 @@ export function fuse(input: FusionInput): FusedVerdict {
     confidence = 'low';
     if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
     else if (pixelsDecide && capture) notes.push(note(FUSION_CODES.pixelsVsCapture));
-    if (claimed && contradictions.length) notes.push(note(FUSION_CODES.captureContradicted));
-    else if (claimed && !confirmed) notes.push(note(FUSION_CODES.captureUnconfirmed));
+    // A file a program only saved again is said to be re-saved, never contradicted (capture/signs.ts).
+    if (claimed && contradictions.length) {
+      notes.push(note(contradictions.every((f) => isResaveSign(f.code)) ? FUSION_CODES.captureResaved : FUSION_CODES.captureContradicted));
+    } else if (claimed && !confirmed) notes.push(note(FUSION_CODES.captureUnconfirmed));
   }
 
   const reading = findings.find(isPixelReading) ?? note(FUSION_CODES.noPixelScore);

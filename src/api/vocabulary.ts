@@ -47,12 +47,22 @@ export const CHECK_WORDS = {
 export type CheckKey = keyof typeof CHECK_WORDS;
 
 /**
- * The `capture` dimension's label when the way the file is built contradicts its camera data: a sign that the file
- * was changed or re-saved after capture, or that its camera data was copied in. It is evidence of manipulation, not
- * of AI generation, so the dimension's assessment stays `inconclusive` (at low confidence, like every check that
- * points neither way) and the label says what was found.
+ * The `capture` dimension's label when the file's camera data and its pixels do not belong together (a thumbnail of
+ * another picture or shape, a recorded size of another shape, another maker's compression): a sign that the picture
+ * was changed after capture, or that its camera data was copied in. It is evidence of manipulation, not of AI
+ * generation, so the dimension's assessment stays `inconclusive` (at low confidence, like every check that points
+ * neither way) and the label says what was found. A file a program only saved again is never labelled so
+ * (CAPTURE_RESAVED_LABEL).
  */
 export const CAPTURE_CONTRADICTED_LABEL = `${CHECK_WORDS.capture}: contradicted, a sign of manipulation after capture`;
+
+/**
+ * The `capture` dimension's label when a program saved the file again after the camera did (an editor, a resize, a
+ * conversion, new compression) and nothing says its camera data and pixels do not belong together: web photos and
+ * files opened and saved in any editor. Not a sign of manipulation; the camera data simply no longer shows an
+ * unedited capture.
+ */
+export const CAPTURE_RESAVED_LABEL = `${CHECK_WORDS.capture}: re-saved after capture`;
 
 /** What one check found: the verdict's own names, said as a direction, since no check decides alone. */
 export const DIMENSION_WORDS: Record<DimensionAssessment, string> = {
@@ -61,9 +71,9 @@ export const DIMENSION_WORDS: Record<DimensionAssessment, string> = {
   inconclusive: 'No evidence either way',
 };
 
-/** What the capture check says when it found the file contradicting its camera data. */
+/** What the capture check says when the file's camera data and its pixels do not belong together (never for a re-save). */
 export const CAPTURE_CONTRADICTED_WORDS =
-  'Contradicted: the file is not built the way its camera writes files, so it was changed or re-saved after capture or its camera data was copied in. A sign of manipulation, not of AI generation.';
+  'Contradicted: the camera data and the picture do not belong together (for example, the embedded thumbnail shows another picture or another shape), so the picture was changed after capture or its camera data was copied in. A sign of manipulation, not of AI generation.';
 
 const CONFIDENCE_RANK: Record<ConfidenceLevel, number> = { low: 0, medium: 1, high: 2 };
 
@@ -73,7 +83,12 @@ export function checkName(d: Pick<Dimension, 'key' | 'label'>): string {
   return Object.hasOwn(CHECK_WORDS, d.key) ? CHECK_WORDS[d.key as CheckKey] : d.label;
 }
 
+/** What the capture check says when a program saved the file again after the camera did, and nothing more. */
+export const CAPTURE_RESAVED_WORDS =
+  'Re-saved: a program saved the file again after the camera did (an editor, a resize, a conversion or new compression), so it is not the camera\'s original file and its camera data does not count. A re-save alone does not show that the picture was changed, nor that it was AI-generated.';
+
 const isCaptureContradiction = (d: DimensionLike) => d.key === 'capture' && d.label === CAPTURE_CONTRADICTED_LABEL;
+const isCaptureResave = (d: DimensionLike) => d.key === 'capture' && d.label === CAPTURE_RESAVED_LABEL;
 
 /**
  * Whether a check's score is evidence worth a bar: only a check that leans one way with medium or high confidence.
@@ -86,6 +101,7 @@ export function isEvidence(d: Pick<Dimension, 'assessment' | 'confidence'>): boo
 /** What a check found, in words: a direction and its confidence, "no evidence either way", or a contradiction. */
 export function dimensionFinding(d: DimensionLike): string {
   if (isCaptureContradiction(d)) return CAPTURE_CONTRADICTED_WORDS;
+  if (isCaptureResave(d)) return CAPTURE_RESAVED_WORDS;
   if (!d.assessment || d.assessment === 'inconclusive') return DIMENSION_WORDS.inconclusive;
   const direction = DIMENSION_WORDS[d.assessment];
   if (!isEvidence(d)) return `Weak hint only: ${direction.toLowerCase()} (low confidence)`;
@@ -120,7 +136,7 @@ export const GLOSSARY: { term: string; meaning: string }[] = [
   { term: 'High, medium, low confidence', meaning: 'How strongly the evidence supports the verdict (or, beside a check, that check’s own reading). A verdict can be less certain than one of its checks: it weighs all of them.' },
   { term: CHECK_WORDS.ai_detection, meaning: 'A local model that scores tiles of the picture for traces of AI generation. Weak on generators it never saw, so it never decides alone.' },
   { term: CHECK_WORDS.provenance, meaning: 'What the file says about its origin: C2PA manifests, IPTC digital source type, editing-tool and generator tags.' },
-  { term: CHECK_WORDS.capture, meaning: 'Whether the camera data in the file matches how that camera really builds files (its compression, thumbnail, layout). Copied camera tags do not pass; a contradiction is a sign of manipulation after capture, not of AI generation.' },
+  { term: CHECK_WORDS.capture, meaning: 'Whether the camera data in the file matches how that camera really builds files (its compression, thumbnail, layout). Copied camera tags do not pass. A file a program saved again (an editor, a resize, a conversion) is “re-saved”, which is not a sign of manipulation; only camera data and pixels that do not belong together (a thumbnail of another picture, another maker’s compression) are a sign of manipulation after capture, never of AI generation.' },
   { term: CHECK_WORDS.pdf_structure, meaning: 'How the PDF was produced and changed: producer, incremental updates, pages added after signing.' },
   { term: DIMENSION_WORDS.inconclusive, meaning: 'The check ran but found nothing that points one way or the other: its 50 % is not a measurement.' },
   { term: 'Heatmap', meaning: 'The detector’s score of each tile of the picture: red tiles look generated, blue look authentic, clear tiles are undecided. Hatched areas were not scored.' },

@@ -7,9 +7,15 @@ import { readCaptureMetadata, type CaptureDates, type CaptureMediaType, type Cap
 import { PHONE_MAKERS } from './makes.js';
 import { standardIjg, tablesHash, usedTables } from './quant-tables.js';
 import { editorIn } from '../editing-software.js';
+import { isResaveSign } from './signs.js';
 import { compareThumbnail } from './thumbnail.js';
 
-export type CaptureStatus = 'absent' | 'consistent' | 'contradicted' | 'insufficient';
+/**
+ * `contradicted`: a finding says the camera data and the pixels do not belong together (a sign of manipulation);
+ * `resaved`: every finding against the capture only shows a program saved the file again (signs.ts), never called
+ * manipulation; `consistent`: built as the claimed camera builds files; `insufficient`: nothing either way.
+ */
+export type CaptureStatus = 'absent' | 'consistent' | 'contradicted' | 'resaved' | 'insufficient';
 
 export interface CaptureReport {
   /** What the metadata claims; null when the file carries no capture metadata at all (no EXIF Make, Model or Software). */
@@ -22,8 +28,9 @@ export interface CaptureInput {
   buf: Buffer;
   mediaType: CaptureMediaType;
   /**
-   * Decoded pixel dimensions as stored in the file, BEFORE the EXIF orientation is applied (a portrait iPhone JPEG
-   * is 4032x3024 here). For HEIF, the primary item's ispe size, also before irot.
+   * Decoded pixel dimensions, in either orientation: the analysis passes them with EXIF orientation (or HEIF irot)
+   * applied, a reader of the header passes them as stored. Every check that reads them accepts both; the thumbnail
+   * check reads the stored size from the bytes itself (thumbnail.ts).
    */
   width: number;
   height: number;
@@ -56,6 +63,8 @@ const CAPTURE_FLOOR_PIXELS = 240_000;
 /** Thumbnail vs image, Pearson correlation of 16x16 greyscale: at or above, the same picture; below MISMATCH, another. */
 const THUMB_MATCH = 0.9;
 const THUMB_MISMATCH = 0.6;
+/** Relative difference of aspect ratios under which a picture smaller than its recorded size is that picture resized. */
+const SAME_SHAPE = 0.02;
 /** Seconds two capture timestamps may differ by (cameras write them from one clock reading). */
 const DATE_TOLERANCE_S = 2;
 /** An edit rewrites ModifyDate; cameras write it equal to DateTimeOriginal. */
@@ -70,6 +79,7 @@ const W = {
   knownMaker: -0.5,
   thumbMismatch: 0.8,
   thumbAspect: 0.6,
+  thumbTurned: 0.4,
   thumbMatch: -0.3,
   thumbAbsentForAlwaysMaker: 0.2,
   exifSize: 0.6,
@@ -127,14 +137,15 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
     } else if (mediaType === 'image/jpeg' && md.jpeg) {
       positive = checkTables(md, traits, known, add) || positive;
       signal?.throwIfAborted();
-      positive = (await checkThumbnail(buf, width, height, md, traits, known, add)) || positive;
+      positive = (await checkThumbnail(buf, md, traits, add)) || positive;
     } else if (md.heic) {
       positive = checkHeic(md, add) || positive;
     }
 
-    const contradicted = findings.some((f) => f.weight > 0);
+    const against = findings.filter((f) => f.weight > 0);
     const sizeRan = width > 0 && height > 0;
-    if (contradicted) return { claimed, findings, status: 'contradicted' };
+    if (against.some((f) => !isResaveSign(f.code))) return { claimed, findings, status: 'contradicted' };
+    if (against.length) return { claimed, findings, status: 'resaved' };
     if (positive && maker && sizeRan) {
       add('capture.consistent', { make: md.make, model: md.model }, W.consistent);
       return { claimed, findings, status: 'consistent' };
@@ -176,24 +187,25 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
   return false;
 }
 
-async function checkThumbnail(buf: Buffer, width: number, height: number, md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): Promise<boolean> {
-  const cmp = md.thumbnailDeclared ? await compareThumbnail(buf, width, height) : null;
+async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTraits | undefined, add: Add): Promise<boolean> {
+  const cmp = md.thumbnailDeclared ? await compareThumbnail(buf) : null;
   if (!cmp) {
     const expected = always(traits, (t) => t.thumbnailFiles, (t) => t.jpegFiles);
     add('capture.thumbnail.absent', {}, expected ? W.thumbAbsentForAlwaysMaker : 0);
     return false;
   }
-  const similarity = Math.round(cmp.similarity * 100) / 100;
-  if (!cmp.aspectMatches) {
-    add('capture.thumbnail.aspect_mismatch', { thumbAspect: round2(cmp.thumbAspect), imageAspect: round2(cmp.imageAspect) }, W.thumbAspect);
+  if (!cmp.aspectMatches && !cmp.turnedAspectMatches) {
+    const facts = { thumbAspect: round2(cmp.thumbAspect), imageAspect: round2(cmp.imageAspect) };
+    // Of neither shape but the same picture squeezed: a camera that squeezes its thumbnail, or a crop too slight to
+    // change the picture; the check cannot tell the two apart, so it says nothing either way.
+    if (cmp.squeezed !== null && cmp.squeezed >= THUMB_MATCH) add('capture.thumbnail.squeezed', { ...facts, similarity: round2(cmp.squeezed) }, 0);
+    // The shape of neither the stored picture nor the picture turned a quarter, and not the same picture: cropped,
+    // or another picture.
+    else add('capture.thumbnail.aspect_mismatch', facts, W.thumbAspect);
     return false;
   }
-  if (cmp.similarity < THUMB_MISMATCH) {
-    add('capture.thumbnail.mismatch', { similarity }, W.thumbMismatch);
-    return false;
-  }
-  if (cmp.similarity >= THUMB_MATCH) {
-    add('capture.thumbnail.match', { similarity }, W.thumbMatch);
+  if (cmp.similarity !== null && cmp.similarity >= THUMB_MATCH) {
+    add('capture.thumbnail.match', { similarity: round2(cmp.similarity) }, W.thumbMatch);
     // With libjpeg's tables a matching thumbnail never counts: a re-save keeps the thumbnail (measured: counting it
     // for makers that used libjpeg at that quality made 21-25 % of resized and re-saved originals consistent).
     // Otherwise the maker must be one the catalogue knows well: for an unknown maker an unknown table backed by a
@@ -201,6 +213,18 @@ async function checkThumbnail(buf: Buffer, width: number, height: number, md: Ca
     if (md.jpeg && standardIjg(usedTables(md.jpeg))) return false;
     return Boolean(traits && traits.jpegFiles >= MIN_FILES);
   }
+  if (cmp.turned && cmp.turned.similarity >= THUMB_MATCH) {
+    // The same picture turned or mirrored. As the Orientation tag shows it: the thumbnail was written as displayed,
+    // which proves nothing either way. Otherwise a program turned the pixels after the thumbnail was made (a
+    // lossless rotation keeps the camera's tables): a re-save, never a sign of manipulation (signs.ts).
+    const facts = { orientation: cmp.turned.orientation, similarity: round2(cmp.turned.similarity) };
+    if (cmp.turned.orientation === md.orientation) add('capture.thumbnail.as_shown', facts, 0);
+    else add('capture.thumbnail.turned', facts, W.thumbTurned);
+    return false;
+  }
+  // Another picture only when it resembles the picture in no orientation whose shape it has.
+  const best = Math.max(cmp.similarity ?? -1, cmp.turned?.similarity ?? -1);
+  if (best < THUMB_MISMATCH) add('capture.thumbnail.mismatch', { similarity: round2(best) }, W.thumbMismatch);
   return false;
 }
 
@@ -208,8 +232,15 @@ function checkSize(md: CaptureMetadata, width: number, height: number, traits: M
   if (!(width > 0 && height > 0)) return;
   const ew = md.exifWidth;
   const eh = md.exifHeight;
-  if (ew && eh && !((ew === width && eh === height) || (ew === height && eh === width))) {
-    add('capture.size.exif_mismatch', { exifWidth: ew, exifHeight: eh, width, height }, W.exifSize);
+  // Some cameras record the size padded to whole 8x8 or 16x16 blocks (1152x872 for 1152x864): no mismatch.
+  const padded = (a: number, b: number) => Boolean(ew && eh && a <= ew && ew - a < 16 && b <= eh && eh - b < 16);
+  if (ew && eh && !padded(width, height) && !padded(height, width)) {
+    // The recorded picture scaled (either orientation, within SAME_SHAPE) is a resize, which any upload or editor
+    // does; another shape is a crop or another picture.
+    const scaled = (a: number, b: number) => Math.abs(ew / eh - a / b) / (ew / eh) <= SAME_SHAPE;
+    const sameShape = scaled(width, height) || scaled(height, width);
+    if (sameShape) add('capture.size.resized', { exifWidth: ew, exifHeight: eh, width, height }, W.exifSize);
+    else add('capture.size.exif_mismatch', { exifWidth: ew, exifHeight: eh, width, height }, W.exifSize);
   }
   // The smallest picture this maker's originals came in (with a 10 % margin), never below VGA-ish.
   const makerFloor = traits && traits.files >= 10 ? Math.floor(traits.minPixels * 0.9) : 0;

@@ -2,7 +2,7 @@
 // its files (src/analysis/capture/). Its contradictions take away camera evidence in fusion, and camera EXIF counts
 // towards `authentic` only when this detector found the capture consistent.
 import type { MediaType } from '../../api/schemas.js';
-import { CAPTURE_CONTRADICTED_LABEL } from '../../api/vocabulary.js';
+import { CAPTURE_CONTRADICTED_LABEL, CAPTURE_RESAVED_LABEL } from '../../api/vocabulary.js';
 import { readCapture, type CaptureReport } from '../capture/index.js';
 import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
@@ -15,7 +15,7 @@ export const captureDetector: Detector = {
     const report = await readCapture({
       buf: ctx.bytes,
       mediaType: ctx.mediaType as Exclude<MediaType, 'application/pdf'>,
-      // Oriented size: the capture checks accept either orientation.
+      // Oriented size: the size checks accept either orientation, and the thumbnail check reads the stored size itself.
       width: ctx.image.width,
       height: ctx.image.height,
       signal: ctx.signal,
@@ -29,8 +29,10 @@ export const captureDetector: Detector = {
  * its strongest finding and is named in the label (CAPTURE_CONTRADICTED_LABEL): evidence of manipulation after
  * capture, not of AI generation, so its assessment stays inconclusive, at low confidence like every check that points
  * neither way (a "high confidence" beside an inconclusive reading and a low-confidence verdict read as a
- * contradiction of its own); a consistent capture is likely authentic at medium confidence (a forger who also copies
- * a maker's tables and rebuilds the thumbnail is not ruled out).
+ * contradiction of its own); a file a program only saved again (capture/signs.ts) is named so
+ * (CAPTURE_RESAVED_LABEL) and scores 0.5, since a re-save points neither way; a consistent capture is likely
+ * authentic at medium confidence (a forger who also copies a maker's tables and rebuilds the thumbnail is not ruled
+ * out).
  */
 export function captureOutput(report: CaptureReport): DetectorOutput {
   const { findings, status } = report;
@@ -39,6 +41,7 @@ export function captureOutput(report: CaptureReport): DetectorOutput {
     const worst = Math.max(...findings.map((f) => f.weight));
     return { dimension: dimensionOf('capture', round(0.5 + worst / 2), 'inconclusive', 'low', CAPTURE_CONTRADICTED_LABEL), findings };
   }
+  if (status === 'resaved') return { dimension: dimensionOf('capture', 0.5, 'inconclusive', 'low', CAPTURE_RESAVED_LABEL), findings };
   if (status === 'consistent') return { dimension: dimensionOf('capture', 0.2, 'likely_authentic', 'medium'), findings };
   return { dimension: dimensionOf('capture', 0.5, 'inconclusive', 'low'), findings };
 }

@@ -1,5 +1,7 @@
 // Capture consistency (src/analysis/capture): a real camera original is `consistent`; the same camera's tags copied
-// onto another picture (exiftool -TagsFromFile), and crops, resizes and re-saves of the original, are not.
+// onto another picture (exiftool -TagsFromFile), and crops, resizes and re-saves of the original, are not. Only
+// camera data and pixels that do not belong together are `contradicted` (a sign of manipulation); a file a program
+// merely saved again is `resaved` (signs.ts). Every orientation, HEIC and several makers: capture-orientation.test.ts.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,12 +71,12 @@ describe('forged: an AI-like image with a real photo\'s tags copied in by exifto
     expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 90 });
   });
 
-  it('a PNG carrying camera EXIF is not a capture format', async () => {
+  it('a PNG carrying camera EXIF is not a capture format: converted, so re-saved', async () => {
     const p = tmp.write('forged.png', await makePng(320, 240));
     exiftool('-TagsFromFile', DONOR, '-all:all', p);
     const r = await capture(readFileSync(p), 'image/png');
     expect(r.claimed?.make).toBe('Canon');
-    expect(r.status).toBe('contradicted');
+    expect(r.status).toBe('resaved');
     expect(codes(r)).toContain('capture.format.not_capture');
   });
 });
@@ -88,17 +90,26 @@ describe('a real photo edited with its EXIF kept', () => {
     expect(r.findings.find((f) => f.code === 'capture.thumbnail.aspect_mismatch')?.facts).toEqual({ thumbAspect: 1.33, imageAspect: 1 });
   });
 
-  it('cropped with the original tags copied back: the EXIF size contradicts the pixels', async () => {
-    const p = tmp.write('crop-copied.jpg', await sharp(donor).extract({ left: 0, top: 0, width: 600, height: 450 }).jpeg({ quality: 95 }).toBuffer());
+  it('cropped to another shape with the original tags copied back: the EXIF size contradicts the pixels', async () => {
+    const p = tmp.write('crop-copied.jpg', await sharp(donor).extract({ left: 0, top: 0, width: 600, height: 400 }).jpeg({ quality: 95 }).toBuffer());
     exiftool('-TagsFromFile', DONOR, '-all:all', p);
     const r = await capture(readFileSync(p));
     expect(r.status).toBe('contradicted');
-    expect(r.findings.find((f) => f.code === 'capture.size.exif_mismatch')?.facts).toEqual({ exifWidth: 640, exifHeight: 480, width: 600, height: 450 });
+    expect(r.findings.find((f) => f.code === 'capture.size.exif_mismatch')?.facts).toEqual({ exifWidth: 640, exifHeight: 480, width: 600, height: 400 });
   });
 
-  it('resized down: smaller than any capture', async () => {
+  it('cropped to the same shape, or resized, with the tags copied back: the recorded picture scaled, so re-saved (a size cannot tell the two apart)', async () => {
+    const p = tmp.write('crop-same-shape.jpg', await sharp(donor).extract({ left: 0, top: 0, width: 600, height: 450 }).jpeg({ quality: 95 }).toBuffer());
+    exiftool('-TagsFromFile', DONOR, '-all:all', p);
+    const r = await capture(readFileSync(p));
+    expect(r.status).toBe('resaved');
+    expect(r.findings.find((f) => f.code === 'capture.size.resized')?.facts).toEqual({ exifWidth: 640, exifHeight: 480, width: 600, height: 450 });
+    expect(codes(r)).not.toContain('capture.size.exif_mismatch');
+  });
+
+  it('resized down: smaller than any capture, re-saved', async () => {
     const r = await capture(await sharp(donor).resize(320).keepMetadata().jpeg().toBuffer());
-    expect(r.status).toBe('contradicted');
+    expect(r.status).toBe('resaved');
     expect(codes(r)).toContain('capture.size.not_device');
   });
 
@@ -124,24 +135,24 @@ describe('a real photo edited with its EXIF kept', () => {
     expect(codes(r)).toContain('capture.qtable.standard_ijg');
   });
 
-  it('named editing software in Software or in the XMP history contradicts an unedited capture', async () => {
+  it('named editing software in Software or in the XMP history: re-saved, not an unedited capture', async () => {
     const p = tmp.write('software.jpg', donor);
     exiftool('-Software=Adobe Photoshop 25.0 (Windows)', p);
     const r = await capture(readFileSync(p));
-    expect(r.status).toBe('contradicted');
+    expect(r.status).toBe('resaved');
     expect(r.findings.find((f) => f.code === 'capture.software.edited')?.facts).toEqual({ software: 'Adobe Photoshop 25.0 (Windows)' });
     const q = tmp.write('history.jpg', donor);
     exiftool('-XMP-xmpMM:HistoryAction=saved', '-XMP-xmpMM:HistorySoftwareAgent=Adobe Lightroom Classic 13.0', q);
     const h = await capture(readFileSync(q));
-    expect(h.status).toBe('contradicted');
+    expect(h.status).toBe('resaved');
     expect(h.findings.find((f) => f.code === 'capture.xmp.edit_history')?.facts).toEqual({ agent: 'Adobe Lightroom Classic 13.0' });
   });
 
-  it('dates that disagree (digitized a day after the exposure) are inconsistent', async () => {
+  it('dates that disagree (digitized a day after the exposure) are inconsistent: the camera data was rewritten, re-saved', async () => {
     const p = tmp.write('dates.jpg', donor);
     exiftool('-CreateDate=2021:09:24 11:11:53', p);
     const r = await capture(readFileSync(p));
-    expect(r.status).toBe('contradicted');
+    expect(r.status).toBe('resaved');
     expect(r.findings.find((f) => f.code === 'capture.dates.inconsistent')?.facts).toEqual({ field: 'CreateDate', delta: 86400 });
   });
 });
@@ -154,16 +165,27 @@ describe('edge cases', () => {
     expect(codes(r)).toContain('capture.thumbnail.absent');
     expect(codes(r)).toContain('capture.qtable.known_maker');
     expect(weightOf(r, 'capture.thumbnail.absent')).toBeGreaterThan(0); // Canon: 81 of 84 originals have one
-    expect(r.status).toBe('contradicted');
+    expect(r.status).toBe('resaved');
   });
 
-  it('a rotated thumbnail (the picture was turned, the thumbnail was not) is an aspect mismatch', async () => {
+  it('a turned thumbnail (the picture was turned, the thumbnail was not) is the same picture turned: re-saved, never another shape', async () => {
     const thumb = tmp.write('thumb-rot.jpg', await sharp(await sharp(donor).resize(160, 120).toBuffer()).rotate(90).jpeg().toBuffer());
     const p = tmp.write('rotthumb.jpg', donor);
     exiftool('-ThumbnailImage<=' + thumb, p);
     const r = await capture(readFileSync(p));
+    expect(r.status).toBe('resaved');
+    expect(codes(r)).not.toContain('capture.thumbnail.aspect_mismatch');
+    expect(r.findings.find((f) => f.code === 'capture.thumbnail.turned')).toMatchObject({ facts: { orientation: 6 } });
+    expect(weightOf(r, 'capture.thumbnail.turned')).toBeGreaterThan(0);
+  });
+
+  it('a thumbnail of neither shape (a crop of the picture) is an aspect mismatch', async () => {
+    const thumb = tmp.write('thumb-sq.jpg', await sharp(donor).extract({ left: 160, top: 0, width: 480, height: 480 }).resize(120, 120).jpeg().toBuffer());
+    const p = tmp.write('sqthumb.jpg', donor);
+    exiftool('-ThumbnailImage<=' + thumb, p);
+    const r = await capture(readFileSync(p));
     expect(r.status).toBe('contradicted');
-    expect(r.findings.find((f) => f.code === 'capture.thumbnail.aspect_mismatch')?.facts).toEqual({ thumbAspect: 0.75, imageAspect: 1.33 });
+    expect(r.findings.find((f) => f.code === 'capture.thumbnail.aspect_mismatch')?.facts).toEqual({ thumbAspect: 1, imageAspect: 1.33 });
   });
 
   it('a maker absent from the catalogue: its table is unknown, nothing is held against it, and it is not consistent', async () => {
@@ -176,12 +198,12 @@ describe('edge cases', () => {
     expect(r.status).toBe('insufficient');
   });
 
-  it('another maker\'s table under these tags is a contradiction', async () => {
+  it('another maker\'s table under these tags is reported; Canon shares tables with other makers, so it weighs nothing, and the size no Pentax takes leaves it re-saved', async () => {
     const p = tmp.write('pentax.jpg', donor);
     exiftool('-Make=PENTAX Corporation', '-Model=PENTAX *ist DL', p);
     const r = await capture(readFileSync(p));
-    expect(r.findings.find((f) => f.code === 'capture.qtable.maker_mismatch')).toMatchObject({ facts: { claimedMake: 'PENTAX Corporation', tableMake: 'canon' } });
-    expect(r.status).toBe('contradicted');
+    expect(r.findings.find((f) => f.code === 'capture.qtable.maker_mismatch')).toMatchObject({ facts: { claimedMake: 'PENTAX Corporation', tableMake: 'canon' }, weight: 0 });
+    expect(r.status).toBe('resaved');
   });
 
   it('no capture metadata at all: absent, and absence weighs nothing', async () => {
@@ -210,12 +232,12 @@ describe('HEIC', () => {
     expect(r.status).toBe('absent');
   });
 
-  it('an encoder\'s single-image HEIC with an iPhone\'s tags written in: not a phone\'s structure', async () => {
+  it('an encoder\'s single-image HEIC with an iPhone\'s tags written in: not a phone\'s structure, so converted: re-saved', async () => {
     const p = await heic(640, 480);
     exiftool('-Make=Apple', '-Model=iPhone 13 Pro', '-ExifImageWidth=640', '-ExifImageHeight=480', '-DateTimeOriginal=2024:05:01 10:00:00', p);
     const r = await read(p, 640, 480);
     expect(r.claimed?.make).toBe('Apple');
-    expect(r.status).toBe('contradicted');
+    expect(r.status).toBe('resaved');
     expect(r.findings.find((f) => f.code === 'capture.heic.structure_mismatch')?.facts.detail).toContain('primary item hvc1 instead of a tile grid');
   });
 });

@@ -161,6 +161,19 @@ describe('capture consistency (the capture detector plugs in here)', () => {
     expect(fused(0.3, supported)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
   });
 
+  it('(a) a file a program only saved again loses its camera evidence too, but is said to be re-saved, never contradicted (issue 22)', () => {
+    const resaved = fused(0.3, [...CAMERA, finding('capture.software.edited', 0.5, { software: 'Adobe Photoshop 25.0' }), finding('capture.qtable.standard_ijg', 0.7, { quality: 85 })]);
+    expect(resaved).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(resaved.evidence.map((e) => e.code)).toContain('verdict.capture_resaved');
+    const text = writeVerdict(resaved).display.description!;
+    expect(text).toContain('A program saved the file again after the camera did');
+    expect(text).not.toMatch(/contradicted|manipulat/i);
+    // One finding that the camera data and the pixels do not belong together makes it a contradiction again.
+    const both = fused(0.3, [...CAMERA, finding('capture.software.edited', 0.5, { software: 'Adobe Photoshop 25.0' }), THUMB_MISMATCH]);
+    expect(both.evidence.map((e) => e.code)).toContain('verdict.capture_contradicted');
+    expect(both.evidence.map((e) => e.code)).not.toContain('verdict.capture_resaved');
+  });
+
   it('(a) a contradiction also takes away a signed capture claim that is not decisive (edited since capture)', () => {
     expect(fused(0.05, SIGNED_CAPTURE)).toMatchObject({ assessment: 'authentic', confidence: 'high' });
     expect(fused(0.05, [...SIGNED_CAPTURE, THUMB_MISMATCH])).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });

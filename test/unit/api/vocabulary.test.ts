@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Verdict } from '../../../src/api/schemas.js';
 import {
   CAPTURE_CONTRADICTED_LABEL,
+  CAPTURE_RESAVED_LABEL,
   CHECK_WORDS,
   GLOSSARY,
   VERDICT_WORDS,
@@ -70,6 +71,17 @@ describe('a contradicted capture', () => {
     const weaker = captureOutput({ status: 'contradicted', findings: [capture('capture.software.edited', 0.3)] } as never).dimension!;
     expect(weaker).toMatchObject({ confidence: 'low', label: CAPTURE_CONTRADICTED_LABEL });
     expect(weaker.score).toBeLessThan(d.score);
+  });
+});
+
+describe('a re-saved capture (issue 22)', () => {
+  it('is labelled re-saved, scores 0.5, and its words never say manipulation or contradicted', () => {
+    const d = captureOutput({ status: 'resaved', findings: [capture('capture.software.edited', 0.5), capture('capture.qtable.standard_ijg', 0.7)] } as never).dimension!;
+    expect(d).toMatchObject({ key: 'capture', label: CAPTURE_RESAVED_LABEL, assessment: 'inconclusive', confidence: 'low', score: 0.5 });
+    expect(dimensionFinding(d)).toMatch(/^Re-saved: a program saved the file again after the camera did/);
+    expect(dimensionFinding(d)).not.toMatch(/contradicted|manipulat/i);
+    expect(isEvidence(d)).toBe(false);
+    expect(lessCertainWords('low', [aiDimension(0.5, T), d])).toBeNull();
   });
 });
 
