@@ -279,15 +279,15 @@ export class CaseSession {
     if (this.making) await this.making;
     const active = this.state.activeCase;
     if (!active) {
-      if (!dropped.some((item) => item.caseName === null)) return this.submit(dropped);
+      if (!dropped.some((item) => item.caseName === null)) return this.submitShown(dropped);
       this.making = this.makeCase(dateCaseName((this.deps.now ?? (() => new Date()))()), 'keep');
       const made = await this.making.finally(() => (this.making = null));
       if (!made) return;
-      return this.submit(dropped.map((item) => (item.caseName === null ? { ...item, caseName: made.name } : item)));
+      return this.submitShown(dropped.map((item) => (item.caseName === null ? { ...item, caseName: made.name } : item)));
     }
     const joining = dropped.filter((item) => item.caseName === null || item.caseName === active.name);
     // A closed case takes nothing (submit says so); files naming other cases need no word.
-    if (joining.length === 0 || active.status === 'closed') return this.submit(dropped);
+    if (joining.length === 0 || active.status === 'closed') return this.submitShown(dropped);
     const kinds = await Promise.all(joining.map(async (item) => sniff(new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer()))?.kind ?? null));
     const imagesOnly = this.state.jobs.length > 0 && this.state.jobs.every((t) => t.kind === 'images');
     const inCase = new Set(this.state.jobs.flatMap((t) => t.sha256 ?? []).filter((h): h is string => h !== null));
@@ -315,7 +315,7 @@ export class CaseSession {
     const joins = (item: CollectedFile) => item.caseName === null || item.caseName === asked.caseName;
     if (choice === 'new_case') {
       const made = await this.makeCase(dateCaseName((this.deps.now ?? (() => new Date()))()), 'alone');
-      if (made) await this.submit(asked.files.map((item) => (joins(item) ? { ...item, caseName: made.name } : item)));
+      if (made) await this.submitShown(asked.files.map((item) => (joins(item) ? { ...item, caseName: made.name } : item)));
       return;
     }
     let pdfCase: CaseInfo | null = null;
@@ -330,13 +330,35 @@ export class CaseSession {
       if (!joins(item)) return item;
       return { ...item, caseName: pdfCase && pdfs.has(item.file) ? pdfCase.name : asked.caseName };
     });
-    await this.submit(routed);
-    if (pdfCase) {
-      // The screen shows the open case: the PDFs' jobs are in their own case, which History opens.
-      const apart = pdfCase.name;
-      this.set({ jobs: this.state.jobs.filter((t) => t.job.metadata?.case !== apart) });
+    const pdfCaseName = pdfCase?.name ?? null;
+    await this.submitShown(routed, pdfCaseName);
+    if (pdfCaseName !== null) {
       const what = pdfs.size === 1 ? 'The PDF went' : `The ${pdfs.size} PDFs went`;
-      this.notice(`${what} into a case of their own, “${pdfCase.name}” (History lists it).`);
+      this.notice(`${what} into a case of their own, “${pdfCaseName}” (History lists it).`);
+    }
+  }
+
+  /**
+   * Sends a drop, then keeps on screen the case on screen only: the jobs of this drop that went into other cases
+   * (a folder of its own, PDFs put apart) leave the screen, where a reload would not bring them back, and the window
+   * says where they went (`told`: a case the caller speaks of itself).
+   */
+  private async submitShown(files: CollectedFile[], told: string | null = null): Promise<void> {
+    const before = new Set(this.state.jobs.map((t) => t.job.jobId));
+    await this.submit(files);
+    const shown = this.state.activeCase?.name;
+    if (shown === undefined) return;
+    const apart = new Map<string, number>();
+    const jobs = this.state.jobs.filter((t) => {
+      const named = t.job.metadata?.case;
+      if (before.has(t.job.jobId) || typeof named !== 'string' || named === shown) return true;
+      apart.set(named, (apart.get(named) ?? 0) + t.job.results.length);
+      return false;
+    });
+    if (apart.size === 0) return;
+    this.set({ jobs });
+    for (const [name, n] of apart) {
+      if (name !== told) this.notice(`${n === 1 ? '1 file' : `${n} files`} went into case “${name}”, named by the drop (History lists it).`);
     }
   }
 

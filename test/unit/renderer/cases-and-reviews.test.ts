@@ -114,6 +114,19 @@ describe('every drop belongs to a case', () => {
     expect(session.getState().jobs.map((t) => t.job.results.map((r) => r.file.name))).toEqual([['c.jpg']]);
   });
 
+  it('sends a folder dropped while a case is open to its own case, off the screen, and says where it went', async () => {
+    const core = fakeCore();
+    const session = new CaseSession({ client: core.client, keys, storage: memoryStorage(), now: () => at, pollIntervalMs: 60_000 });
+    await session.drop([loose('a.jpg')]);
+    const name = session.getState().activeCase!.name;
+    await session.drop([{ file: new File([JPEG], 'x.jpg'), path: 'Folder/x.jpg', caseName: 'Folder' }]);
+    expect(session.getState().confirm).toBeNull();
+    expect(core.sent[1]).toEqual({ names: ['Folder/x.jpg'], metadata: { case: 'Folder' } });
+    expect(session.getState().activeCase!.name).toBe(name);
+    expect(caseFiles(session.getState().jobs).map((f) => f.result.file.name)).toEqual(['a.jpg']);
+    expect(session.getState().notices.map((n) => n.text)).toEqual(['1 file went into case “Folder”, named by the drop (History lists it).']);
+  });
+
   it('offers PDFs dropped into a case of images a case of their own', async () => {
     const core = fakeCore();
     const session = new CaseSession({ client: core.client, keys, storage: memoryStorage(), now: () => at, pollIntervalMs: 60_000 });
