@@ -212,7 +212,8 @@ describe('case files and effective verdicts (/app, UI token)', () => {
       method: 'PUT',
       url: `/v1/jobs/${job.jobId}/files/${b}/review`,
       headers: { authorization: `Bearer ${core.imagesKey}` },
-      payload: { assessment: 'authentic', reviewer: 'R. Expert' },
+      // A note may hold any character, NUL included (PostgreSQL's json refuses to unescape it): counts still work.
+      payload: { assessment: 'authentic', reviewer: 'R. Expert', note: 'see \u0000 the "assessment":"ai_generated" original' },
     });
     expect(review.statusCode).toBe(200);
     const found = body(await app(core, 'GET', '/app/cases?q=CLM-4001'), CaseList).cases[0];

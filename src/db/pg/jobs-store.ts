@@ -220,8 +220,15 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
   };
 }
 
+/**
+ * The assessment of a file's review. Read from the review's text, not with ->>: a json (not jsonb) value is parsed
+ * whole by ->>, and a reviewer's note may hold \u0000, which PostgreSQL refuses to unescape ("unsupported Unicode
+ * escape sequence"). The key is the review's own (a note's quotes are escaped, so a note cannot fake it).
+ */
+const REVIEW_ASSESSMENT = `(regexp_match(f.review::text, '"assessment"\\s*:\\s*"(ai_generated|authentic|inconclusive)"'))[1]`;
+
 /** A file's effective verdict (src/db/cases-repository.ts EFFECTIVE_VERDICT, in PostgreSQL's words). */
-const EFFECTIVE_VERDICT = `coalesce(f.review->>'assessment', CASE WHEN f.status = 'completed' THEN f.verdict->>'assessment' END)`;
+const EFFECTIVE_VERDICT = `coalesce(${REVIEW_ASSESSMENT}, CASE WHEN f.status = 'completed' THEN f.verdict->>'assessment' END)`;
 const IN_CASE = 'f.case_removed_at IS NULL';
 const JOB_IN_CASE = `EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = j.id AND ${IN_CASE})`;
 
@@ -346,7 +353,7 @@ function caseRows(q: Queryable, inTx: boolean): CaseRows {
       const n = params.length;
       const { rows } = await q.query<HistoryRow>(
         `SELECT f.job_id, f.id AS file_id, j.application_id, a.kind, ${HISTORY_CASE}, f.name, f.size, f.media_type,
-           f.sha256, f.status, f.verdict->>'assessment' AS assessment, f.review->>'assessment' AS review_assessment, j.created_at
+           f.sha256, f.status, f.verdict->>'assessment' AS assessment, ${REVIEW_ASSESSMENT} AS review_assessment, j.created_at
          ${HISTORY_FROM} ${sql} ORDER BY j.seq DESC, f.position LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, limit, offset],
       );
