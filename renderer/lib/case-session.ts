@@ -274,9 +274,12 @@ export class CaseSession {
    * case named go into a new case named after the date and time (renamable); a folder names a case of its own.
    * With a case open, files that would join it wait for the specialist's word (see DropToConfirm, confirmDrop).
    */
-  async drop(dropped: CollectedFile[]): Promise<void> {
-    if (dropped.length === 0) return;
+  async drop(files: CollectedFile[]): Promise<void> {
+    if (files.length === 0) return;
     if (this.making) await this.making;
+    // A drop arriving while the window waits for its word on another is asked about with it, as one.
+    const waiting = this.state.confirm;
+    const dropped = waiting ? [...waiting.files, ...files] : files;
     const active = this.state.activeCase;
     if (!active) {
       if (!dropped.some((item) => item.caseName === null)) return this.submitShown(dropped);

@@ -94,6 +94,10 @@ describe('every drop belongs to a case', () => {
     const asked = session.getState().confirm!;
     expect(asked).toMatchObject({ caseName: first.name, joining: 1, pdfs: 0, duplicates: ['a-again.jpg'] });
     expect(core.sent).toHaveLength(1);
+    // Another drop while the window waits: asked about with the first, as one.
+    await session.drop([loose('more.jpg', new Uint8Array([...JPEG, 9]))]);
+    expect(session.getState().confirm).toMatchObject({ joining: 2, duplicates: ['a-again.jpg'] });
+    expect(session.getState().confirm!.files.map((f) => f.path)).toEqual(['a-again.jpg', 'Folder/x.jpg', 'more.jpg']);
     await session.confirmDrop('cancel');
     expect(session.getState().confirm).toBeNull();
     expect(core.sent).toHaveLength(1);
