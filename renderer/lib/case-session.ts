@@ -295,6 +295,8 @@ export class CaseSession {
     const imagesOnly = this.state.jobs.length > 0 && this.state.jobs.every((t) => t.kind === 'images');
     const inCase = new Set(this.state.jobs.flatMap((t) => t.sha256 ?? []).filter((h): h is string => h !== null));
     const hashes = await Promise.all(joining.map((item) => this.hashOf(item.file)));
+    // The earlier drop was answered while this one was being read: this one is asked about on its own.
+    if (waiting && this.state.confirm?.id !== waiting.id) return this.drop(files);
     const id = ++this.confirmId;
     this.set({
       confirm: {
