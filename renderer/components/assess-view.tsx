@@ -101,7 +101,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       {state.activeCase && <CaseHeader activeCase={state.activeCase} onChange={(patch) => session.updateActiveCase(patch)} />}
       <div className="intake">
         <label className="case-name">
-          Case name for loose files <span className="hint">(a dropped folder is a case of its own)</span>
+          Case name for loose files <span className="hint">(left empty: the open case, or a new one named after the date and time; a dropped folder is a case of its own)</span>
           <input value={caseName} onChange={(e) => setCaseName(e.target.value)} maxLength={CASE_NAME_MAX} placeholder="e.g. Harbour fire, 12 May" />
         </label>
         <DropZone caseName={caseName.trim() || null} onFiles={onFiles} />
