@@ -123,6 +123,10 @@ export function App(): React.JSX.Element {
               session.open(jobs);
               setScreen('assess');
             }}
+            onOpenCase={(caseId, fileId) => {
+              void session.openCase(caseId, fileId ?? null);
+              setScreen('assess');
+            }}
           />
         )}
         {screen === 'settings' && <SettingsView client={client} applications={applications} onChanged={reloadApplications} />}

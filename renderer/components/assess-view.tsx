@@ -7,9 +7,10 @@ import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
 import { progressOf, stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
-import { caseFiles, countByState, filterFiles, pendingState, sortFiles, TRIAGE_STATES, withPending, type Filter, type SortKey } from '../lib/triage.js';
-import { STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
+import { caseFiles, countByState, countReviewed, duplicatesOf, filterFiles, pendingState, sortFiles, TRIAGE_STATES, withPending, type Filter, type SortKey } from '../lib/triage.js';
+import { EFFECTIVE_VERDICT_WORDS, REVIEW_FILTER_WORDS, STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
 import { CaseHeader } from './case-header.js';
+import { DropConfirm } from './drop-confirm.js';
 import { DropZone } from './drop-zone.js';
 import { EvidenceViewer } from './evidence-viewer.js';
 import { PendingCard } from './pending-card.js';
@@ -48,6 +49,9 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
     return byState;
   }, [files, state.pending]);
   const allCount = files.length + state.pending.length;
+  const reviewed = useMemo(() => countReviewed(files), [files]);
+  const duplicates = useMemo(() => duplicatesOf(files), [files]);
+  const filterWords = (f: Filter): string => (f === 'reviewed' || f === 'not_reviewed' ? REVIEW_FILTER_WORDS[f] : f === 'all' ? 'All' : STATE_WORDS[f]);
   const shown = useMemo(() => sortFiles(filterFiles(files, filter), sortKey), [files, filter, sortKey]);
   const cardsShown = useMemo(() => withPending(shown, state.pending, sortKey, filter), [shown, state.pending, sortKey, filter]);
   // The viewer follows a file by its key, so a poll that reorders the cards does not swap the file under it.
@@ -73,8 +77,20 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
     shownCase.current = active ? { id: active.id, name: active.name } : null;
   }, [state.activeCase]);
 
+  // History's "Open" on a file: its card is scrolled into view and focused, once it is on screen.
+  const [focused, setFocused] = useState<string | null>(null);
+  useEffect(() => {
+    if (!state.focusFile) return;
+    const card = document.querySelector<HTMLElement>(`[data-testid="verdict-card"][data-file-id="${CSS.escape(state.focusFile)}"]`);
+    if (!card) return;
+    card.scrollIntoView({ block: 'center' });
+    card.focus({ preventScroll: true });
+    setFocused(state.focusFile);
+    session.focusShown();
+  }, [state.focusFile, state.jobs, session]);
+
   const onFiles = (files: CollectedFile[]): void => {
-    session.submit(files).catch((error: unknown) => session.notice(`Sending failed: ${String(error)}`));
+    session.drop(files).catch((error: unknown) => session.notice(`Sending failed: ${String(error)}`));
   };
 
   return (
@@ -85,10 +101,11 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       {state.activeCase && <CaseHeader activeCase={state.activeCase} onChange={(patch) => session.updateActiveCase(patch)} />}
       <div className="intake">
         <label className="case-name">
-          Case name for loose files <span className="hint">(a dropped folder is a case of its own)</span>
+          Case name for loose files <span className="hint">(left empty: the open case, or a new one named after the date and time; a dropped folder is a case of its own)</span>
           <input value={caseName} onChange={(e) => setCaseName(e.target.value)} maxLength={CASE_NAME_MAX} placeholder="e.g. Harbour fire, 12 May" />
         </label>
         <DropZone caseName={caseName.trim() || null} onFiles={onFiles} />
+        {state.confirm && <DropConfirm asked={state.confirm} onChoice={(choice) => void session.confirmDrop(choice)} />}
         {missing.length > 0 && (
           <p className="warning" role="status">
             No application for {missing.join(' and ')}: those files cannot be sent. Create one in Settings.
@@ -144,6 +161,9 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
 
       {allCount > 0 && (
         <div className="triage" data-testid="triage">
+          <p className="hint counts-basis" data-testid="counts-basis">
+            {EFFECTIVE_VERDICT_WORDS} ({reviewed} of {files.length} reviewed).
+          </p>
           <div className="counts" role="group" aria-label="Show files by verdict">
             <button type="button" aria-pressed={filter === 'all'} onClick={() => setFilter('all')} data-testid="filter-all">
               All <span className="count">{allCount}</span>
@@ -161,6 +181,19 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
                 {STATE_WORDS[s]} <span className="count">{counts[s]}</span>
               </button>
             ))}
+            {(['reviewed', 'not_reviewed'] as const).map((r) => (
+              <button
+                key={r}
+                type="button"
+                className="count-review"
+                aria-pressed={filter === r}
+                onClick={() => setFilter(filter === r ? 'all' : r)}
+                data-testid={`filter-${r}`}
+                data-count={r === 'reviewed' ? reviewed : allCount - reviewed}
+              >
+                {REVIEW_FILTER_WORDS[r]} <span className="count">{r === 'reviewed' ? reviewed : allCount - reviewed}</span>
+              </button>
+            ))}
           </div>
           <label className="sort">
             Sort by{' '}
@@ -175,7 +208,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       )}
       {filter !== 'all' && (
         <p className="hint" role="status">
-          Showing {cardsShown.length} of {allCount} files: {STATE_WORDS[filter]}.{' '}
+          Showing {cardsShown.length} of {allCount} files: {filterWords(filter)}.{' '}
           <button type="button" className="link" onClick={() => setFilter('all')}>
             Show all
           </button>
@@ -199,6 +232,10 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
                 stage={state.stages[card.file.result.file.id]}
                 onJobUpdated={(job) => session.updateJob(job)}
                 onReassess={() => session.reassess(card.file.tracked, card.file.result.file.id)}
+                duplicateOf={duplicates.get(card.key) ?? null}
+                focused={focused === card.file.result.file.id}
+                onRemove={state.activeCase && state.activeCase.status !== 'closed' ? () => session.removeFromCase(card.file.tracked.job.jobId, card.file.result.file.id) : undefined}
+                caseName={state.activeCase?.name ?? null}
               />
             </li>
           ),

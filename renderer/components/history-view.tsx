@@ -1,29 +1,36 @@
-// History: every file of both applications, newest first, searched by case (part of its name), file name, SHA-256,
-// date range and verdict (GET /app/history); any file's job, or its whole case, can be reopened on the Assess screen.
+// History: opens on the cases (name, status, notes, counts by effective verdict, last change; GET /app/cases), then a
+// case's files; or every file of both applications, searched by case, file name, SHA-256 (or its first 8+ digits),
+// date range, effective verdict and review (GET /app/history). "Open" on a file opens its case at that file on the
+// Assess screen (a file in no case opens alone).
 import { useCallback, useEffect, useState } from 'react';
-import type { ApplicationInfo, HistoryEntry, HistoryList } from '../../src/api/app-schemas.js';
+import type { ApplicationInfo, CaseInfo, CaseList, CaseStatus, HistoryEntry, HistoryList } from '../../src/api/app-schemas.js';
 import type { PipelineKind, VerdictAssessment } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient, type HistorySearch } from '../lib/api-client.js';
 import { rememberActiveCase, type AppKey, type TrackedJob } from '../lib/case-session.js';
-import { failureWords } from '../lib/words.js';
+import { CASE_STATUS_WORDS, failureWords } from '../lib/words.js';
 import { usableKey } from '../lib/active-keys.js';
 
 interface Props {
   client: ApiClient;
   applications: ApplicationInfo[];
   keys: Partial<Record<PipelineKind, AppKey>>;
+  /** Shows jobs in no case on the Assess screen. */
   onOpen: (jobs: TrackedJob[]) => void;
+  /** Opens a case on the Assess screen, at one of its files when given. */
+  onOpenCase: (caseId: string, fileId?: string) => void;
 }
 
 export const PAGE_SIZE = 10;
 
 type Filters = Omit<HistorySearch, 'page' | 'pageSize'>;
+type View = { kind: 'cases' } | { kind: 'case'; info: CaseInfo } | { kind: 'files' };
 
 const VERDICT_WORDS: Record<VerdictAssessment, string> = {
   ai_generated: 'AI-generated',
   authentic: 'Authentic',
   inconclusive: 'Inconclusive',
 };
+const VERDICTS = Object.keys(VERDICT_WORDS) as VerdictAssessment[];
 
 /** A date field (yyyy-mm-dd, local) as the instant its day starts or ends, in the window's time zone. */
 function dayBound(day: string, end: boolean): string | undefined {
@@ -32,8 +39,182 @@ function dayBound(day: string, end: boolean): string | undefined {
   return (end ? new Date(y, m - 1, d, 23, 59, 59, 999) : new Date(y, m - 1, d)).toISOString();
 }
 
-export function HistoryView({ client, applications, onOpen }: Props): React.JSX.Element {
-  const [form, setForm] = useState({ caseName: '', fileName: '', sha256: '', from: '', to: '', verdict: '' });
+const errorWords = (e: unknown, action: string): string => (e instanceof ApiFailure ? failureWords(e, { action }) : String(e));
+
+export function HistoryView(props: Props): React.JSX.Element {
+  const [view, setView] = useState<View>({ kind: 'cases' });
+  return (
+    <section aria-labelledby="history-title" className="history">
+      <h2 id="history-title">History</h2>
+      <nav className="row history-views" aria-label="History views">
+        <button type="button" aria-pressed={view.kind !== 'files'} onClick={() => setView({ kind: 'cases' })}>
+          Cases
+        </button>
+        <button type="button" aria-pressed={view.kind === 'files'} onClick={() => setView({ kind: 'files' })}>
+          All files
+        </button>
+      </nav>
+      {view.kind === 'cases' && <CaseTable client={props.client} onFiles={(info) => setView({ kind: 'case', info })} onOpenCase={props.onOpenCase} />}
+      {view.kind === 'case' && (
+        <>
+          <div className="row case-files-head">
+            <button type="button" className="link" onClick={() => setView({ kind: 'cases' })}>
+              ← All cases
+            </button>
+            <h3 data-testid="history-case-title">Files of case “{view.info.name}”</h3>
+            <button type="button" onClick={() => props.onOpenCase(view.info.id)}>
+              Open case
+            </button>
+          </div>
+          <FileSearch {...props} key={view.info.id} caseId={view.info.id} />
+        </>
+      )}
+      {view.kind === 'files' && <FileSearch {...props} caseId={null} />}
+    </section>
+  );
+}
+
+/** The cases, most recently changed first, with their counts by effective verdict. */
+function CaseTable({ client, onFiles, onOpenCase }: { client: ApiClient; onFiles: (info: CaseInfo) => void; onOpenCase: (caseId: string) => void }): React.JSX.Element {
+  const [form, setForm] = useState({ q: '', status: '' });
+  const [query, setQuery] = useState<{ q?: string; status?: CaseStatus }>({});
+  const [page, setPage] = useState(1);
+  const [list, setList] = useState<CaseList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setList(await client.listCases({ ...query, page, pageSize: PAGE_SIZE }));
+    } catch (e) {
+      setError(errorWords(e, 'Listing the cases'));
+    } finally {
+      setBusy(false);
+    }
+  }, [client, query, page]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  // Cases with files still being analysed are read again every 2 s while History is open.
+  useEffect(() => {
+    if (!list?.cases.some((c) => c.counts.processing > 0)) return;
+    const timer = setTimeout(() => void load(), 2000);
+    return () => clearTimeout(timer);
+  }, [list, load]);
+
+  const filtered = query.q !== undefined || query.status !== undefined;
+  const pagination = list?.pagination;
+  return (
+    <>
+      <form
+        className="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setQuery({ q: form.q.trim() || undefined, status: (form.status || undefined) as CaseStatus | undefined });
+        }}
+      >
+        <label>
+          Case name <input value={form.q} onChange={(e) => setForm({ ...form, q: e.target.value })} maxLength={500} placeholder="part of a case name" />
+        </label>
+        <label>
+          Status{' '}
+          <select value={form.status} onChange={(e) => setForm({ ...form, status: e.target.value })}>
+            <option value="">Any</option>
+            {(Object.keys(CASE_STATUS_WORDS) as CaseStatus[]).map((s) => (
+              <option key={s} value={s}>
+                {CASE_STATUS_WORDS[s]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Find cases</button>
+      </form>
+      {error && (
+        <p className="result-error" role="alert">
+          {error}
+        </p>
+      )}
+      {list && list.cases.length === 0 && <p>No cases{filtered ? ' match this search' : ' yet'}.</p>}
+      {list && list.cases.length > 0 && (
+        <div className="table-scroll">
+          <table className="jobs" aria-busy={busy}>
+            <caption className="visually-hidden">Cases, most recently changed first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Case</th>
+                <th scope="col">Status</th>
+                <th scope="col">Notes</th>
+                <th scope="col">
+                  Verdicts <span className="hint">(expert review where there is one)</span>
+                </th>
+                <th scope="col">Last change</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.cases.map((c) => (
+                <tr key={c.id} data-testid="case-row" data-case-id={c.id}>
+                  <td>{c.name}</td>
+                  <td data-testid="case-row-status">{CASE_STATUS_WORDS[c.status]}</td>
+                  <td className="notes-cell" title={c.notes} data-testid="case-row-notes">
+                    {c.notes || <span className="hint">none</span>}
+                  </td>
+                  <td className="case-counts" data-testid="case-row-counts">
+                    {caseCountWords(c)}
+                  </td>
+                  <td>{new Date(c.updatedAt).toLocaleString()}</td>
+                  <td>
+                    <div className="row">
+                      <button type="button" onClick={() => onFiles(c)} aria-label={`Files of case ${c.name}`}>
+                        Files
+                      </button>
+                      <button type="button" onClick={() => onOpenCase(c.id)} aria-label={`Open case ${c.name}`}>
+                        Open case
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pagination && pagination.total > 0 && (
+        <nav className="pager" aria-label="Pages">
+          <button type="button" disabled={page <= 1 || busy} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span data-testid="page-status">
+            Page {pagination.page} of {Math.max(pagination.totalPages, 1)} · {pagination.total} case{pagination.total === 1 ? '' : 's'}
+          </span>
+          <button type="button" disabled={!pagination.hasNextPage || busy} onClick={() => setPage(page + 1)}>
+            Next
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}
+
+/** "3 files: 1 AI-generated · 2 authentic · 1 reviewed", by effective verdict. */
+export function caseCountWords(c: Pick<CaseInfo, 'fileCount' | 'effectiveCounts' | 'reviewed'>): string {
+  const n = c.effectiveCounts;
+  const parts = [
+    ...VERDICTS.filter((v) => n[v] > 0).map((v) => `${n[v]} ${VERDICT_WORDS[v].toLowerCase()}`),
+    ...(n.processing > 0 ? [`${n.processing} being analysed`] : []),
+    ...(n.error > 0 ? [`${n.error} not assessed`] : []),
+  ];
+  const files = `${c.fileCount} file${c.fileCount === 1 ? '' : 's'}`;
+  return `${files}${parts.length ? `: ${parts.join(' · ')}` : ''} · ${c.reviewed} reviewed`;
+}
+
+/** Files of one case (caseId) or of every case, with the search form. */
+function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props & { caseId: string | null }): React.JSX.Element {
+  const blank = { caseName: '', fileName: '', sha256: '', from: '', to: '', verdict: '', reviewed: '' };
+  const [form, setForm] = useState(blank);
   const [filters, setFilters] = useState<Filters>({});
   const [page, setPage] = useState(1);
   const [list, setList] = useState<HistoryList | null>(null);
@@ -44,13 +225,13 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
     setBusy(true);
     setError(null);
     try {
-      setList(await client.searchHistory({ ...filters, page, pageSize: PAGE_SIZE }));
+      setList(await client.searchHistory({ ...filters, ...(caseId ? { caseId } : {}), page, pageSize: PAGE_SIZE }));
     } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Searching the history' }) : String(e));
+      setError(errorWords(e, 'Searching the history'));
     } finally {
       setBusy(false);
     }
-  }, [client, filters, page]);
+  }, [client, filters, page, caseId]);
 
   useEffect(() => {
     void load();
@@ -70,34 +251,17 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
     return application && apiKey ? { apiKey, kind: application.kind } : null;
   };
 
-  const openJob = async (entry: HistoryEntry): Promise<void> => {
+  /** A file in a case opens its case at that file; a file in no case opens its job alone. */
+  const openFile = async (entry: HistoryEntry): Promise<void> => {
+    if (entry.caseId) return onOpenCase(entry.caseId, entry.fileId);
     const key = keyFor(entry.applicationId);
     if (!key) return setError('The application of this job is no longer available.');
     try {
       const job = await client.getJob(key.apiKey, entry.jobId);
-      rememberActiveCase(entry.caseId);
+      rememberActiveCase(null);
       onOpen([{ job, kind: key.kind, apiKey: key.apiKey }]);
     } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Opening the job' }) : String(e));
-    }
-  };
-
-  /** Every job of the case, of both applications, in the order they were submitted; the case becomes the active one. */
-  const openCase = async (caseId: string, caseName: string): Promise<void> => {
-    try {
-      const tracked: TrackedJob[] = [];
-      for (let p = 1; p <= 20; p++) {
-        const listed = await client.caseJobs(caseId, p, 100);
-        for (const entry of listed.jobs) {
-          const key = keyFor(entry.applicationId);
-          if (key) tracked.push({ job: entry.job, kind: entry.kind, apiKey: key.apiKey });
-        }
-        if (!listed.pagination.hasNextPage) break;
-      }
-      rememberActiveCase(caseId);
-      onOpen(tracked);
-    } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { action: `Opening case “${caseName}”` }) : String(e));
+      setError(errorWords(e, 'Opening the job'));
     }
   };
 
@@ -105,12 +269,13 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
     const text = (s: string) => s.trim() || undefined;
     setPage(1);
     setFilters({
-      caseName: text(form.caseName),
+      caseName: caseId ? undefined : text(form.caseName),
       fileName: text(form.fileName),
       sha256: text(form.sha256),
       from: dayBound(form.from, false),
       to: dayBound(form.to, true),
       verdict: (form.verdict || undefined) as VerdictAssessment | undefined,
+      reviewed: form.reviewed === '' ? undefined : form.reviewed === 'yes',
     });
   };
   const filtered = Object.values(filters).some((v) => v !== undefined);
@@ -118,8 +283,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
 
   const pagination = list?.pagination;
   return (
-    <section aria-labelledby="history-title" className="history">
-      <h2 id="history-title">History</h2>
+    <>
       <form
         className="filters"
         onSubmit={(e) => {
@@ -127,14 +291,24 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
           search();
         }}
       >
-        <label>
-          Case <input {...field('caseName')} maxLength={500} placeholder="part of a case name" />
-        </label>
+        {!caseId && (
+          <label>
+            Case <input {...field('caseName')} maxLength={500} placeholder="part of a case name" />
+          </label>
+        )}
         <label>
           File name <input {...field('fileName')} maxLength={500} placeholder="part of a file name" />
         </label>
         <label>
-          SHA-256 <input {...field('sha256')} maxLength={64} pattern="[0-9a-fA-F]{64}" placeholder="64 hex digits" spellCheck={false} />
+          SHA-256{' '}
+          <input
+            {...field('sha256')}
+            maxLength={64}
+            pattern="\s*[0-9a-fA-F]{8,64}\s*"
+            title="The SHA-256, or its first 8 or more hexadecimal digits"
+            placeholder="first 8+ hex digits"
+            spellCheck={false}
+          />
         </label>
         <label>
           From <input type="date" {...field('from')} />
@@ -143,14 +317,22 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
           To <input type="date" {...field('to')} />
         </label>
         <label>
-          Verdict{' '}
+          Verdict <span className="hint">(expert review where there is one)</span>{' '}
           <select {...field('verdict')}>
             <option value="">Any</option>
-            {(Object.keys(VERDICT_WORDS) as VerdictAssessment[]).map((v) => (
+            {VERDICTS.map((v) => (
               <option key={v} value={v}>
                 {VERDICT_WORDS[v]}
               </option>
             ))}
+          </select>
+        </label>
+        <label>
+          Review{' '}
+          <select {...field('reviewed')}>
+            <option value="">Any</option>
+            <option value="yes">Reviewed</option>
+            <option value="no">Not reviewed</option>
           </select>
         </label>
         <button type="submit">Filter</button>
@@ -158,7 +340,7 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
           <button
             type="button"
             onClick={() => {
-              setForm({ caseName: '', fileName: '', sha256: '', from: '', to: '', verdict: '' });
+              setForm(blank);
               setFilters({});
               setPage(1);
             }}
@@ -175,57 +357,60 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
       {list && list.files.length === 0 && <p>No files{filtered ? ' match this search' : ' yet'}.</p>}
       {list && list.files.length > 0 && (
         <div className="table-scroll">
-        <table className="jobs" aria-busy={busy}>
-          <caption className="visually-hidden">Files of every application</caption>
-          <thead>
-            <tr>
-              <th scope="col">Submitted</th>
-              <th scope="col">Case</th>
-              <th scope="col">File</th>
-              <th scope="col">Verdict</th>
-              <th scope="col">Status</th>
-              <th scope="col">SHA-256</th>
-              <th scope="col">Job</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.files.map((entry) => (
-              <tr key={entry.fileId} data-testid="history-row" data-sha256={entry.sha256}>
-                <td>{new Date(entry.createdAt).toLocaleString()}</td>
-                <td>{entry.caseName ?? <span className="hint">none</span>}</td>
-                <td>
-                  {entry.name} <span className="hint">({entry.kind === 'images' ? 'image' : 'PDF'})</span>
-                </td>
-                <td data-testid="history-verdict">
-                  {entry.assessment ? VERDICT_WORDS[entry.assessment] : '–'}
-                  {entry.reviewAssessment && <span className="hint"> · reviewed: {VERDICT_WORDS[entry.reviewAssessment]}</span>}
-                </td>
-                <td>{STATUS_WORDS[entry.status]}</td>
-                <td>
-                  <span className="hash" title={entry.sha256}>
-                    {entry.sha256.slice(0, 12)}…
-                  </span>
-                </td>
-                <td>
-                  <code title={entry.jobId}>{entry.jobId.slice(0, 8)}</code>
-                </td>
-                <td>
-                  <div className="row">
-                    <button type="button" onClick={() => void openJob(entry)} aria-label={`Open job ${entry.jobId.slice(0, 8)}`}>
-                      Open
-                    </button>
-                    {entry.caseId && entry.caseName !== null && (
-                      <button type="button" onClick={() => void openCase(entry.caseId!, entry.caseName!)} aria-label={`Open every job of case ${entry.caseName}`}>
-                        Open case
-                      </button>
-                    )}
-                  </div>
-                </td>
+          <table className="jobs" aria-busy={busy}>
+            <caption className="visually-hidden">{caseId ? 'Files of the case' : 'Files of every application'}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Submitted</th>
+                <th scope="col">Case</th>
+                <th scope="col">File</th>
+                <th scope="col">Verdict</th>
+                <th scope="col">Status</th>
+                <th scope="col">SHA-256</th>
+                <th scope="col">Job</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.files.map((entry) => (
+                <tr key={entry.fileId} data-testid="history-row" data-sha256={entry.sha256} data-file-id={entry.fileId}>
+                  <td>{new Date(entry.createdAt).toLocaleString()}</td>
+                  <td>{entry.caseName ?? <span className="hint">none</span>}</td>
+                  <td>
+                    {entry.name} <span className="hint">({entry.kind === 'images' ? 'image' : 'PDF'})</span>
+                  </td>
+                  <td data-testid="history-verdict" data-source={entry.reviewAssessment ? 'review' : 'machine'}>
+                    {verdictCell(entry)}
+                  </td>
+                  <td>{STATUS_WORDS[entry.status]}</td>
+                  <td>
+                    <span className="hash" title={entry.sha256}>
+                      {entry.sha256.slice(0, 12)}…
+                    </span>
+                  </td>
+                  <td>
+                    <code title={entry.jobId}>{entry.jobId.slice(0, 8)}</code>
+                  </td>
+                  <td>
+                    <div className="row">
+                      <button
+                        type="button"
+                        onClick={() => void openFile(entry)}
+                        aria-label={`Open job ${entry.jobId.slice(0, 8)}: ${entry.name}${entry.caseName !== null ? ` in case ${entry.caseName}` : ''}`}
+                      >
+                        Open
+                      </button>
+                      {!caseId && entry.caseId && entry.caseName !== null && (
+                        <button type="button" onClick={() => onOpenCase(entry.caseId!)} aria-label={`Open every job of case ${entry.caseName}`}>
+                          Open case
+                        </button>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
       {pagination && pagination.total > 0 && (
@@ -241,8 +426,17 @@ export function HistoryView({ client, applications, onOpen }: Props): React.JSX.
           </button>
         </nav>
       )}
-    </section>
+    </>
   );
+}
+
+/** The effective verdict, and which one it is: the expert review (with the machine's beside it) or the machine's. */
+function verdictCell(entry: HistoryEntry): string {
+  if (entry.reviewAssessment) {
+    const machine = entry.assessment && entry.assessment !== entry.reviewAssessment ? `; machine: ${VERDICT_WORDS[entry.assessment]}` : '';
+    return `${VERDICT_WORDS[entry.reviewAssessment]} (expert review${machine})`;
+  }
+  return entry.assessment ? `${VERDICT_WORDS[entry.assessment]} (machine)` : '–';
 }
 
 const STATUS_WORDS: Record<HistoryEntry['status'], string> = {

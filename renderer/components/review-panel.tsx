@@ -3,6 +3,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { FileResult, JobResult, VerdictAssessment } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
+import { rememberReviewer, reviewerName } from '../lib/reviewer-name.js';
 import { ASSESSMENT_WORDS, failureWords } from '../lib/words.js';
 
 interface Props {
@@ -13,14 +14,12 @@ interface Props {
   onJobUpdated: (job: JobResult) => void;
 }
 
-const REVIEWER_KEY = 'veracity.reviewer';
-
 export function ReviewPanel({ client, apiKey, job, result, onJobUpdated }: Props): React.JSX.Element {
   const review = result.expertReview;
   const [editing, setEditing] = useState(false);
   const [assessment, setAssessment] = useState<VerdictAssessment | ''>(review?.assessment ?? '');
   const [note, setNote] = useState(review?.note ?? '');
-  const [reviewer, setReviewer] = useState(review?.reviewer ?? window.localStorage.getItem(REVIEWER_KEY) ?? '');
+  const [reviewer, setReviewer] = useState(review?.reviewer ?? reviewerName());
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
@@ -50,7 +49,7 @@ export function ReviewPanel({ client, apiKey, job, result, onJobUpdated }: Props
       setError('Choose an assessment and give your name.');
       return;
     }
-    window.localStorage.setItem(REVIEWER_KEY, reviewer.trim());
+    rememberReviewer(reviewer.trim());
     const body = { assessment, reviewer: reviewer.trim(), ...(note.trim() ? { note: note.trim() } : {}) };
     void run('Saving the review', () => client.putReview(apiKey, job.jobId, result.file.id, body));
   };
@@ -76,7 +75,14 @@ export function ReviewPanel({ client, apiKey, job, result, onJobUpdated }: Props
         </div>
       )}
       {!review && !editing && (
-        <button type="button" onClick={() => setEditing(true)}>
+        <button
+          type="button"
+          onClick={() => {
+            // The name given in this launch's last review, whichever card it was on.
+            setReviewer((typed) => typed.trim() || reviewerName());
+            setEditing(true);
+          }}
+        >
           Add expert review
         </button>
       )}

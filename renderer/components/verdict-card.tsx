@@ -6,7 +6,7 @@ import type { FileRegions, FileResult, FileStage, JobResult } from '../../src/ap
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import type { TrackedJob } from '../lib/case-session.js';
 import { overlayTiles, pickGrid } from '../lib/heatmap.js';
-import { aiScore } from '../lib/triage.js';
+import { aiScore, effectiveState, verdictSource } from '../lib/triage.js';
 import { formatBytes } from '../lib/plan-submission.js';
 import { ACCEPTED_STAGE_WORD, ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
 import { ReviewPanel } from './review-panel.js';
@@ -23,10 +23,18 @@ interface Props {
   stage?: FileStage;
   onJobUpdated: (job: JobResult) => void;
   onReassess: () => Promise<void>;
+  /** The name of the file already in the case with the same SHA-256, when this one is a copy of it. */
+  duplicateOf?: string | null;
+  /** History's "Open" asked for this file: the card is marked. */
+  focused?: boolean;
+  /** Takes the file out of the case on screen (its job stays in History); absent where there is no case to leave. */
+  onRemove?: () => Promise<boolean>;
+  caseName?: string | null;
 }
 
-export function VerdictCard({ client, tracked, result, viewerKey, onView, stage, onJobUpdated, onReassess }: Props): React.JSX.Element {
+export function VerdictCard({ client, tracked, result, viewerKey, onView, stage, onJobUpdated, onReassess, duplicateOf, focused, onRemove, caseName: openCase }: Props): React.JSX.Element {
   const [reassessing, setReassessing] = useState(false);
+  const [removing, setRemoving] = useState<'ask' | 'busy' | null>(null);
   const { job, apiKey } = tracked;
   const [showHeatmap, setShowHeatmap] = useState(false);
   const [regions, setRegions] = useState<FileRegions | null>(null);
@@ -55,7 +63,21 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
   const lessCertain = result.verdict ? lessCertainWords(result.verdict.confidence, dimensions) : null;
 
   return (
-    <article className={`card status-${result.status}${assessment ? ` verdict-${assessment}` : ''}`} aria-labelledby={titleId} data-testid="verdict-card" data-file-name={result.file.name} data-status={result.status} data-job-id={job.jobId} data-file-id={result.file.id} data-verdict={assessment ?? ''} data-ai-score={aiScore(result) ?? ''}>
+    <article
+      className={`card status-${result.status}${assessment ? ` verdict-${assessment}` : ''}${focused ? ' focused' : ''}`}
+      aria-labelledby={titleId}
+      tabIndex={-1}
+      data-testid="verdict-card"
+      data-file-name={result.file.name}
+      data-status={result.status}
+      data-job-id={job.jobId}
+      data-file-id={result.file.id}
+      data-verdict={assessment ?? ''}
+      data-effective={effectiveState(result)}
+      data-focused={focused ? 'true' : undefined}
+      data-duplicate={duplicateOf ? 'true' : undefined}
+      data-ai-score={aiScore(result) ?? ''}
+    >
       <div className="thumb-wrap" onClick={onView} data-clickable={onView ? 'true' : undefined}>
         <div className="thumb-frame">
           <Thumbnail client={client} apiKey={apiKey} jobId={job.jobId} file={result.file} />
@@ -77,6 +99,11 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
           {MEDIA_WORDS[result.file.type] ?? result.file.type} · {formatBytes(result.file.size)}
           {caseName ? <> · case “{caseName}”</> : null}
         </p>
+        {duplicateOf && (
+          <p className="duplicate" data-testid="duplicate" role="note">
+            Duplicate: the same file (SHA-256) as “{duplicateOf}”, already in this case.
+          </p>
+        )}
 
         {result.status === 'processing' && (
           <p className="pending" role="status" data-testid="file-stage" data-stage={stage ?? ''}>
@@ -171,7 +198,42 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
           </p>
         )}
 
+        {result.expertReview && (
+          <p className="hint effective" data-testid="effective-verdict" data-source={verdictSource(result)}>
+            Counts in the case as {ASSESSMENT_WORDS[result.expertReview.assessment]}: the expert review
+            {result.verdict && result.verdict.assessment !== result.expertReview.assessment ? `, not the machine verdict (${ASSESSMENT_WORDS[result.verdict.assessment]})` : ''}.
+          </p>
+        )}
         <ReviewPanel client={client} apiKey={apiKey} job={job} result={result} onJobUpdated={onJobUpdated} />
+
+        {onRemove && removing === null && (
+          <button type="button" className="link remove-from-case" onClick={() => setRemoving('ask')} aria-label={`Remove ${result.file.name} from the case`}>
+            Remove from case
+          </button>
+        )}
+        {onRemove && removing !== null && (
+          <div className="remove-confirm" role="group" aria-label={`Remove ${result.file.name} from the case`}>
+            <p>
+              Remove “{result.file.name}” from case{openCase ? ` “${openCase}”` : ''}? Its job stays in History.
+            </p>
+            <div className="row">
+              <button
+                type="button"
+                className="primary"
+                disabled={removing === 'busy'}
+                onClick={() => {
+                  setRemoving('busy');
+                  void onRemove().then((ok) => !ok && setRemoving(null));
+                }}
+              >
+                Remove
+              </button>
+              <button type="button" onClick={() => setRemoving(null)}>
+                Keep
+              </button>
+            </div>
+          </div>
+        )}
       </div>
     </article>
   );

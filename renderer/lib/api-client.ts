@@ -112,6 +112,11 @@ export class ApiClient {
     return this.json(CaseInfo, `/app/cases/${encodeURIComponent(caseId)}`, this.jsonBody('PATCH', this.uiToken, patch));
   }
 
+  /** Takes a file out of a case (its job keeps it, History lists it): the case as it is now. */
+  removeCaseFile(caseId: string, fileId: string): Promise<CaseInfo> {
+    return this.json(CaseInfo, `/app/cases/${encodeURIComponent(caseId)}/files/${encodeURIComponent(fileId)}`, { method: 'DELETE', headers: this.auth(this.uiToken) });
+  }
+
   caseJobs(caseId: string, page: number, pageSize: number): Promise<CaseJobList> {
     return this.json(CaseJobList, `/app/cases/${encodeURIComponent(caseId)}/jobs?page=${page}&pageSize=${pageSize}`, { headers: this.auth(this.uiToken) });
   }
@@ -122,6 +127,8 @@ export class ApiClient {
       ['case', query.caseName],
       ['name', query.fileName],
       ['sha256', query.sha256],
+      ['caseId', query.caseId],
+      ['reviewed', query.reviewed === undefined ? undefined : String(query.reviewed)],
       ['from', query.from],
       ['to', query.to],
       ['verdict', query.verdict],

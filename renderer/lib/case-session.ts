@@ -22,7 +22,27 @@ export interface TrackedJob {
    * case, so without it a case's images would all come before its PDFs whatever order they were dropped in.
    */
   dropOrder?: number[];
+  /** The SHA-256 of each file (by result index) where the window knows it: to flag a duplicate within the case. */
+  sha256?: (string | null)[];
 }
+
+/**
+ * A drop waiting for the specialist's word (issue 22): files that would join the case on screen join it only once
+ * the window has said so, with what it knows of them (PDFs into a case of images, files already in the case).
+ */
+export interface DropToConfirm {
+  id: number;
+  caseName: string;
+  /** Every file of the drop; `joining` of them would go into the open case, the others name cases of their own. */
+  files: CollectedFile[];
+  joining: number;
+  /** PDFs among the joining files while the open case holds images only: offered a case of their own. */
+  pdfs: number;
+  /** Names of joining files whose SHA-256 is already in the case. */
+  duplicates: string[];
+}
+
+export type DropChoice = 'join' | 'join_pdfs_apart' | 'new_case' | 'cancel';
 
 export interface Notice {
   id: number;
@@ -62,6 +82,26 @@ export interface SessionState {
   activeCase: CaseInfo | null;
   /** Each unfinished file's stage, from GET /v1/jobs/{jobId}/progress (by file id). */
   stages: Record<string, FileStage>;
+  /** A drop into the open case waiting for the specialist's word, if any. */
+  confirm: DropToConfirm | null;
+  /** The file the window was asked to show (History's "Open"): its card is scrolled to and marked. */
+  focusFile: string | null;
+}
+
+const EMPTY: SessionState = { jobs: [], pending: [], refused: [], notices: [], sending: [], activeCase: null, stages: {}, confirm: null, focusFile: null };
+
+/** The name of a case made for files dropped with none named: the local date and time, to the second. */
+export function dateCaseName(at: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+}
+
+/** The lower-case hex SHA-256 of a file, or null where the page has no Web Crypto (an insecure origin). */
+export async function sha256Of(file: Blob): Promise<string | null> {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return null;
+  const digest = new Uint8Array(await subtle.digest('SHA-256', await file.arrayBuffer()));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Where the window remembers its case between reloads (the id only; the core holds the case). */
@@ -96,6 +136,7 @@ export interface SessionDeps {
   newId?: () => string;
   /** Where the active case's id is kept; defaults to localStorage. */
   storage?: CaseStorage | null;
+  now?: () => Date;
 }
 
 /** Jobs of a case read back at once when the window opens on it (a case larger than this shows its first part). */
@@ -132,7 +173,7 @@ export function progressOf(jobs: TrackedJob[]): { done: number; total: number } 
 }
 
 export class CaseSession {
-  private state: SessionState = { jobs: [], pending: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} };
+  private state: SessionState = EMPTY;
   private listeners = new Set<() => void>();
   private pollTimer: ReturnType<typeof setTimeout> | null = null;
   private noticeId = 0;
@@ -142,6 +183,12 @@ export class CaseSession {
   private nextDrop = 0;
   /** The key of each dropped file's pending card until its job is accepted. */
   private pendingKey = new Map<File, string>();
+  /** SHA-256 of dropped files as they are computed, and the files of each job sent (by result index). */
+  private hashes = new Map<File, string | null>();
+  private jobFiles = new Map<string, File[]>();
+  private confirmId = 0;
+  /** A case being made for an unnamed drop: a drop arriving meanwhile waits for it (and is then asked about). */
+  private making: Promise<CaseInfo | null> | null = null;
 
   private readonly storage: CaseStorage | null;
 
@@ -157,21 +204,26 @@ export class CaseSession {
     if (caseId) await this.openCase(caseId);
   }
 
-  /** Shows every job of a case (read from the core) and makes it the active case. */
-  async openCase(caseId: string): Promise<void> {
+  /** Shows every job of a case (read from the core) and makes it the active case; `focusFile` is marked on screen. */
+  async openCase(caseId: string, focusFile: string | null = null): Promise<void> {
     const generation = ++this.generation;
     try {
       const activeCase = await this.deps.client.getCase(caseId);
       const jobs: TrackedJob[] = [];
       for (let page = 1; page <= CASE_JOBS_MAX / 100; page++) {
         const listed = await this.deps.client.caseJobs(caseId, page, 100);
-        for (const entry of listed.jobs) jobs.push({ job: entry.job, kind: entry.kind, apiKey: this.keyFor(entry.kind, entry.applicationId) });
+        for (const entry of listed.jobs) {
+          const sha256 = entry.job.results.map((r) => entry.files.find((f) => f.fileId === r.file.id)?.sha256 ?? null);
+          // The case's files keep their places before anything dropped next (submission order is the drop order).
+          const dropOrder = entry.job.results.map(() => this.nextDrop++);
+          jobs.push({ job: entry.job, kind: entry.kind, apiKey: this.keyFor(entry.kind, entry.applicationId), dropOrder, sha256 });
+        }
         if (!listed.pagination.hasNextPage) break;
       }
       if (generation !== this.generation) return;
       rememberActiveCase(caseId, this.storage);
       this.stopPolling();
-      this.set({ jobs, pending: [], refused: [], notices: [], sending: [], activeCase, stages: {} });
+      this.set({ ...EMPTY, jobs, activeCase, focusFile });
       this.readOpenStages();
       this.schedulePoll();
     } catch (error) {
@@ -190,6 +242,187 @@ export class CaseSession {
       if (!(error instanceof ApiFailure)) throw error;
       this.notice(failureWords(error, { action: `Creating case “${name}”` }));
     }
+  }
+
+  /**
+   * Makes a case called `name`, or `name (2)`… when another case has that name; null (and a notice) when the core
+   * refuses. With `show`, it becomes the case on screen: the remembered one, shown alone when `alone`.
+   */
+  private async makeCase(name: string, show: 'alone' | 'keep' | 'no'): Promise<CaseInfo | null> {
+    for (let n = 1; n <= 20; n++) {
+      const candidate = n === 1 ? name : `${name} (${n})`;
+      try {
+        const created = await this.deps.client.createCase({ name: candidate });
+        if (show === 'no') return created;
+        if (show === 'alone') this.clear();
+        rememberActiveCase(created.id, this.storage);
+        this.set({ activeCase: created });
+        return created;
+      } catch (error) {
+        if (!(error instanceof ApiFailure)) throw error;
+        if (error.status === 422 && error.apiError?.details?.issues?.[0]?.path === 'name') continue;
+        this.notice(failureWords(error, { action: `Creating case “${candidate}”` }));
+        return null;
+      }
+    }
+    this.notice(`Creating case “${name}” failed: too many cases have that name.`);
+    return null;
+  }
+
+  /**
+   * Where the window's drops go (issue 22): every file belongs to a case. With no case open, files dropped with no
+   * case named go into a new case named after the date and time (renamable); a folder names a case of its own.
+   * With a case open, files that would join it wait for the specialist's word (see DropToConfirm, confirmDrop).
+   */
+  async drop(files: CollectedFile[]): Promise<void> {
+    if (files.length === 0) return;
+    if (this.making) await this.making;
+    // A drop arriving while the window waits for its word on another is asked about with it, as one.
+    const waiting = this.state.confirm;
+    const dropped = waiting ? [...waiting.files, ...files] : files;
+    const active = this.state.activeCase;
+    if (!active) {
+      if (!dropped.some((item) => item.caseName === null)) return this.submitShown(dropped);
+      this.making = this.makeCase(dateCaseName((this.deps.now ?? (() => new Date()))()), 'keep');
+      const made = await this.making.finally(() => (this.making = null));
+      if (!made) return;
+      return this.submitShown(dropped.map((item) => (item.caseName === null ? { ...item, caseName: made.name } : item)));
+    }
+    const joining = dropped.filter((item) => item.caseName === null || item.caseName === active.name);
+    // A closed case takes nothing (submit says so); files naming other cases need no word.
+    if (joining.length === 0 || active.status === 'closed') return this.submitShown(dropped);
+    const kinds = await Promise.all(joining.map(async (item) => sniff(new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer()))?.kind ?? null));
+    const imagesOnly = this.state.jobs.length > 0 && this.state.jobs.every((t) => t.kind === 'images');
+    const inCase = new Set(this.state.jobs.flatMap((t) => t.sha256 ?? []).filter((h): h is string => h !== null));
+    const hashes = await Promise.all(joining.map((item) => this.hashOf(item.file)));
+    // The earlier drop was answered while this one was being read: this one is asked about on its own.
+    if (waiting && this.state.confirm?.id !== waiting.id) return this.drop(files);
+    const id = ++this.confirmId;
+    this.set({
+      confirm: {
+        id,
+        caseName: active.name,
+        files: dropped,
+        joining: joining.length,
+        pdfs: imagesOnly ? kinds.filter((k) => k === 'pdfs').length : 0,
+        duplicates: joining.filter((_, i) => hashes[i] !== null && inCase.has(hashes[i])).map((item) => item.path),
+      },
+    });
+  }
+
+  /** The specialist's answer to the drop waiting for it. */
+  async confirmDrop(choice: DropChoice): Promise<void> {
+    const asked = this.state.confirm;
+    if (!asked) return;
+    this.set({ confirm: null });
+    const active = this.state.activeCase;
+    if (choice === 'cancel' || !active) return;
+    const joins = (item: CollectedFile) => item.caseName === null || item.caseName === asked.caseName;
+    if (choice === 'new_case') {
+      const made = await this.makeCase(dateCaseName((this.deps.now ?? (() => new Date()))()), 'alone');
+      if (made) await this.submitShown(asked.files.map((item) => (joins(item) ? { ...item, caseName: made.name } : item)));
+      return;
+    }
+    let pdfCase: CaseInfo | null = null;
+    const isPdf = async (item: CollectedFile) => sniff(new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer()))?.kind === 'pdfs';
+    const pdfs = new Set<File>();
+    if (choice === 'join_pdfs_apart') {
+      for (const item of asked.files) if (joins(item) && (await isPdf(item))) pdfs.add(item.file);
+      if (pdfs.size > 0) pdfCase = await this.makeCase(`${asked.caseName} – PDFs`, 'no');
+      if (pdfs.size > 0 && !pdfCase) return;
+    }
+    const routed = asked.files.map((item) => {
+      if (!joins(item)) return item;
+      return { ...item, caseName: pdfCase && pdfs.has(item.file) ? pdfCase.name : asked.caseName };
+    });
+    const pdfCaseName = pdfCase?.name ?? null;
+    await this.submitShown(routed, pdfCaseName);
+    if (pdfCaseName !== null) {
+      const what = pdfs.size === 1 ? 'The PDF went' : `The ${pdfs.size} PDFs went`;
+      this.notice(`${what} into a case of their own, “${pdfCaseName}” (History lists it).`);
+    }
+  }
+
+  /**
+   * Sends a drop, then keeps on screen the case on screen only: the jobs of this drop that went into other cases
+   * (a folder of its own, PDFs put apart) leave the screen, where a reload would not bring them back, and the window
+   * says where they went (`told`: a case the caller speaks of itself).
+   */
+  private async submitShown(files: CollectedFile[], told: string | null = null): Promise<void> {
+    const before = new Set(this.state.jobs.map((t) => t.job.jobId));
+    await this.submit(files);
+    const shown = this.state.activeCase?.name;
+    if (shown === undefined) return;
+    const apart = new Map<string, number>();
+    const jobs = this.state.jobs.filter((t) => {
+      const named = t.job.metadata?.case;
+      if (before.has(t.job.jobId) || typeof named !== 'string' || named === shown) return true;
+      apart.set(named, (apart.get(named) ?? 0) + t.job.results.length);
+      return false;
+    });
+    if (apart.size === 0) return;
+    this.set({ jobs });
+    for (const [name, n] of apart) {
+      if (name !== told) this.notice(`${n === 1 ? '1 file' : `${n} files`} went into case “${name}”, named by the drop (History lists it).`);
+    }
+  }
+
+  /**
+   * Takes a file out of the case on screen (DELETE /app/cases/{caseId}/files/{fileId}): its card leaves, its job
+   * stays in History. Says whether the core took the change.
+   */
+  async removeFromCase(jobId: string, fileId: string): Promise<boolean> {
+    const active = this.state.activeCase;
+    if (!active) return false;
+    try {
+      const updated = await this.deps.client.removeCaseFile(active.id, fileId);
+      const jobs = this.state.jobs.flatMap((t) => {
+        if (t.job.jobId !== jobId) return [t];
+        const keep = t.job.results.map((r) => r.file.id !== fileId);
+        if (!keep.includes(true)) return [];
+        const pick = <T>(list: T[] | undefined) => list?.filter((_, i) => keep[i]);
+        return [{ ...t, job: { ...t.job, results: t.job.results.filter((_, i) => keep[i]) }, dropOrder: pick(t.dropOrder), sha256: pick(t.sha256) }];
+      });
+      this.set({ jobs, ...(this.state.activeCase?.id === updated.id ? { activeCase: updated } : {}) });
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+      this.notice(failureWords(error, { action: 'Removing the file from the case' }));
+      return false;
+    }
+  }
+
+  /** The file History asked to show has been shown. */
+  focusShown(): void {
+    if (this.state.focusFile !== null) this.set({ focusFile: null });
+  }
+
+  /** The SHA-256 of a dropped file, computed once; the jobs that hold it are given it as soon as it is known. */
+  private async hashOf(file: File): Promise<string | null> {
+    if (this.hashes.has(file)) return this.hashes.get(file) ?? null;
+    let hash: string | null = null;
+    try {
+      hash = await sha256Of(file);
+    } catch {
+      hash = null; // unreadable now: the core's hash comes with the case when it is opened again
+    }
+    this.hashes.set(file, hash);
+    this.attachHashes();
+    return hash;
+  }
+
+  /** Gives the jobs sent from this window the SHA-256 of their files known so far. */
+  private attachHashes(): void {
+    let changed = false;
+    const jobs = this.state.jobs.map((t) => {
+      const files = this.jobFiles.get(t.job.jobId);
+      if (!files || files.length !== t.job.results.length) return t;
+      const sha256 = files.map((f) => this.hashes.get(f) ?? null);
+      if (t.sha256 && sha256.every((h, i) => h === t.sha256![i])) return t;
+      changed = true;
+      return { ...t, sha256 };
+    });
+    if (changed) this.set({ jobs });
   }
 
   /** Renames the active case, changes its notes or its status; says whether the core took the change. */
@@ -240,8 +473,10 @@ export class CaseSession {
     this.stopPolling();
     this.dropped.clear();
     this.pendingKey.clear();
+    this.hashes.clear();
+    this.jobFiles.clear();
     rememberActiveCase(null, this.storage);
-    this.set({ jobs: [], pending: [], refused: [], notices: [], sending: [], activeCase: null, stages: {} });
+    this.set(EMPTY);
   }
 
   /**
@@ -270,9 +505,18 @@ export class CaseSession {
     return this.state.jobs.find((t) => t.job.jobId === jobId)?.job;
   }
 
-  /** Replaces one job (after a poll or a review). */
+  /**
+   * Replaces one job (after a poll or a review) with the files the window shows of it: a job's files never grow,
+   * and one taken out of the case stays out although the job still holds it.
+   */
   updateJob(job: JobResult): void {
-    this.set({ jobs: this.state.jobs.map((t) => (t.job.jobId === job.jobId ? { ...t, job } : t)) });
+    this.set({
+      jobs: this.state.jobs.map((t) => {
+        if (t.job.jobId !== job.jobId) return t;
+        const shown = new Set(t.job.results.map((r) => r.file.id));
+        return { ...t, job: { ...job, results: job.results.filter((r) => shown.has(r.file.id)) } };
+      }),
+    });
   }
 
   /** Changes the window's stage of some pending files (by their File). */
@@ -302,6 +546,8 @@ export class CaseSession {
       arriving.push({ key, name: item.path, size: item.file.size, dropOrder, stage: 'sending' });
     }
     if (arriving.length > 0) this.set({ pending: [...this.state.pending, ...arriving] });
+    // Each file's SHA-256, for the duplicate flag: computed beside the sending, never holding it up.
+    for (const item of collected) void this.hashOf(item.file);
     for (const item of collected) {
       if (generation !== this.generation) return;
       const head = new Uint8Array(await item.file.slice(0, SNIFF_BYTES).arrayBuffer());
@@ -411,8 +657,9 @@ export class CaseSession {
           this.pendingKey.delete(f.file);
         }
         // The job's cards take the pending cards' places in one change: same drop positions, never both at once.
+        this.jobFiles.set(job.jobId, files.map((f) => f.file));
         this.set({
-          jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder }],
+          jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder, sha256: files.map((f) => this.hashes.get(f.file) ?? null) }],
           pending: this.state.pending.filter((p) => !accepted.has(p.key)),
         });
         // Each file's stage is shown at once, not a poll interval later (the first drop of a cold start waits longest).

@@ -8,7 +8,8 @@ export type TriageState = VerdictAssessment | 'processing' | 'not_assessed';
 export const TRIAGE_STATES: readonly TriageState[] = ['ai_generated', 'inconclusive', 'authentic', 'processing', 'not_assessed'];
 
 export type SortKey = 'drop' | 'ai_score' | 'verdict' | 'name';
-export type Filter = 'all' | TriageState;
+/** What the cards are filtered on: all, an effective state, or whether a specialist has reviewed the file. */
+export type Filter = 'all' | TriageState | 'reviewed' | 'not_reviewed';
 
 export interface CaseFile {
   tracked: TrackedJob;
@@ -23,6 +24,36 @@ export function triageState(result: FileResult): TriageState {
   if (result.status === 'processing') return 'processing';
   if (result.status === 'completed' && result.verdict) return result.verdict.assessment;
   return 'not_assessed';
+}
+
+/**
+ * What a file counts as in the case (issue 22): the expert review where there is one, the machine's state otherwise.
+ * Counts, filters and the verdict order use it; the card shows both.
+ */
+export function effectiveState(result: FileResult): TriageState {
+  return result.expertReview ? result.expertReview.assessment : triageState(result);
+}
+
+/** Which verdict decides a file's place: the specialist's review, or the machine's verdict. */
+export function verdictSource(result: FileResult): 'review' | 'machine' {
+  return result.expertReview ? 'review' : 'machine';
+}
+
+/**
+ * Files whose SHA-256 is already in the case on screen, each with the name of the first file (in drop order) that
+ * has it: the later copies are the duplicates.
+ */
+export function duplicatesOf(files: CaseFile[]): Map<string, string> {
+  const first = new Map<string, string>();
+  const duplicates = new Map<string, string>();
+  for (const f of [...files].sort((a, b) => a.dropOrder - b.dropOrder)) {
+    const hash = f.tracked.sha256?.[f.tracked.job.results.indexOf(f.result)] ?? null;
+    if (hash === null) continue;
+    const earlier = first.get(hash);
+    if (earlier === undefined) first.set(hash, f.result.file.name);
+    else duplicates.set(f.key, earlier);
+  }
+  return duplicates;
 }
 
 /** The AI-generation detector's score (the `ai_detection` dimension), or null when it did not run. */
@@ -52,11 +83,16 @@ export function caseFiles(jobs: TrackedJob[]): CaseFile[] {
   return entries.map((e, index) => ({ ...e.file, dropOrder: index }));
 }
 
-/** How many files of the case stand at each state (the summary above the cards). */
+/** How many files of the case stand at each effective state (the summary above the cards): they add up to the files. */
 export function countByState(files: CaseFile[]): Record<TriageState, number> {
   const counts: Record<TriageState, number> = { ai_generated: 0, inconclusive: 0, authentic: 0, processing: 0, not_assessed: 0 };
-  for (const f of files) counts[triageState(f.result)]++;
+  for (const f of files) counts[effectiveState(f.result)]++;
   return counts;
+}
+
+/** How many files of the case a specialist has reviewed. */
+export function countReviewed(files: CaseFile[]): number {
+  return files.filter((f) => f.result.expertReview !== undefined).length;
 }
 
 // Most suspicious first: what a reviewer looks at first.
@@ -72,7 +108,7 @@ export function sortFiles(files: CaseFile[], key: SortKey): CaseFile[] {
     case 'name':
       return sorted.sort((a, b) => collator.compare(a.result.file.name, b.result.file.name) || byDrop(a, b));
     case 'verdict':
-      return sorted.sort((a, b) => STATE_RANK[triageState(a.result)] - STATE_RANK[triageState(b.result)] || byDrop(a, b));
+      return sorted.sort((a, b) => STATE_RANK[effectiveState(a.result)] - STATE_RANK[effectiveState(b.result)] || byDrop(a, b));
     case 'ai_score':
       // Highest score first; files the detector has not scored (yet) last, in drop order.
       return sorted.sort((a, b) => {
@@ -85,7 +121,9 @@ export function sortFiles(files: CaseFile[], key: SortKey): CaseFile[] {
 }
 
 export function filterFiles(files: CaseFile[], filter: Filter): CaseFile[] {
-  return filter === 'all' ? files : files.filter((f) => triageState(f.result) === filter);
+  if (filter === 'all') return files;
+  if (filter === 'reviewed' || filter === 'not_reviewed') return files.filter((f) => (f.result.expertReview !== undefined) === (filter === 'reviewed'));
+  return files.filter((f) => effectiveState(f.result) === filter);
 }
 
 /** What a dropped file not yet in a job stands at: still on its way, or not assessed (not sent). */
@@ -103,7 +141,8 @@ export type CaseCard = { kind: 'file'; file: CaseFile; key: string } | { kind: '
  */
 export function withPending(files: CaseFile[], pending: PendingFile[], sortKey: SortKey, filter: Filter): CaseCard[] {
   const cards: CaseCard[] = files.map((file) => ({ kind: 'file', file, key: file.key }));
-  const shown = [...pending].filter((p) => filter === 'all' || pendingState(p) === filter).sort((a, b) => a.dropOrder - b.dropOrder);
+  // A dropped file not yet in a job has no review: it is among the files not reviewed.
+  const shown = [...pending].filter((p) => filter === 'all' || filter === 'not_reviewed' || pendingState(p) === filter).sort((a, b) => a.dropOrder - b.dropOrder);
   if (shown.length === 0) return cards;
   const extra: CaseCard[] = shown.map((p) => ({ kind: 'pending', pending: p, key: p.key }));
   if (sortKey !== 'drop') return [...cards, ...extra];

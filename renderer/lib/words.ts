@@ -22,6 +22,12 @@ export const STATE_WORDS = {
   not_assessed: 'Not assessed',
 } as const;
 
+/** The filters beside the verdicts: whether a specialist has reviewed the file. */
+export const REVIEW_FILTER_WORDS = { reviewed: 'Reviewed', not_reviewed: 'Not reviewed' } as const;
+
+/** Says which verdict the counts and filters use (issue 22). */
+export const EFFECTIVE_VERDICT_WORDS = 'Counted by the expert review where there is one, the machine verdict otherwise';
+
 export function resultErrorWords(error: JobResultError | undefined): string {
   if (!error) return 'The analysis of this file failed for an unknown reason.';
   if (error.code === 'result_unavailable') {

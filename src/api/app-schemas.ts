@@ -85,8 +85,17 @@ export const CaseInfo = z.object({
   createdAt: DateTime,
   updatedAt: DateTime,
   jobCount: z.number().int().nonnegative(),
+  /** Files in the case: a file removed from it (DELETE /app/cases/{caseId}/files/{fileId}) no longer counts. */
   fileCount: z.number().int().nonnegative(),
+  /** Files by machine verdict, and those still processing or ended in error. */
   counts: VerdictCounts,
+  /**
+   * Files by effective verdict: the expert review where there is one, the machine verdict otherwise (processing and
+   * error count the files without a review that are still processing or ended in error).
+   */
+  effectiveCounts: VerdictCounts,
+  /** Files with an expert review. */
+  reviewed: z.number().int().nonnegative(),
 }).meta({ id: 'CaseInfo' });
 export type CaseInfo = z.infer<typeof CaseInfo>;
 
@@ -109,13 +118,22 @@ export const UpdateCaseRequest = z
   .meta({ id: 'UpdateCaseRequest' });
 export type UpdateCaseRequest = z.infer<typeof UpdateCaseRequest>;
 
-/** One job of a case, with the application it was sent to (its windowKey polls and reviews it). */
-export const CaseJob = z.object({ applicationId: z.uuid(), kind: PipelineKind, job: JobResult }).meta({ id: 'CaseJob' });
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * One job of a case, with the application it was sent to (its windowKey polls and reviews it). `job.results` holds
+ * the files still in the case (a file removed from the case stays in its job, and in History); `files` gives their
+ * SHA-256 in the same order, so the window can tell a duplicate in the case.
+ */
+export const CaseJob = z
+  .object({ applicationId: z.uuid(), kind: PipelineKind, job: JobResult, files: z.array(z.object({ fileId: z.uuid(), sha256: Sha256 })) })
+  .meta({ id: 'CaseJob' });
 export type CaseJob = z.infer<typeof CaseJob>;
 export const CaseJobList = z.object({ jobs: z.array(CaseJob), pagination: PaginationMeta }).meta({ id: 'CaseJobList' });
 export type CaseJobList = z.infer<typeof CaseJobList>;
 
 export const CaseIdParams = z.object({ caseId: uuidParameter('caseId') });
+export const CaseFileParams = z.object({ caseId: uuidParameter('caseId'), fileId: uuidParameter('fileId') });
 
 const searchText = (name: string) =>
   z
@@ -156,13 +174,21 @@ export interface HistoryFilter {
   caseName?: string;
   /** Part of the file name, any case. */
   fileName?: string;
-  /** The exact SHA-256, lower-case hex. */
+  /** The SHA-256, lower-case hex: all 64 digits, or a prefix of at least 8. */
   sha256?: string;
+  /** The case's id: the files in that case (not those removed from it). */
+  caseId?: string;
+  /** Files with (true) or without (false) an expert review. */
+  reviewed?: boolean;
   /** Jobs created at or after / at or before these instants (ISO 8601; the query turns them into UTC). */
   from?: string;
   to?: string;
+  /** The effective verdict: the expert review where there is one, the machine verdict otherwise. */
   verdict?: VerdictAssessment;
 }
+
+/** The shortest SHA-256 prefix a history search takes (8 hex digits: 4 billion values, no accidental crowd). */
+export const SHA256_PREFIX_MIN = 8;
 
 export const HistoryQuery = z
   .object({
@@ -170,12 +196,20 @@ export const HistoryQuery = z
     name: searchText('name').meta({ description: 'Part of the file name, any case.' }),
     sha256: z
       .string({ error: 'sha256 must be given once.' })
-      .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hexadecimal digits.')
+      .trim()
+      .regex(/^[0-9a-fA-F]{8,64}$/, 'sha256 must be 8 to 64 hexadecimal digits (the SHA-256 or its beginning).')
       .transform((s) => s.toLowerCase())
-      .optional(),
+      .optional()
+      .meta({ description: 'The SHA-256 (64 hexadecimal digits, any case) or its first 8 or more digits.' }),
+    caseId: uuidParameter('caseId').optional().meta({ description: 'The files in this case (not those removed from it).' }),
+    reviewed: z
+      .enum(['true', 'false'], { error: 'reviewed must be "true" or "false".' })
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true'))
+      .meta({ description: 'Files with (true) or without (false) an expert review.' }),
     from: instant('from').meta({ description: 'Jobs created at or after this instant.' }),
     to: instant('to').meta({ description: 'Jobs created at or before this instant.' }),
-    verdict: VerdictAssessment.optional().meta({ description: 'The machine verdict of the file.' }),
+    verdict: VerdictAssessment.optional().meta({ description: 'The effective verdict: the expert review where there is one, the machine verdict otherwise.' }),
     ...paging,
   })
   .catchall(once)

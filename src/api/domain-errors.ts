@@ -20,8 +20,16 @@ export class IdempotencyConflict extends Error {
 
 /** Something the caller named does not exist, or is not theirs (indistinguishable on purpose, DECISIONS 12). */
 export class NotFound extends Error {
-  constructor(public readonly what: 'job' | 'file' | 'stored file' | 'application' | 'key' | 'case') {
-    super(what === 'stored file' ? 'The stored file is no longer available.' : what === 'file' ? 'No such file in this job.' : `No such ${what}.`);
+  constructor(public readonly what: 'job' | 'file' | 'stored file' | 'application' | 'key' | 'case' | 'file of the case') {
+    super(
+      what === 'stored file'
+        ? 'The stored file is no longer available.'
+        : what === 'file'
+          ? 'No such file in this job.'
+          : what === 'file of the case'
+            ? 'No such file in this case.'
+            : `No such ${what}.`,
+    );
     this.name = 'NotFound';
   }
 }
@@ -47,6 +55,14 @@ export class CaseNameTaken extends Error {
   constructor(public readonly field: string) {
     super('A case with this name already exists.');
     this.name = 'CaseNameTaken';
+  }
+}
+
+/** A closed case is kept as it was closed: it takes no file and gives none up until it is opened again. */
+export class CaseClosed extends Error {
+  constructor(public readonly field: string) {
+    super('The case is closed: set its status to open or in review to change its files.');
+    this.name = 'CaseClosed';
   }
 }
 

@@ -57,6 +57,12 @@ export interface CaseRow {
   inconclusive: number;
   processing: number;
   error: number;
+  eff_ai_generated: number;
+  eff_authentic: number;
+  eff_inconclusive: number;
+  eff_processing: number;
+  eff_error: number;
+  reviewed: number;
 }
 
 /** One file of a History search: the file, its job, its application's kind and its case. */
@@ -147,6 +153,14 @@ export const toCase = (r: CaseRow): CaseRecord => ({
   jobCount: r.job_count,
   fileCount: r.file_count,
   counts: { ai_generated: r.ai_generated, authentic: r.authentic, inconclusive: r.inconclusive, processing: r.processing, error: r.error },
+  effectiveCounts: {
+    ai_generated: r.eff_ai_generated,
+    authentic: r.eff_authentic,
+    inconclusive: r.eff_inconclusive,
+    processing: r.eff_processing,
+    error: r.eff_error,
+  },
+  reviewed: r.reviewed,
 });
 
 export const toHistory = (r: HistoryRow): HistoryRecord => ({

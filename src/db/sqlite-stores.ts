@@ -91,7 +91,7 @@ const JOB_METHODS = [
   'insertIdempotency',
   'pruneIdempotency',
 ] as const;
-const CASE_METHODS = ['insert', 'get', 'idByName', 'list', 'count', 'update', 'touch', 'jobs', 'countJobs', 'history', 'countHistory'] as const;
+const CASE_METHODS = ['insert', 'get', 'idByName', 'list', 'count', 'update', 'touch', 'jobs', 'countJobs', 'removeFile', 'removedFiles', 'history', 'countHistory'] as const;
 const KEY_METHODS = [
   'insertApplication',
   'getApplication',

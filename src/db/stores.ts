@@ -82,6 +82,10 @@ export interface CaseRows {
   /** The case's jobs in submission order. */
   jobs(caseId: string, limit: number, offset: number): Promise<CaseJobRef[]>;
   countJobs(caseId: string): Promise<number>;
+  /** Takes a file out of the case (it stays in its job and in History); false when it is not in the case. */
+  removeFile(caseId: string, fileId: string, at: string): Promise<boolean>;
+  /** Ids of the files of the case's jobs that were removed from it. */
+  removedFiles(caseId: string): Promise<Set<string>>;
   history(f: HistoryFilter, limit: number, offset: number): Promise<HistoryRecord[]>;
   countHistory(f: HistoryFilter): Promise<number>;
 }

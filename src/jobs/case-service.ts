@@ -1,7 +1,7 @@
 // Cases: the specialist's unit of work (a name, notes, a status, the jobs of both applications in it) and the history
 // search over every file. Served to the window under /app (src/server/routes/case-routes.ts, src/api/README.md).
 import type { CaseInfo, CaseJobList, CaseList, CaseStatus, HistoryList } from '../api/app-schemas.js';
-import { CaseNameTaken, NotFound } from '../api/domain-errors.js';
+import { CaseClosed, CaseNameTaken, NotFound } from '../api/domain-errors.js';
 import type { CaseRecord, CaseRows, HistoryFilter, JobsStore } from '../db/stores.js';
 import { toJobResult } from './job-result.js';
 
@@ -76,23 +76,52 @@ export function createCaseService(d: CaseServiceDeps) {
     return get(caseId);
   }
 
-  /** One page of the case's jobs, of both applications, in the order they were submitted. */
+  /**
+   * One page of the case's jobs, of both applications, in the order they were submitted: each with the files still
+   * in the case (a file removed from it stays in its job, in History) and their SHA-256.
+   */
   async function jobs(caseId: string, q: Paging): Promise<CaseJobList> {
     await get(caseId);
     const { offset, empty, pagination } = paginate(await cases.countJobs(caseId), q);
     const refs = empty ? [] : await cases.jobs(caseId, q.pageSize, offset);
+    const removed = empty ? new Set<string>() : await cases.removedFiles(caseId);
     const found = await Promise.all(refs.map(async (r) => ({ r, found: await d.store.jobs.getJobWithFiles(r.jobId) })));
     return {
-      jobs: found.flatMap(({ r, found: f }) => (f ? [{ applicationId: r.applicationId, kind: r.kind, job: toJobResult(f.job, f.files) }] : [])),
+      jobs: found.flatMap(({ r, found: f }) => {
+        const kept = f ? f.files.filter((file) => !removed.has(file.id)) : [];
+        if (!f || kept.length === 0) return [];
+        const files = kept.map((file) => ({ fileId: file.id, sha256: file.sha256 }));
+        return [{ applicationId: r.applicationId, kind: r.kind, job: toJobResult(f.job, kept), files }];
+      }),
       pagination,
     };
   }
 
-  /** The case and the ids of all its jobs, of both applications, in submission order (for its report). */
-  async function reportJobs(caseId: string): Promise<{ case: CaseInfo; jobIds: string[] }> {
+  /**
+   * Takes one file out of the case: its job and the file stay (History lists it, with no case), the case's counts,
+   * jobs and report leave it out. A closed case is refused, like a file sent into it.
+   */
+  async function removeFile(caseId: string, fileId: string): Promise<CaseInfo> {
+    await d.store.withTransaction(async (tx) => {
+      const found = await tx.cases.get(caseId);
+      if (!found) throw new NotFound('case');
+      if (found.status === 'closed') throw new CaseClosed('caseId');
+      const at = now().toISOString();
+      if (!(await tx.cases.removeFile(caseId, fileId, at))) throw new NotFound('file of the case');
+      await tx.cases.touch(caseId, at);
+    });
+    return get(caseId);
+  }
+
+  /**
+   * The case, the ids of all its jobs, of both applications, in submission order, and the files removed from it
+   * (for its report, which leaves them out).
+   */
+  async function reportJobs(caseId: string): Promise<{ case: CaseInfo; jobIds: string[]; removedFileIds: Set<string> }> {
     const found = await get(caseId);
     const total = await cases.countJobs(caseId);
-    return { case: found, jobIds: total === 0 ? [] : (await cases.jobs(caseId, total, 0)).map((r) => r.jobId) };
+    const jobIds = total === 0 ? [] : (await cases.jobs(caseId, total, 0)).map((r) => r.jobId);
+    return { case: found, jobIds, removedFileIds: await cases.removedFiles(caseId) };
   }
 
   /** Files of every application matching every filter given, newest first. */
@@ -106,6 +135,6 @@ export function createCaseService(d: CaseServiceDeps) {
     };
   }
 
-  return { get, list, create, update, jobs, reportJobs, history };
+  return { get, list, create, update, jobs, removeFile, reportJobs, history };
 }
 export type CaseService = ReturnType<typeof createCaseService>;

@@ -362,6 +362,8 @@ export function createJobService(d: JobServiceDeps) {
   async function collectCaseReport(
     of: { caseId: string | null; caseName: string | null },
     jobIds: string[],
+    /** Files of those jobs that were removed from the case: not in its report. */
+    leaveOut: ReadonlySet<string> = new Set(),
   ): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
     const jobs = (await Promise.all(jobIds.map((id) => jobsRepo.getJob(id)))).filter((j) => j !== undefined);
     if (jobs.length === 0) throw new NotFound('job');
@@ -369,6 +371,7 @@ export function createJobService(d: JobServiceDeps) {
     const pictures = new Map<string, FilePreview>();
     for (const job of jobs) {
       for (const f of await jobsRepo.getFiles(job.id)) {
+        if (leaveOut.has(f.id)) continue;
         files.push({
           fileId: f.id,
           jobId: job.id,

@@ -2,7 +2,7 @@
 // server's own refusals, the services' domain errors, schema validation and Fastify's framework errors.
 import type { FastifyError } from 'fastify';
 import { ERROR_STATUS, type ApiError, type ErrorCode } from '../api/schemas.js';
-import { CaseNameTaken, ForeignApplication, IdempotencyConflict, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
+import { CaseClosed, CaseNameTaken, ForeignApplication, IdempotencyConflict, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
 
 export interface Issue {
   path: string;
@@ -65,7 +65,9 @@ export function toApiError(err: unknown): ApiHttpError {
     return new ApiHttpError('invalid_request', err.message, { status: 422, issues: [{ path: 'Idempotency-Key', message: 'Key reused with a different payload.' }] });
   }
   // A request that conflicts with what is stored, like a reused Idempotency-Key: 422 invalid_request.
-  if (err instanceof CaseNameTaken) return new ApiHttpError('invalid_request', err.message, { status: 422, issues: [{ path: err.field, message: err.message }] });
+  if (err instanceof CaseNameTaken || err instanceof CaseClosed) {
+    return new ApiHttpError('invalid_request', err.message, { status: 422, issues: [{ path: err.field, message: err.message }] });
+  }
   const fe = err as FastifyError;
   if (fe.validation) return validationError(fe);
   switch (fe.code) {

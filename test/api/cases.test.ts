@@ -4,13 +4,13 @@
 // changed, no job, no file).
 import { describe, expect, it } from 'vitest';
 import { CaseInfo, CaseJobList, CaseList, HistoryList } from '../../src/api/app-schemas.js';
-import { JobResult } from '../../src/api/schemas.js';
+import { CaseReport, JobResult } from '../../src/api/schemas.js';
 import { makeJpeg, textPdf } from '../unit/analysis/fixtures.js';
 import { assess, body, expectError, expectNothingLeft, filePart, footprint, get, SLOW_WORKER, startCore, type TestCore } from './helpers.js';
 
 const AI_MARKER = 'VERACITY-TEST-AI-MARKER';
 
-function app(core: TestCore, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, token: string | null = core.uiToken) {
+function app(core: TestCore, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, token: string | null = core.uiToken) {
   return core.app.inject({
     method,
     url,
@@ -191,5 +191,125 @@ describe('history search (/app/history, UI token)', () => {
     expectError(await app(core, 'GET', `/app/history?name=${'n'.repeat(501)}`), 400, 'invalid_request', 'name');
     expectError(await app(core, 'GET', '/app/history?page=0'), 400, 'invalid_request', 'page');
     await expectUnchanged(core, before);
+  });
+});
+
+// Issue 22: a file taken out of its case (its job keeps it, History lists it with no case), the effective verdict
+// (the expert review where there is one) in the case's counts and History's filters, and a SHA-256 prefix search.
+describe('case files and effective verdicts (/app, UI token)', () => {
+  async function caseWithReview(core: TestCore) {
+    process.env.VERACITY_TEST_ANALYSE_MS = '10';
+    process.env.VERACITY_TEST_AI_MARKER = AI_MARKER;
+    const plain = await makeJpeg(64, 64);
+    const ai = Buffer.concat([await makeJpeg(64, 64), Buffer.from(AI_MARKER)]);
+    const meta = { name: 'metadata', data: JSON.stringify({ case: 'CLM-4001' }) };
+    const job = body(await assess(core, [filePart(plain, 'a.jpg'), filePart(ai, 'b.jpg'), filePart(plain, 'a copy.jpg'), meta]), JobResult);
+    const pdf = body(await assess(core, [filePart(textPdf(), 'c.pdf'), meta], { key: core.pdfsKey }), JobResult);
+    await core.jobs.whenIdle();
+    const [a, b, copy] = job.results.map((r) => r.file.id);
+    // The specialist disagrees with the machine on b.jpg.
+    const review = await core.app.inject({
+      method: 'PUT',
+      url: `/v1/jobs/${job.jobId}/files/${b}/review`,
+      headers: { authorization: `Bearer ${core.imagesKey}` },
+      // A note may hold any character, NUL included (PostgreSQL's json refuses to unescape it): counts still work.
+      payload: { assessment: 'authentic', reviewer: 'R. Expert', note: 'see \u0000 the "assessment":"ai_generated" original' },
+    });
+    expect(review.statusCode).toBe(200);
+    const found = body(await app(core, 'GET', '/app/cases?q=CLM-4001'), CaseList).cases[0];
+    return { job, pdf, a, b, copy, found };
+  }
+
+  it('counts and filters by the effective verdict, says how many are reviewed, and finds a file by a SHA-256 prefix', async () => {
+    const core = await startCore({}, { workerEntry: SLOW_WORKER });
+    const { job, b, found } = await caseWithReview(core);
+    expect(found).toMatchObject({
+      fileCount: 4,
+      counts: { ai_generated: 1, authentic: 0, inconclusive: 3, processing: 0, error: 0 },
+      effectiveCounts: { ai_generated: 0, authentic: 1, inconclusive: 3, processing: 0, error: 0 },
+      reviewed: 1,
+    });
+    const files = async (query: string) => body(await app(core, 'GET', `/app/history?${query}`), HistoryList).files.map((f) => f.name);
+    expect(await files('verdict=authentic')).toEqual(['b.jpg']);
+    expect(await files('verdict=ai_generated')).toEqual([]);
+    expect(await files('reviewed=true')).toEqual(['b.jpg']);
+    expect(await files('reviewed=false&case=CLM-4001')).toEqual(['c.pdf', 'a.jpg', 'a copy.jpg']);
+    expect(await files(`caseId=${found.id}&verdict=inconclusive`)).toEqual(['c.pdf', 'a.jpg', 'a copy.jpg']);
+
+    // The SHA-256 of each file comes with the case's jobs (the window flags a duplicate in the case).
+    const listed = body(await app(core, 'GET', `/app/cases/${found.id}/jobs`), CaseJobList).jobs;
+    const shas = listed[0].files.map((f) => f.sha256);
+    expect(listed[0].files.map((f) => f.fileId)).toEqual(job.results.map((r) => r.file.id));
+    expect(shas[0]).toBe(shas[2]);
+    expect(shas[1]).not.toBe(shas[0]);
+    const bSha = shas[1];
+    expect(await files(`sha256=${bSha.slice(0, 8)}`)).toEqual(['b.jpg']);
+    expect(await files(`sha256=${bSha.slice(0, 20).toUpperCase()}`)).toEqual(['b.jpg']);
+    expect(await files(`sha256=${shas[0].slice(0, 12)}`)).toEqual(['a.jpg', 'a copy.jpg']);
+    expect(await files(`sha256=${bSha}`)).toEqual(['b.jpg']);
+    expect(await files(`sha256=${bSha.slice(0, 8) === 'ffffffff' ? '00000000' : 'ffffffff'}`)).toEqual([]);
+    expect(b).toBe(listed[0].files[1].fileId);
+  });
+
+  it('takes a file out of its case: the job and History keep it, the case, its jobs and its report leave it out', async () => {
+    const core = await startCore({}, { workerEntry: SLOW_WORKER });
+    const { job, pdf, copy, found } = await caseWithReview(core);
+    const removed = await app(core, 'DELETE', `/app/cases/${found.id}/files/${copy}`);
+    expect(removed.statusCode).toBe(200);
+    expect(body(removed, CaseInfo)).toMatchObject({
+      id: found.id,
+      jobCount: 2,
+      fileCount: 3,
+      counts: { ai_generated: 1, authentic: 0, inconclusive: 2, processing: 0, error: 0 },
+      effectiveCounts: { ai_generated: 0, authentic: 1, inconclusive: 2, processing: 0, error: 0 },
+    });
+    const listed = body(await app(core, 'GET', `/app/cases/${found.id}/jobs`), CaseJobList).jobs;
+    expect(listed.map((j) => j.job.results.map((r) => r.file.name))).toEqual([['a.jpg', 'b.jpg'], ['c.pdf']]);
+    expect(listed[0].files.map((f) => f.fileId)).not.toContain(copy);
+    // The job itself is unchanged for its API clients.
+    expect(body(await get(core, `/v1/jobs/${job.jobId}`), JobResult).results).toHaveLength(3);
+    // History still lists the file, with no case; the case's files no longer include it.
+    const history = body(await app(core, 'GET', '/app/history?name=copy'), HistoryList).files;
+    expect(history.map((f) => [f.fileId, f.caseId, f.caseName])).toEqual([[copy, null, null]]);
+    expect(body(await app(core, 'GET', `/app/history?caseId=${found.id}`), HistoryList).files.map((f) => f.name)).toEqual(['c.pdf', 'a.jpg', 'b.jpg']);
+    expect(body(await app(core, 'GET', '/app/history?case=CLM-4001'), HistoryList).pagination.total).toBe(3);
+    const report = body(await app(core, 'GET', `/app/cases/${found.id}/report.json`), CaseReport);
+    expect(report.files.map((f) => f.name)).toEqual(['a.jpg', 'b.jpg', 'c.pdf']);
+
+    // Removing every file of a job takes the job out of the case's list.
+    expect((await app(core, 'DELETE', `/app/cases/${found.id}/files/${pdf.results[0].file.id}`)).statusCode).toBe(200);
+    const after = body(await app(core, 'GET', `/app/cases/${found.id}`), CaseInfo);
+    expect([after.jobCount, after.fileCount]).toEqual([1, 2]);
+    expect(body(await app(core, 'GET', `/app/cases/${found.id}/jobs`), CaseJobList).pagination.total).toBe(1);
+  });
+
+  it('refuses to remove what is not in the case, from a closed case, or with bad ids, and changes nothing', async () => {
+    const core = await startCore({}, { workerEntry: SLOW_WORKER });
+    const { a, found } = await caseWithReview(core);
+    const other = await createCase(core, 'CLM-4002 other');
+    expect((await app(core, 'DELETE', `/app/cases/${found.id}/files/${a}`)).statusCode).toBe(200);
+    const before = await snapshot(core);
+    const jobsBefore = body(await app(core, 'GET', `/app/cases/${found.id}/jobs`), CaseJobList);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const b = jobsBefore.jobs[0].files[0].fileId;
+
+    expectError(await app(core, 'DELETE', `/app/cases/${found.id}/files/${a}`), 404, 'not_found'); // already out
+    expectError(await app(core, 'DELETE', `/app/cases/${other.id}/files/${b}`), 404, 'not_found'); // another case's file
+    expectError(await app(core, 'DELETE', `/app/cases/${unknown}/files/${b}`), 404, 'not_found');
+    expectError(await app(core, 'DELETE', `/app/cases/${found.id}/files/${unknown}`), 404, 'not_found');
+    expectError(await app(core, 'DELETE', `/app/cases/${found.id}/files/not-a-uuid`), 400, 'invalid_request', 'fileId');
+    expectError(await app(core, 'DELETE', `/app/cases/123/files/${b}`), 400, 'invalid_request', 'caseId');
+    expectError(await app(core, 'DELETE', `/app/cases/${found.id}/files/${b}`, undefined, core.imagesKey), 401, 'unauthorized');
+    expectError(await app(core, 'GET', '/app/history?sha256=abcdef1'), 400, 'invalid_request', 'sha256');
+    expectError(await app(core, 'GET', '/app/history?reviewed=yes'), 400, 'invalid_request', 'reviewed');
+    expectError(await app(core, 'GET', '/app/history?caseId=CLM-4001'), 400, 'invalid_request', 'caseId');
+    await expectUnchanged(core, before);
+
+    // A closed case gives up no file until it is opened again.
+    body(await app(core, 'PATCH', `/app/cases/${found.id}`, { status: 'closed' }), CaseInfo);
+    const closed = await snapshot(core);
+    expectError(await app(core, 'DELETE', `/app/cases/${found.id}/files/${b}`), 422, 'invalid_request', 'caseId');
+    await expectUnchanged(core, closed);
+    expect(body(await app(core, 'GET', `/app/cases/${found.id}/jobs`), CaseJobList)).toEqual(jobsBefore);
   });
 });

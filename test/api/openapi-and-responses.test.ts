@@ -35,6 +35,7 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/app/cases',
       '/app/cases/{caseId}',
+      '/app/cases/{caseId}/files/{fileId}',
       '/app/cases/{caseId}/jobs',
       '/app/cases/{caseId}/report.json',
       '/app/cases/{caseId}/report.pdf',
@@ -126,9 +127,14 @@ describe('GET /v1/openapi.json', () => {
     expect(ref(cases.post, '201')).toBe('#/components/schemas/CaseInfo');
     expect(Object.keys(doc.paths['/app/cases/{caseId}']).sort()).toEqual(['get', 'patch']);
     expect(statuses(doc.paths['/app/cases/{caseId}'].patch)).toEqual(['200', '400', '401', '403', '404', '422', '429', '500']);
+    const removeOp = doc.paths['/app/cases/{caseId}/files/{fileId}'].delete;
+    expect(statuses(removeOp)).toEqual(['200', '400', '401', '403', '404', '422', '429', '500']);
+    expect(ref(removeOp, '200')).toBe('#/components/schemas/CaseInfo');
     const historyOp = doc.paths['/app/history'].get;
     expect(params(historyOp)).toMatchObject({
-      'query:sha256': { required: false, pattern: '^[0-9a-fA-F]{64}$' },
+      'query:sha256': { required: false, pattern: '^[0-9a-fA-F]{8,64}$' },
+      'query:reviewed': { required: false, enum: ['true', 'false'] },
+      'query:caseId': { required: false, format: 'uuid' },
       'query:verdict': { required: false, enum: ['ai_generated', 'authentic', 'inconclusive'] },
       'query:from': { required: false, format: 'date-time' },
     });

@@ -57,6 +57,7 @@ test('a killed core is reported as a crash and a restart brings the same data ba
     const second = supervisor.running!;
     await page.goto(`${second.baseUrl}/#token=${second.uiToken}`);
     await page.getByRole('button', { name: 'History' }).click();
+    await page.getByRole('button', { name: 'All files' }).click();
     await expect(page.getByTestId('history-row').filter({ hasText: 'Before the crash' })).toHaveCount(1);
   } finally {
     await supervisor.stop();

@@ -20,6 +20,9 @@ test('history pages through the jobs of a case and reopens one', async ({ appPag
 
   await page.getByRole('button', { name: 'History' }).click();
   await expect(page.getByRole('heading', { name: 'History' })).toBeVisible();
+  // History opens on the cases; every file of every case is one button away.
+  await expect(page.getByTestId('case-row').filter({ hasText: 'Paging case' })).toContainText('12 files');
+  await page.getByRole('button', { name: 'All files' }).click();
   await page.getByRole('textbox', { name: 'Case' }).fill('Paging case');
   await page.getByRole('button', { name: 'Filter' }).click();
   await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 files');
@@ -35,16 +38,17 @@ test('history pages through the jobs of a case and reopens one', async ({ appPag
   await page.getByRole('button', { name: 'Previous' }).click();
   await expect(page.getByTestId('page-status')).toHaveText('Page 1 of 2 · 12 files');
 
-  // Reopen one job on the Assess screen.
+  // "Open" on a file opens its case on the Assess screen, at that file.
   const firstRow = page.getByTestId('history-row').first();
   const shortId = (await firstRow.locator('code').textContent())!.trim();
   await firstRow.getByRole('button', { name: /^Open job/ }).click();
   await expect(page.getByRole('button', { name: 'Assess' })).toHaveAttribute('aria-current', 'page');
-  await expect(page.getByTestId('verdict-card')).toHaveCount(1);
-  expect(await page.getByTestId('verdict-card').getAttribute('data-job-id')).toMatch(new RegExp(`^${shortId}`));
+  await expect(page.getByTestId('verdict-card')).toHaveCount(12);
+  expect(await page.locator('[data-testid="verdict-card"][data-focused="true"]').getAttribute('data-job-id')).toMatch(new RegExp(`^${shortId}`));
 
-  // Reopen the whole case: all 12 jobs.
+  // Reopen the whole case from a row of the file search: all 12 jobs.
   await page.getByRole('button', { name: 'History' }).click();
+  await page.getByRole('button', { name: 'All files' }).click();
   await page.getByRole('textbox', { name: 'Case' }).fill('Paging case');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.getByTestId('history-row').first().getByRole('button', { name: /^Open every job of case/ }).click();

@@ -168,6 +168,8 @@ test.describe('the window on a team server (PostgreSQL, API node, worker)', () =
     const listed = CaseList.parse(await (await fetch(`${baseUrl}/app/cases?q=CLM-9015`, { headers: { Authorization: `Bearer ${UI_TOKEN}` } })).json());
     expect(listed.cases.map((c) => [c.name, c.fileCount])).toEqual([['CLM-9015 Team server', 1]]);
     await page.getByRole('button', { name: 'History' }).click();
+    await expect(page.getByTestId('case-row').filter({ hasText: 'CLM-9015 Team server' })).toContainText('1 file');
+    await page.getByRole('button', { name: 'All files' }).click();
     const row = page.getByTestId('history-row');
     await expect(row).toHaveCount(1);
     await expect(row).toContainText('CLM-9015 Team server');

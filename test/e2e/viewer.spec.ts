@@ -32,6 +32,7 @@ test('cards keep drop order; counts by verdict match the cards; sort and filter 
   ]);
   await expect(cards(page)).toHaveCount(4);
   await page.getByTestId('file-input').setInputFiles([{ name: 'a-late.jpg', mimeType: 'image/jpeg', buffer: await makeImage(65, 'jpeg') }]);
+  await page.getByTestId('drop-confirm').getByRole('button', { name: 'Add to “Triage case”' }).click();
   await finished(page, 5);
   const dropOrder = ['b-dock.jpg', 'c-statement.pdf', 'd-generated.png', 'e-crane.jpg', 'a-late.jpg'];
   expect(await names(page)).toEqual(dropOrder);

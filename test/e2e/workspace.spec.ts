@@ -54,8 +54,9 @@ test('the case header renames the case in place, sets its status and notes, and 
   await expect(header.getByTestId('case-status').locator('option:checked')).toHaveText('In review');
   await expect(header.getByLabel('Notes')).toHaveValue(notes);
 
-  // The core holds them (not the window), and a loose file dropped now joins the renamed case.
+  // The core holds them (not the window), and a loose file dropped now joins the renamed case once the window says so.
   await page.getByTestId('file-input').setInputFiles([{ name: 'gutter.jpg', mimeType: 'image/jpeg', buffer: await makeImage(802, 'jpeg') }]);
+  await page.getByTestId('drop-confirm').getByRole('button', { name: 'Add to “CLM-8101 Storm damage, Quay St”' }).click();
   await expect(cards(page)).toHaveCount(2);
   const stored = CaseInfo.parse(await (await fetch(`${core.baseUrl}/app/cases/${caseId}`, { headers: ui })).json());
   expect([stored.name, stored.status, stored.notes, stored.fileCount]).toEqual(['CLM-8101 Storm damage, Quay St', 'in_review', notes, 2]);

@@ -138,4 +138,13 @@ CREATE INDEX jobs_created ON jobs(created_at);
 CREATE INDEX jobs_seq ON jobs(seq DESC);
 `,
   },
+  {
+    id: 4,
+    name: 'files removed from their case',
+    // The window can take a file out of its case (issue 22) while its job, and the file itself, stay in History:
+    // the file is marked, not moved. A case's counts, jobs and report leave marked files out.
+    sql: `
+ALTER TABLE job_files ADD COLUMN case_removed_at TEXT;
+`,
+  },
 ];

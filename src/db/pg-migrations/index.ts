@@ -137,4 +137,12 @@ CREATE TABLE blobs (
 );
 `,
   },
+  {
+    id: 5,
+    name: 'files removed from their case',
+    // As the desktop's migration 4: a file taken out of its case (issue 22) is marked; its job keeps it, in History.
+    sql: `
+ALTER TABLE job_files ADD COLUMN case_removed_at text;
+`,
+  },
 ];

@@ -220,16 +220,37 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
   };
 }
 
+/**
+ * The assessment of a file's review. Read from the review's text, not with ->>: a json (not jsonb) value is parsed
+ * whole by ->>, and a reviewer's note may hold \u0000, which PostgreSQL refuses to unescape ("unsupported Unicode
+ * escape sequence"). The key is the review's own (a note's quotes are escaped, so a note cannot fake it).
+ */
+const REVIEW_ASSESSMENT = `(regexp_match(f.review::text, '"assessment"\\s*:\\s*"(ai_generated|authentic|inconclusive)"'))[1]`;
+
+/** A file's effective verdict (src/db/cases-repository.ts EFFECTIVE_VERDICT, in PostgreSQL's words). */
+const EFFECTIVE_VERDICT = `coalesce(${REVIEW_ASSESSMENT}, CASE WHEN f.status = 'completed' THEN f.verdict->>'assessment' END)`;
+const IN_CASE = 'f.case_removed_at IS NULL';
+const JOB_IN_CASE = `EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = j.id AND ${IN_CASE})`;
+
 /** A case with its counts (src/db/cases-repository.ts CASE_SELECT, in PostgreSQL's words). */
 const CASE_SELECT = `SELECT c.*,
-  (SELECT count(*)::int FROM jobs j WHERE j.case_id = c.id) AS job_count,
+  (SELECT count(*)::int FROM jobs j WHERE j.case_id = c.id AND ${JOB_IN_CASE}) AS job_count,
   count(f.id)::int AS file_count,
   count(*) FILTER (WHERE f.status = 'completed' AND f.verdict->>'assessment' = 'ai_generated')::int AS ai_generated,
   count(*) FILTER (WHERE f.status = 'completed' AND f.verdict->>'assessment' = 'authentic')::int AS authentic,
   count(*) FILTER (WHERE f.status = 'completed' AND f.verdict->>'assessment' = 'inconclusive')::int AS inconclusive,
   count(*) FILTER (WHERE f.status = 'processing')::int AS processing,
-  count(*) FILTER (WHERE f.status = 'error')::int AS error
-  FROM cases c LEFT JOIN jobs j ON j.case_id = c.id LEFT JOIN job_files f ON f.job_id = j.id`;
+  count(*) FILTER (WHERE f.status = 'error')::int AS error,
+  count(*) FILTER (WHERE ${EFFECTIVE_VERDICT} = 'ai_generated')::int AS eff_ai_generated,
+  count(*) FILTER (WHERE ${EFFECTIVE_VERDICT} = 'authentic')::int AS eff_authentic,
+  count(*) FILTER (WHERE ${EFFECTIVE_VERDICT} = 'inconclusive')::int AS eff_inconclusive,
+  count(*) FILTER (WHERE f.review IS NULL AND f.status = 'processing')::int AS eff_processing,
+  count(*) FILTER (WHERE f.review IS NULL AND f.status = 'error')::int AS eff_error,
+  count(f.review)::int AS reviewed
+  FROM cases c LEFT JOIN jobs j ON j.case_id = c.id LEFT JOIN job_files f ON f.job_id = j.id AND ${IN_CASE}`;
+
+/** A file's case in History: none once it was removed from it. */
+const HISTORY_CASE = `CASE WHEN ${IN_CASE} THEN j.case_id END AS case_id, CASE WHEN ${IN_CASE} THEN c.name END AS case_name`;
 
 const HISTORY_FROM = `FROM job_files f JOIN jobs j ON j.id = f.job_id JOIN applications a ON a.id = j.application_id
   LEFT JOIN cases c ON c.id = j.case_id`;
@@ -243,12 +264,15 @@ function historyWhere(f: HistoryFilter): { sql: string; params: string[] } {
     return `$${params.length}`;
   };
   // ILIKE: "any case", as SQLite's LIKE is for ASCII.
-  if (f.caseName !== undefined) conditions.push(`c.name ILIKE ${bind(containsPattern(f.caseName))} ESCAPE '\\'`);
+  if (f.caseName !== undefined) conditions.push(`c.name ILIKE ${bind(containsPattern(f.caseName))} ESCAPE '\\' AND ${IN_CASE}`);
+  if (f.caseId !== undefined) conditions.push(`j.case_id = ${bind(f.caseId)} AND ${IN_CASE}`);
   if (f.fileName !== undefined) conditions.push(`f.name ILIKE ${bind(containsPattern(f.fileName))} ESCAPE '\\'`);
-  if (f.sha256 !== undefined) conditions.push(`f.sha256 = ${bind(f.sha256)}`);
+  // All 64 digits: the index; a prefix: starts_with (the column's collation need not order hex as SQLite's does).
+  if (f.sha256 !== undefined) conditions.push(f.sha256.length === 64 ? `f.sha256 = ${bind(f.sha256)}` : `starts_with(f.sha256, ${bind(f.sha256)})`);
+  if (f.reviewed !== undefined) conditions.push(f.reviewed ? 'f.review IS NOT NULL' : 'f.review IS NULL');
   if (f.from !== undefined) conditions.push(`j.created_at >= ${bind(f.from)}`);
   if (f.to !== undefined) conditions.push(`j.created_at <= ${bind(f.to)}`);
-  if (f.verdict !== undefined) conditions.push(`f.status = 'completed' AND f.verdict->>'assessment' = ${bind(f.verdict)}`);
+  if (f.verdict !== undefined) conditions.push(`${EFFECTIVE_VERDICT} = ${bind(f.verdict)}`);
   return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
@@ -300,21 +324,36 @@ function caseRows(q: Queryable, inTx: boolean): CaseRows {
     async jobs(caseId, limit, offset) {
       const { rows } = await q.query<{ job_id: string; application_id: string; kind: string }>(
         `SELECT j.id AS job_id, j.application_id, a.kind FROM jobs j JOIN applications a ON a.id = j.application_id
-         WHERE j.case_id = $1 ORDER BY j.seq LIMIT $2 OFFSET $3`,
+         WHERE j.case_id = $1 AND ${JOB_IN_CASE} ORDER BY j.seq LIMIT $2 OFFSET $3`,
         [caseId, limit, offset],
       );
       return rows.map((r) => ({ jobId: r.job_id, applicationId: r.application_id, kind: r.kind as PipelineKind }));
     },
     async countJobs(caseId) {
-      const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE case_id = $1', [caseId]);
+      const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs j WHERE j.case_id = $1 AND ${JOB_IN_CASE}`, [caseId]);
       return rows[0].n;
+    },
+    async removeFile(caseId, fileId, at) {
+      const r = await q.query(
+        `UPDATE job_files SET case_removed_at = $3
+         WHERE id = $2 AND case_removed_at IS NULL AND job_id IN (SELECT id FROM jobs WHERE case_id = $1)`,
+        [caseId, fileId, at],
+      );
+      return r.rowCount === 1;
+    },
+    async removedFiles(caseId) {
+      const { rows } = await q.query<{ id: string }>(
+        'SELECT f.id FROM job_files f JOIN jobs j ON j.id = f.job_id WHERE j.case_id = $1 AND f.case_removed_at IS NOT NULL',
+        [caseId],
+      );
+      return new Set(rows.map((r) => r.id));
     },
     async history(f, limit, offset) {
       const { sql, params } = historyWhere(f);
       const n = params.length;
       const { rows } = await q.query<HistoryRow>(
-        `SELECT f.job_id, f.id AS file_id, j.application_id, a.kind, j.case_id, c.name AS case_name, f.name, f.size, f.media_type,
-           f.sha256, f.status, f.verdict->>'assessment' AS assessment, f.review->>'assessment' AS review_assessment, j.created_at
+        `SELECT f.job_id, f.id AS file_id, j.application_id, a.kind, ${HISTORY_CASE}, f.name, f.size, f.media_type,
+           f.sha256, f.status, f.verdict->>'assessment' AS assessment, ${REVIEW_ASSESSMENT} AS review_assessment, j.created_at
          ${HISTORY_FROM} ${sql} ORDER BY j.seq DESC, f.position LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, limit, offset],
       );

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  CaseFileParams,
   CaseIdParams,
   CaseInfo,
   CaseJobList,
@@ -71,19 +72,32 @@ export function registerCaseRoutes(fastify: FastifyInstance, deps: AppDeps): voi
     async (req) => deps.cases.jobs(req.params.caseId, req.query),
   );
 
+  app.delete(
+    '/app/cases/:caseId/files/:fileId',
+    {
+      schema: {
+        summary: 'Window: take a file out of a case (its job keeps it, and History lists it with no case); answers the case',
+        security,
+        params: CaseFileParams,
+        response: { 200: CaseInfo, 404: ApiError, 422: ApiError, ...COMMON_ERRORS },
+      },
+    },
+    async (req) => deps.cases.removeFile(req.params.caseId, req.params.fileId),
+  );
+
   app.get(
     '/app/history',
     {
       schema: {
-        summary: 'Window: search the files of both applications by case, file name, SHA-256, date and verdict',
+        summary: 'Window: search the files of both applications by case, file name, SHA-256 (or its first 8+ digits), date, review and effective verdict',
         security,
         querystring: HistoryQuery,
         response: { 200: HistoryList, ...COMMON_ERRORS },
       },
     },
     async (req) => {
-      const { case: caseName, name: fileName, sha256, from, to, verdict, page, pageSize } = req.query;
-      return deps.cases.history({ caseName, fileName, sha256, from, to, verdict, page, pageSize });
+      const { case: caseName, name: fileName, sha256, caseId, reviewed, from, to, verdict, page, pageSize } = req.query;
+      return deps.cases.history({ caseName, fileName, sha256, caseId, reviewed, from, to, verdict, page, pageSize });
     },
   );
 }

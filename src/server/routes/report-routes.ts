@@ -109,8 +109,8 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
 
   /** A case spans both applications: the window's case is one case whatever kind of file it holds. */
   const caseReport = async (caseId: string) => {
-    const { case: found, jobIds } = await deps.cases.reportJobs(caseId);
-    return deps.jobs.collectCaseReport({ caseId: found.id, caseName: found.name }, jobIds);
+    const { case: found, jobIds, removedFileIds } = await deps.cases.reportJobs(caseId);
+    return deps.jobs.collectCaseReport({ caseId: found.id, caseName: found.name }, jobIds, removedFileIds);
   };
   const ofCase = (ext: 'pdf' | 'json') => `/app/cases/:caseId/report.${ext}`;
   app.get(
