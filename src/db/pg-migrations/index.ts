@@ -137,4 +137,23 @@ CREATE TABLE blobs (
 );
 `,
   },
+  {
+    id: 5,
+    name: 'team nodes',
+    // One row per running API node or worker, beaten every second or so (src/db/pg/node-registry.ts): a node whose
+    // row has not been beaten for a while is dead, and any node removes what it left (its temp folder in the shared
+    // blob directory). Instants are the database's own clock (timestamptz, now()), never a node's: nodes on several
+    // machines compare them.
+    sql: `
+CREATE TABLE team_nodes (
+  id text PRIMARY KEY,
+  role text NOT NULL CHECK (role IN ('api', 'worker')),
+  host text NOT NULL,
+  pid integer NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  beat_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX team_nodes_beat ON team_nodes(beat_at);
+`,
+  },
 ];
