@@ -156,4 +156,16 @@ CREATE TABLE team_nodes (
 CREATE INDEX team_nodes_beat ON team_nodes(beat_at);
 `,
   },
+  {
+    id: 6,
+    name: 'file holders',
+    // The node (team_nodes.id) of the worker that took a file from the queue last: when that node stops beating,
+    // whichever node reaps it hands the file's unit back to the queue at once (src/db/pg/work-queue.ts handOn),
+    // instead of waiting for pg-boss's expiry. Not a foreign key: a reaped node's id may stay here until the file is
+    // taken again.
+    sql: `
+ALTER TABLE job_files ADD COLUMN held_by text;
+CREATE INDEX job_files_held_by ON job_files(held_by) WHERE status = 'processing';
+`,
+  },
 ];

@@ -2,7 +2,7 @@
 // (or, with none given, the blobs in PostgreSQL itself): the node's heartbeat row, the jobs and key stores, the
 // pg-boss work queue, LISTEN/NOTIFY job events and key revocations, rate-limit counters and the blobs. Every node,
 // API node or worker, also reaps the nodes that died (src/db/pg/node-registry.ts) every sweepIntervalMs: their rows,
-// and their temp folders in the shared blob directory.
+// the files they held in the queue (handed on), and their temp folders in the shared blob directory.
 import { openPgPool, type PgPool } from './connection.js';
 import { createPgFileStages } from './file-stages.js';
 import { createPgJobEvents } from './job-events.js';
@@ -30,7 +30,7 @@ export interface PgBackendOptions {
   /** Node heartbeats (src/db/pg/node-registry.ts): how often this node beats, and after how long a silent node is dead. */
   nodeBeatMs?: number;
   nodeDeadAfterMs?: number;
-  /** How often this node reaps dead nodes and sweeps their temp folders (default: every 2 s). */
+  /** How often this node reaps dead nodes (and then sweeps their temp folders); default every second. */
   sweepIntervalMs?: number;
 }
 
@@ -81,19 +81,26 @@ export async function openPgBackend(o: PgBackendOptions): Promise<PgBackend> {
     // Revocations by any node or by `veracity keys revoke`: what lets the key service keep a verified key's state.
     const keyChanges = o.listenForKeys === false ? undefined : await listenForKeyChanges(o.databaseUrl, { onError: o.onError });
     if (keyChanges) opened.push(() => keyChanges.close());
-    const queue = await createPgWorkQueue(pool, { ...o.queue, connectionString: o.databaseUrl, onError: o.onError ?? o.queue?.onError });
+    const queue = await createPgWorkQueue(pool, { ...o.queue, connectionString: o.databaseUrl, nodeId: registry.id, onError: o.onError ?? o.queue?.onError });
     opened.push(() => queue.close());
     let sweeping: Promise<void> | null = null;
+    let lastFolderSweep = 0;
     const sweep = () =>
       (sweeping ??= (async () => {
-        await registry.reap();
-        await shared?.sweepDeadNodes();
+        // A dead worker's files go back to the queue in the transaction that reaps it: seconds after its last beat.
+        const dead = await registry.reap((ids, client) => queue.handOn(ids, client).then(() => undefined));
+        // The shared directory is read when a node was just reaped here, else every 30 s (a node reaped by another
+        // node, whose sweep removed its folder, or an older version's folder).
+        if (shared && (dead.length || Date.now() - lastFolderSweep > 30_000)) {
+          lastFolderSweep = Date.now();
+          await shared.sweepDeadNodes();
+        }
       })()
         .catch((err: Error) => o.onError?.(err))
         .finally(() => {
           sweeping = null;
         }));
-    const sweeper = setInterval(() => void sweep(), o.sweepIntervalMs ?? 2000);
+    const sweeper = setInterval(() => void sweep(), o.sweepIntervalMs ?? 1000);
     sweeper.unref();
     opened.push(async () => {
       clearInterval(sweeper);

@@ -42,7 +42,7 @@ export interface NodeRegistry {
 }
 
 export const NODE_BEAT_MS = 1000;
-export const NODE_DEAD_AFTER_MS = 8000;
+export const NODE_DEAD_AFTER_MS = 6000;
 
 export async function createNodeRegistry(pool: PgPool, opts: NodeRegistryOptions): Promise<NodeRegistry> {
   const id = crypto.randomUUID();
