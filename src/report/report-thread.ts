@@ -39,11 +39,30 @@ const picture = (fileId: string) =>
     send({ type: 'picture', fileId });
   });
 
+// pdfkit writes many small pieces: they go to the main thread in batches of 64 KiB, each one message (every message
+// is work for the event loop that answers polls).
+const BATCH = 64 * 1024;
+let pieces: Buffer[] = [];
+let batched = 0;
+const flush = () => {
+  if (!batched) return;
+  const batch = Buffer.concat(pieces, batched);
+  pieces = [];
+  batched = 0;
+  // A batch of its own (not a slice of Node's shared pool, which a small one may be) is moved, not copied.
+  const own = batch.byteOffset === 0 && batch.byteLength === batch.buffer.byteLength;
+  const data = new Uint8Array(batch.buffer, batch.byteOffset, batch.byteLength);
+  port.postMessage({ type: 'chunk', data } satisfies FromThread, own ? [batch.buffer] : []);
+};
+
 const data = workerData as ReportThreadData;
 try {
-  await writeCaseReportPdf({ report: data.report, pictures: picture, printedAt: new Date(data.printedAt), examiner: data.examiner }, (chunk) =>
-    send({ type: 'chunk', data: chunk }),
-  );
+  await writeCaseReportPdf({ report: data.report, pictures: picture, printedAt: new Date(data.printedAt), examiner: data.examiner }, (chunk) => {
+    pieces.push(chunk);
+    batched += chunk.length;
+    if (batched >= BATCH) flush();
+  });
+  flush();
   send({ type: 'end' });
 } catch (err) {
   send({ type: 'error', message: err instanceof Error ? err.message : String(err) });
