@@ -71,6 +71,10 @@ export interface TeamOptions {
   /** How often pg-boss looks for expired units, cluster-wide (default 30 s). */
   maintenanceIntervalSeconds?: number;
   maxConnections?: number;
+  /** Node heartbeats and the reaping of dead nodes (src/db/pg/node-registry.ts; defaults there and in backend.ts). */
+  nodeBeatMs?: number;
+  nodeDeadAfterMs?: number;
+  sweepIntervalMs?: number;
 }
 
 export interface TeamApiNode {
@@ -101,6 +105,10 @@ export async function createTeamApiNode(
     maxConnections: team.maxConnections,
     queue: { expireInSeconds: expiry(config, team), maintenanceIntervalSeconds: team.maintenanceIntervalSeconds },
     onError: (err) => log?.error({ err }, 'PostgreSQL connection error'),
+    role: 'api',
+    nodeBeatMs: team.nodeBeatMs,
+    nodeDeadAfterMs: team.nodeDeadAfterMs,
+    sweepIntervalMs: team.sweepIntervalMs,
   });
   try {
     const uiToken = team.uiToken ?? null;
@@ -192,6 +200,10 @@ export async function createTeamWorker(
     queue: { expireInSeconds: expiry(config, team), maintenanceIntervalSeconds: team.maintenanceIntervalSeconds },
     onError: (err) => opts.log?.error({ err }, 'PostgreSQL connection error'),
     listenForKeys: false,
+    role: 'worker',
+    nodeBeatMs: team.nodeBeatMs,
+    nodeDeadAfterMs: team.nodeDeadAfterMs,
+    sweepIntervalMs: team.sweepIntervalMs,
   });
   const pool = new WorkerPool({
     spawn: opts.workerSpawn,

@@ -180,6 +180,12 @@ export interface WorkQueue {
   onAvailable(fn: () => void): () => void;
   /** The worker began the unit at `at` (ISO 8601): its attempt counts from here (and the file's startedAt says so). */
   started(lease: WorkLease, at: string): Promise<void>;
+  /**
+   * In the transaction recording the unit's outcome: whether this lease is still the unit's current taking (a team
+   * worker judged dead while it was only slow has had its unit handed on, and must not record an outcome). Holds the
+   * unit until the transaction ends. Absent: every lease is current (the desktop's one runner).
+   */
+  confirm?(tx: JobsTx, lease: WorkLease): Promise<boolean>;
   /** The unit's outcome (completed or error) is recorded in the jobs store: it leaves the queue. */
   complete(lease: WorkLease): Promise<void>;
   /** The outcome could not be recorded: the unit is retried by the queue's policy (desktop: at the next start). */

@@ -127,7 +127,11 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
         await d.queue.release(lease);
         return;
       }
-      await durably(fileId, () => finishFile(jobId, fileId, outcome));
+      if (!(await durably(fileId, () => finishFile(lease, outcome)))) {
+        // Handed on to another worker while this one was judged dead: that one records the file.
+        d.log?.info({ fileId, jobId }, 'the file was handed on to another worker; this outcome is not recorded');
+        return;
+      }
       await d.queue.complete(lease);
     } catch (err) {
       d.log?.error({ err, fileId, jobId, mediaType }, 'analysis bookkeeping failed');
@@ -198,15 +202,20 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
     d.queue.started(lease, at).catch((err: unknown) => d.log?.error({ err, fileId: lease.work.fileId }, 'could not record the start of an analysis'));
   }
 
-  async function finishFile(jobId: string, fileId: string, outcome: FileOutcome): Promise<void> {
+  /** Records the outcome; false (nothing recorded) when the lease is no longer the unit's current taking. */
+  async function finishFile(lease: WorkLease, outcome: FileOutcome): Promise<boolean> {
+    const { fileId, jobId } = lease.work;
     const terminal = await d.store.withTransaction(async (tx) => {
+      if (d.queue.confirm && !(await d.queue.confirm(tx, lease))) return null;
       // Also before the commit: a read that began before it and ends after it is then never kept as current.
       d.changed?.(jobId);
       await tx.jobs.finishFile(fileId, outcome);
       return refreshJobStatus(tx, jobId, now().toISOString());
     });
+    if (terminal === null) return false;
     d.changed?.(jobId);
     if (terminal) await d.events.publishFinished(jobId);
+    return true;
   }
 
   return {

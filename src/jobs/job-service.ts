@@ -45,6 +45,12 @@ const APP_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.js
 const PREVIEW_SIDE = 2048;
 
 /** A picture of a stored file made by the core, as served by GET .../preview. */
+/** A case report's data, and the picture of each of its files, made when asked for. */
+export interface CollectedReport {
+  report: CaseReport;
+  picture(fileId: string): Promise<Buffer | null>;
+}
+
 export interface FilePreview {
   mediaType: 'image/png' | 'image/jpeg';
   data: Buffer;
@@ -364,11 +370,11 @@ export function createJobService(d: JobServiceDeps) {
     jobIds: string[],
     /** Files of those jobs that were removed from the case: not in its report. */
     leaveOut: ReadonlySet<string> = new Set(),
-  ): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
+  ): Promise<CollectedReport> {
     const jobs = (await Promise.all(jobIds.map((id) => jobsRepo.getJob(id)))).filter((j) => j !== undefined);
     if (jobs.length === 0) throw new NotFound('job');
     const files: CaseReport['files'] = [];
-    const pictures = new Map<string, FilePreview>();
+    const kinds = new Map<string, MediaType>();
     for (const job of jobs) {
       for (const f of await jobsRepo.getFiles(job.id)) {
         if (leaveOut.has(f.id)) continue;
@@ -390,14 +396,20 @@ export function createJobService(d: JobServiceDeps) {
           aggregation: f.aggregation,
           regions: (await jobsRepo.getFileRegions(job.id, f.id)) ?? [],
         });
-        if (!(await d.blobs.exists(f.id))) continue;
-        try {
-          pictures.set(f.id, await preview(f));
-        } catch (err) {
-          d.log?.info({ fileId: f.id, err: (err as Error).message }, 'no picture of this file for the case report');
-        }
+        kinds.set(f.id, f.mediaType);
       }
     }
+    // Pictures are made when the PDF asks for them, one at a time (never for the JSON, never all held at once).
+    const picture = async (fileId: string): Promise<Buffer | null> => {
+      const mediaType = kinds.get(fileId);
+      if (!mediaType || !(await d.blobs.exists(fileId))) return null;
+      try {
+        return (await preview({ id: fileId, mediaType })).data;
+      } catch (err) {
+        d.log?.info({ fileId, err: (err as Error).message }, 'no picture of this file for the case report');
+        return null;
+      }
+    };
     const count = (a: string) => files.filter((f) => f.verdict?.assessment === a).length;
     const report: CaseReport = {
       format: 'veracity-case-report',
@@ -419,11 +431,11 @@ export function createJobService(d: JobServiceDeps) {
       jobs: jobs.map((j) => ({ jobId: j.id, applicationId: j.applicationId, status: j.status, createdAt: j.createdAt, completedAt: j.completedAt })),
       files,
     };
-    return { report, pictures };
+    return { report, picture };
   }
 
   /** The case report of one job of the caller's application. */
-  async function jobCaseReport(applicationId: string, jobId: string): Promise<{ report: CaseReport; pictures: Map<string, FilePreview> }> {
+  async function jobCaseReport(applicationId: string, jobId: string): Promise<CollectedReport> {
     const job = await getOwnedJobRecord(applicationId, jobId);
     return collectCaseReport({ caseId: null, caseName: job.caseName }, [job.id]);
   }

@@ -10,8 +10,11 @@ import { pictureGrid, scoreColour, thumbnailWithHeatmap } from './heatmap-pictur
 /** What the PDF is made from: the report's data (hashed as canonical JSON) and what is printed beside it. */
 export interface CaseReportData {
   report: CaseReport;
-  /** fileId -> a PNG or JPEG the core made of the file (its preview); a file without one is printed without a picture. */
-  pictures: ReadonlyMap<string, Buffer>;
+  /**
+   * fileId -> a PNG or JPEG the core made of the file (its preview); a file without one is printed without a picture.
+   * A function is asked for one picture at a time, so only one is held at once whatever the size of the case.
+   */
+  pictures: ReadonlyMap<string, Buffer> | ((fileId: string) => Promise<Buffer | null>);
   /** When this copy is printed (not part of the JSON: the same case gives the same JSON, whenever it is asked for). */
   printedAt: Date;
   /** Printed in the sign-off block; left blank for a hand-written name when absent. */
@@ -79,13 +82,25 @@ function errorWords(f: CaseReportFile): string {
   return `The analysis of this file failed (${f.error.message || f.error.code}).`;
 }
 
+/** The whole PDF in memory (tests, small reports); the server streams it from a worker thread (report-builder.ts). */
 export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await writeCaseReportPdf(data, (c) => chunks.push(c));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Draws the PDF, handing its bytes to `write` as pdfkit makes them. Pictures are asked for one at a time and only
+ * their thumbnails (about 30 KB each) are kept; resolves once the last byte was written.
+ */
+export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Buffer) => void): Promise<void> {
   const { report } = data;
   const reportHash = sha256Hex(canonicalJson(report));
   const tz = report.timeZone;
+  const pictureOf = typeof data.pictures === 'function' ? data.pictures : async (id: string) => (data.pictures as ReadonlyMap<string, Buffer>).get(id) ?? null;
   const thumbs = new Map<string, Buffer>();
   for (const f of report.files) {
-    const picture = data.pictures.get(f.fileId);
+    const picture = await pictureOf(f.fileId);
     if (!picture) continue;
     try {
       thumbs.set(f.fileId, (await thumbnailWithHeatmap(picture, pictureGrid(f.regions), THUMB_PIXELS)).data);
@@ -101,10 +116,9 @@ export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer>
     bufferPages: true,
     info: { Title: printable(`Veracity case report: ${title}`), Author: 'Veracity', Subject: `Report SHA-256 ${reportHash}`, Creator: `Veracity ${report.appVersion}` },
   });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const ended = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
+  doc.on('data', (c: Buffer) => write(c));
+  const ended = new Promise<void>((resolve, reject) => {
+    doc.on('end', () => resolve());
     doc.on('error', reject);
   });
 

@@ -34,6 +34,8 @@ export interface Server {
   pdfsAppId: string;
   /** The window's address with its UI token, when the core serves the built renderer (dist/renderer), else null. */
   appUrl: string | null;
+  /** The per-launch UI token (the window's /app routes), whatever the renderer. */
+  uiToken: string | null;
   stop(): Promise<void>;
 }
 
@@ -50,11 +52,13 @@ export async function startServer(o: { dataDir?: string; modelsDir?: string; env
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   child.stdout!.resume(); // the lines printed for people; the ready message comes over IPC
   let appUrl: string | null = null;
+  let uiToken: string | null = null;
   const base = await new Promise<string>((resolve, reject) => {
     child.on('message', (message) => {
       const ready = parseCoreReady(message);
       if (ready) {
         appUrl = appUrlOf(ready);
+        uiToken = ready.uiToken;
         resolve(ready.baseUrl);
       }
     });
@@ -81,6 +85,7 @@ export async function startServer(o: { dataDir?: string; modelsDir?: string; env
     imagesAppId: images.id,
     pdfsAppId: pdfs.id,
     appUrl,
+    uiToken,
     async stop() {
       child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 10_000);

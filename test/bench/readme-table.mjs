@@ -12,6 +12,7 @@ function load(name) {
   const p = path.join(here, 'results', `${name}.json`);
   return fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, 'utf8')) : null;
 }
+const round1 = (ms) => Math.round(ms / 100) / 10;
 const met = (ok) => (ok === null ? '–' : ok ? 'yes' : '**no**');
 const when = (r) => `${r.at.slice(0, 16).replace('T', ' ')} UTC, load ${r.machine.load1}${r.modelPresent ? '' : ', **no model**'}`;
 
@@ -98,6 +99,19 @@ export function writeTable() {
   if (q) {
     const runs = q.runs.map((r) => `${r.consumers}: ${r.filesPerSecond} files/s, poll p99 ${r.pollP99Ms} ms`).join('; ');
     rows.push([`PostgreSQL queue bookkeeping only (no analysis), ${q.files} files`, `consumers ${runs}`, 'none', '–', `${q.at.slice(0, 16).replace('T', ' ')} UTC, load ${q.load}`]);
+  }
+  const wr = load('worker-recovery');
+  if (wr) {
+    const f = wr.figures;
+    const rounds = f.rounds.map((x) => `${round1(x.handedBackMs)}/${round1(x.begunAgainMs)}/${round1(x.doneMs)}`).join('; ');
+    rows.push(['Team worker killed (kill -9) mid-analysis, 2 workers', `per round, s after the kill (unit back in the queue / begun by the other worker / done): ${rounds}; **worst begun again ${round1(f.worstBegunAgainMs)} s** (pg-boss expiry alone: ${f.queueExpirySeconds} s)`, 'begun again < 15 s', met(f.worstBegunAgainMs < 15_000), when(wr)]);
+  }
+  const rp = load('report');
+  if (rp) {
+    const f = rp.figures;
+    const b = f.builds.map((x) => `${x.build}: ${round1(x.totalMs)} s, ${x.pdfMiB} MiB, poll p50/p99/max ${x.pollP50Ms}/**${x.pollP99Ms}**/${x.pollMaxMs} ms, server RSS peak ${x.serverPeakRssMiB} MiB (+${x.serverGrowthMiB})`).join('; ');
+    const idle = f.idlePolls ? `; the same polls with nothing built, just before: p50/p99/max ${f.idlePolls.p50Ms}/${f.idlePolls.p99Ms}/${f.idlePolls.maxMs} ms` : '';
+    rows.push([`Case report PDF, ${f.files} files, polls meanwhile`, `idle RSS ${f.idleRssMiB} MiB; ${b}${idle}`, 'poll p99 < 20 ms', met(f.builds.every((x) => x.pollP99Ms < 20)), when(rp)]);
   }
   const table = ['| Benchmark | Last run | Target | Met | Run |', '| --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
   const readme = path.join(here, 'README.md');

@@ -145,4 +145,35 @@ CREATE TABLE blobs (
 ALTER TABLE job_files ADD COLUMN case_removed_at text;
 `,
   },
+  {
+    id: 6,
+    name: 'team nodes',
+    // One row per running API node or worker, beaten every second or so (src/db/pg/node-registry.ts): a node whose
+    // row has not been beaten for a while is dead, and any node removes what it left (its temp folder in the shared
+    // blob directory). Instants are the database's own clock (timestamptz, now()), never a node's: nodes on several
+    // machines compare them.
+    sql: `
+CREATE TABLE team_nodes (
+  id text PRIMARY KEY,
+  role text NOT NULL CHECK (role IN ('api', 'worker')),
+  host text NOT NULL,
+  pid integer NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  beat_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX team_nodes_beat ON team_nodes(beat_at);
+`,
+  },
+  {
+    id: 7,
+    name: 'file holders',
+    // The node (team_nodes.id) of the worker that took a file from the queue last: when that node stops beating,
+    // whichever node reaps it hands the file's unit back to the queue at once (src/db/pg/work-queue.ts handOn),
+    // instead of waiting for pg-boss's expiry. Not a foreign key: a reaped node's id may stay here until the file is
+    // taken again.
+    sql: `
+ALTER TABLE job_files ADD COLUMN held_by text;
+CREATE INDEX job_files_held_by ON job_files(held_by) WHERE status = 'processing';
+`,
+  },
 ];

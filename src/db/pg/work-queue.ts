@@ -7,6 +7,11 @@
 // any worker began it, or failed again and again) is moved by pg-boss to a dead-letter queue; the next take()
 // hands it out marked givenUp, and its taker ends the file in error: a file is never left `processing` forever,
 // and no attempt is counted for a start that never happened.
+// A worker that dies does not wait for that expiry: take() records the taking node (job_files.held_by, the node's id
+// in src/db/pg/node-registry.ts), and whichever node reaps a node that stopped beating hands its units back at once
+// (handOn: failed, so retried under the same policy, seconds after the last heartbeat). A holder that was judged
+// dead while it was only slow records nothing: confirm() holds the unit in the transaction recording the outcome and
+// refuses a lease that is no longer the unit's current taking.
 import crypto from 'node:crypto';
 import PgBoss from 'pg-boss';
 import pg from 'pg';
@@ -35,12 +40,19 @@ export interface PgWorkQueueOptions {
   maintenanceIntervalSeconds?: number;
   /** How often listeners are woken without a notification (retries falling due after a delay or an expiry). */
   pollIntervalMs?: number;
+  /** This node's id in the node registry, recorded as the holder of the units it takes. */
+  nodeId?: string;
   onError?: (err: Error) => void;
 }
 
 export interface PgWorkQueue extends WorkQueue {
   readonly boss: PgBoss;
   readonly queue: string;
+  /**
+   * Hands the units held by `deadNodes` back to the queue (pg-boss fail: retried under the queue's policy, as after
+   * an expiry), on `client`'s transaction (the reap's, which holds the dead nodes' rows); returns how many.
+   */
+  handOn(deadNodes: string[], client: pg.PoolClient): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -216,8 +228,8 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
         };
         // Taken again after its worker died: the stage that worker recorded is no longer true (queued until started).
         const { rows } = await pool.query<{ status: string; attempts: number }>(
-          'UPDATE job_files SET stage = NULL, stage_started_at = NULL WHERE id = $1 RETURNING status, attempts',
-          [lease.work.fileId],
+          'UPDATE job_files SET stage = NULL, stage_started_at = NULL, held_by = $2 WHERE id = $1 RETURNING status, attempts',
+          [lease.work.fileId, opts.nodeId ?? null],
         );
         if (rows[0]?.status === 'processing') {
           const attempts = rows[0].attempts;
@@ -231,6 +243,34 @@ export async function createPgWorkQueue(pool: PgPool, opts: PgWorkQueueOptions):
     onAvailable(fn) {
       listeners.add(fn);
       return () => listeners.delete(fn);
+    },
+    async handOn(deadNodes, client) {
+      if (!deadNodes.length) return 0;
+      const { rows } = await client.query<{ name: string; id: string; file_id: string }>(
+        `SELECT j.name, j.id, f.id AS file_id FROM ${schema}.job j JOIN job_files f ON f.id = j.data->>'fileId'
+         WHERE j.name = ANY($1::text[]) AND j.state = 'active' AND f.held_by = ANY($2::text[])
+         FOR UPDATE OF j`,
+        [[queue, deadQueue], deadNodes],
+      );
+      for (const r of rows) {
+        await boss.fail(r.name, r.id, { message: 'its worker stopped beating' }, { db: asDb(client) });
+      }
+      if (rows.length) {
+        // Queued again: no stage, no holder until a worker takes it (a file recorded already is settled by its taker).
+        await client.query('UPDATE job_files SET stage = NULL, stage_started_at = NULL, held_by = NULL WHERE id = ANY($1::text[])', [
+          rows.map((r) => r.file_id),
+        ]);
+        await client.query('SELECT pg_notify($1, $2)', [WORK_AVAILABLE_CHANNEL, queue]);
+      }
+      return rows.length;
+    },
+    async confirm(tx, lease) {
+      const l = lease as PgLease;
+      const { rows } = await clientOfTransaction(tx).query(
+        `SELECT 1 FROM ${schema}.job WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 FOR UPDATE`,
+        [l.bossQueue, l.bossId, l.retryCount],
+      );
+      return rows.length === 1;
     },
     async started(lease, at) {
       (lease as PgLease).started = true;

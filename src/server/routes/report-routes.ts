@@ -1,14 +1,15 @@
 // Additive extensions for issue 13: a file's preview made by the core (for pictures browsers cannot decode: HEIC),
 // and the case report as a printable PDF with its canonical JSON beside it, for one job (API key) or for a case,
 // named by its id, across both applications (the window's UI token).
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CaseIdParams } from '../../api/app-schemas.js';
 import { ApiError, CaseReport, CaseReportQuery, JobFileParams, JobIdParams, JobReportQuery } from '../../api/schemas.js';
-import type { FilePreview } from '../../jobs/job-service.js';
+import type { CollectedReport } from '../../jobs/job-service.js';
 import { canonicalJson, sha256Hex } from '../../report/canonical-json.js';
-import { renderCaseReportPdf } from '../../report/case-report-pdf.js';
+import { createReportBuilder, type ReportBuilder } from '../../report/report-builder.js';
 import type { AppDeps } from '../app.js';
 import { COMMON_ERRORS, ResponseMismatch } from '../route-schemas.js';
 import { UI_TOKEN_SECURITY } from './case-routes.js';
@@ -22,7 +23,7 @@ function reportFileName(caseName: string | null, extension: 'pdf' | 'json'): str
   return `veracity-report-${base}.${extension}`;
 }
 
-type Collected = { report: CaseReport; pictures: Map<string, FilePreview> };
+type Collected = CollectedReport;
 
 /** The report's JSON exactly as its SHA-256 is printed in the PDF; checked against its schema first, like any answer. */
 function reportJson(route: string, report: CaseReport): { json: string; sha256: string } {
@@ -32,10 +33,10 @@ function reportJson(route: string, report: CaseReport): { json: string; sha256: 
   return { json, sha256: sha256Hex(json) };
 }
 
-async function sendPdf(reply: FastifyReply, route: string, collected: Collected, examiner: string | undefined) {
+/** The PDF is drawn in a worker thread and streamed as it is made: the event loop keeps answering polls meanwhile. */
+async function sendPdf(reports: ReportBuilder, reply: FastifyReply, route: string, collected: Collected, examiner: string | undefined) {
   const { sha256 } = reportJson(route, collected.report);
-  const pictures = new Map([...collected.pictures].map(([id, p]) => [id, p.data]));
-  const pdf = await renderCaseReportPdf({ report: collected.report, pictures, printedAt: new Date(), examiner: examiner?.trim() || null });
+  const pdf = await reports.buildPdf({ report: collected.report, printedAt: new Date(), examiner: examiner?.trim() || null }, collected.picture);
   return sendReport(reply, collected, 'pdf', sha256, pdf);
 }
 
@@ -45,7 +46,7 @@ function sendJson(reply: FastifyReply, route: string, collected: Collected) {
 }
 
 /** Either file of the report: a private download named after the case, with the SHA-256 of the JSON that binds them. */
-function sendReport(reply: FastifyReply, collected: Collected, extension: 'pdf' | 'json', sha256: string, body: Buffer | string) {
+function sendReport(reply: FastifyReply, collected: Collected, extension: 'pdf' | 'json', sha256: string, body: Readable | string) {
   return reply
     .header('content-type', extension === 'pdf' ? 'application/pdf' : 'application/json; charset=utf-8')
     .header('content-disposition', `attachment; filename="${reportFileName(collected.report.caseName, extension)}"`)
@@ -60,6 +61,7 @@ const JSON_RESPONSE = { 200: CaseReport, 404: ApiError, ...COMMON_ERRORS };
 
 export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const reports = createReportBuilder();
 
   app.get(
     '/v1/jobs/:jobId/files/:fileId/preview',
@@ -99,7 +101,7 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
         response: PDF_RESPONSE,
       },
     },
-    async (req, reply) => sendPdf(reply, oneJob('pdf'), await deps.jobs.jobCaseReport(req.principal!.applicationId, req.params.jobId), req.query.examiner),
+    async (req, reply) => sendPdf(reports, reply, oneJob('pdf'), await deps.jobs.jobCaseReport(req.principal!.applicationId, req.params.jobId), req.query.examiner),
   );
   app.get(
     oneJob('json'),
@@ -125,7 +127,7 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
         response: PDF_RESPONSE,
       },
     },
-    async (req, reply) => sendPdf(reply, ofCase('pdf'), await caseReport(req.params.caseId), req.query.examiner),
+    async (req, reply) => sendPdf(reports, reply, ofCase('pdf'), await caseReport(req.params.caseId), req.query.examiner),
   );
   app.get(
     ofCase('json'),

@@ -23,7 +23,7 @@ describe('PostgreSQL migrations', () => {
     const pool = await openPgPool(url);
     try {
       expect(await tables(pool)).toEqual([
-        'api_keys', 'applications', 'blobs', 'cases', 'idempotency_keys', 'job_files', 'jobs', 'rate_limit_counters', 'schema_migrations',
+        'api_keys', 'applications', 'blobs', 'cases', 'idempotency_keys', 'job_files', 'jobs', 'rate_limit_counters', 'schema_migrations', 'team_nodes',
       ]);
       const { rows } = await pool.query<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id');
       expect(rows.map((r) => r.id)).toEqual(PG_MIGRATIONS.map((m) => m.id));

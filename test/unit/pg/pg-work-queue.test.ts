@@ -41,7 +41,7 @@ describe('PostgreSQL work queue (pg-boss 10)', () => {
   });
 
   /** A worker process: its own pool and queue instance. */
-  async function worker(opts: { expireInSeconds?: number; retryLimit?: number } = {}): Promise<PgWorkQueue> {
+  async function worker(opts: { expireInSeconds?: number; retryLimit?: number; nodeId?: string } = {}): Promise<PgWorkQueue> {
     const pool = await openPgPool(url);
     pools.push(pool);
     const q = await createPgWorkQueue(pool, {
@@ -49,6 +49,7 @@ describe('PostgreSQL work queue (pg-boss 10)', () => {
       expireInSeconds: opts.expireInSeconds ?? 60,
       retryLimit: opts.retryLimit,
       pollIntervalMs: 100,
+      nodeId: opts.nodeId,
     });
     queues.push(q);
     return q;
@@ -149,6 +150,36 @@ describe('PostgreSQL work queue (pg-boss 10)', () => {
     expect(third.attempts).toBe(1);
     const file = await store.jobs.getFile(unit.jobId, unit.fileId);
     expect(file?.attempts).toBe(1);
+  });
+
+  it("hands a dead node's units on at once, and refuses the outcome it records late", async () => {
+    // pg-boss's own expiry is an hour away: only the hand-on can give the unit to another worker.
+    const api = await worker({ expireInSeconds: 3600 });
+    const [unit, other] = await submit(api, 2);
+    const dead = await worker({ expireInSeconds: 3600, nodeId: 'node-dead' });
+    const live = await worker({ expireInSeconds: 3600, nodeId: 'node-live' });
+    const lease = (await dead.take())!;
+    const kept = (await live.take())!;
+    expect([lease.work, kept.work]).toEqual([unit, other]);
+    await dead.started(lease, new Date().toISOString());
+    expect(await api.take()).toBeNull();
+
+    // The reap of node-dead (its row held by the reaping transaction): its unit only goes back, at once.
+    const client = await pools[0].connect();
+    try {
+      await client.query('BEGIN');
+      expect(await api.handOn(['node-dead'], client)).toBe(1);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const next = (await api.take())!;
+    expect(next.work).toEqual(unit);
+    expect(next.attempts).toBe(1);
+    // node-dead was only slow: what it records now is refused; the new taking, and node-live's, are current.
+    expect(await store.withTransaction((tx) => dead.confirm!(tx, lease))).toBe(false);
+    expect(await store.withTransaction((tx) => api.confirm!(tx, next))).toBe(true);
+    expect(await store.withTransaction((tx) => live.confirm!(tx, kept))).toBe(true);
   });
 
   it('never lets a worker whose unit expired settle the unit another worker now holds', async () => {
