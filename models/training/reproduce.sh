@@ -1,37 +1,29 @@
 #!/bin/sh
-# Rebuilds the shipped detector and every figure of its model card from ../shared/datasets, on CPU.
-# Run from models/training/:  ./reproduce.sh          (the shipped model, its figures, the speed benchmark)
-#                             ABLATIONS=1 ./reproduce.sh (also the other variants of the card's "what was tried")
+# Rebuilds veracity-detector 1.0 and the figures of its model card from a fresh clone, on CPU (no GPU, no downloads
+# beyond the public GitHub mirrors of Data 2.0, no pretrained weights). Run from models/training/:
+#   ./reproduce.sh                 the shipped model, its figures and the speed benchmark
+#   MIRRORS=/path ./reproduce.sh   where the `fetch`ed mirrors of data/sources.py live (default /work/.mirror)
 # TORCH_THREADS=N uses more cores (default 1: the build machine is shared; more threads only run faster).
+# 0.2.0's recipe (autoencoder twins, 96-px NPR tiles) is in git history (models/training/reproduce.sh before 1.0).
 set -eu
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
-NAME=${NAME:-shipped}
-COMMON="--steps 3000 --width 16"
-$PY cache_data.py
-$PY train_ae.py ldm16 --steps 600 --lr 1e-3
-$PY train_ae.py sub8 --steps 600 --lr 1e-3
-$PY make_twins.py --variants ldm16,sub8
-$PY train_detector.py --name "$NAME" $COMMON --twins ldm16,sub8 --p-noise 0.3
-$PY evaluate.py --name "$NAME"
-$PY export.py --name "$NAME"
-$PY heatmap_coverage.py --name "$NAME" --n 200
+MIRRORS=${MIRRORS:-/work/.mirror}
+export OMP_NUM_THREADS=${TORCH_THREADS:-1}
+# 1. Data 2.0 from the mirrors (hash-checked) into .data/images (git-ignored)
+(cd data && $PY restore.py "$MIRRORS")
+# 2. Crop caches: Data v1 + shared/datasets/train (pass 0), then Data 2.0's new sources (pass 0)
+$PY crops_v1.py 0
+$PY crops_v1.py --new 0
+# 3. From scratch on the first cache, 2,200 steps (the shipped run was started with --steps 3000 and resumed at step
+#    200 with --steps 2200, so its first 200 learning rates differ by < 1 %), then 500 steps on both caches
+$PY train_v1.py v1-safe-npr --steps 2200 --npr
+cp runs/v1-safe-npr/ckpt.pt runs/v1-safe-npr/ema-02200.pt
+$PY train_v1.py v1-ft-data2 --init v1-safe-npr/ckpt.pt --crops crops1,crops2 --steps 500 --lr 5e-4 --warmup 30 --npr --swap-every 100
+cp runs/v1-ft-data2/ckpt.pt runs/v1-ft-data2/ema-00500.pt
+# 4. Scores the product's way (40 validation files per source), the card's figures, thresholds from validation only
+EVAL_PER_SOURCE=40 $PY eval_v1.py v1-ft-data2 --ckpt ema-00500.pt --sets val_tx,val_raw,modern_raw,modern_jpeg90
+$PY card_v1.py v1-ft-data2 --json runs/v1-ft-data2/card.json
+# 5. ONNX, manifest, parity fixtures, eval-results.json; then the product's speed on a 12-MP JPEG
+$PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.json
 node bench-speed.mjs
-if [ "${ABLATIONS:-0}" = 1 ]; then
-  $PY train_detector.py --name v2 $COMMON --twins ldm16,sub8                      # no grain
-  $PY train_detector.py --name abl-notwins $COMMON --twins ""                     # no self-made fakes
-  $PY train_detector.py --name v2-perm --permissive $COMMON --twins ldm16,sub8    # permissive sources only
-  $PY train_detector.py --name v4-perm-grain --permissive $COMMON --twins ldm16,sub8 --p-noise 0.3
-  $PY train_detector.py --name v3-comfy --modern-sources comfyui_examples $COMMON --twins ldm16,sub8
-  $PY train_detector.py --name v3-grain-seed1 --seed 1 $COMMON --twins ldm16,sub8 --p-noise 0.3   # seed noise
-  $PY train_detector.py --name v5-grain60 $COMMON --twins ldm16,sub8 --p-noise 0.6
-  $PY train_detector.py --name v6-fft --mode npr+fft $COMMON --twins ldm16,sub8 --p-noise 0.3  # + spectral branch
-  VERACITY_TILE=128 $PY train_detector.py --name v7-tile128 $COMMON --twins ldm16,sub8 --p-noise 0.3  # larger crops
-  $PY train_detector.py --name v8-w32 --steps 3000 --width 32 --twins ldm16,sub8 --p-noise 0.3   # 4x the parameters
-  $PY train_detector.py --name v8-w32-seed1 --seed 1 --steps 3000 --width 32 --twins ldm16,sub8 --p-noise 0.3
-  for n in v2 abl-notwins v2-perm v4-perm-grain v3-comfy v3-grain-seed1 v5-grain60 v6-fft v8-w32 v8-w32-seed1; do $PY evaluate.py --name $n --quick; done
-  VERACITY_TILE=128 $PY evaluate.py --name v7-tile128 --quick
-  $PY evaluate.py --name v2
-  # v1 (time-bounded, not reproducible) keeps its recorded figures when runs/v1 is absent
-  $PY variants_table.py v1 abl-notwins v2 v2-perm v3-comfy "$NAME:v3-grain" v4-perm-grain v3-grain-seed1 v5-grain60 v6-fft v7-tile128 v8-w32 v8-w32-seed1
-fi
