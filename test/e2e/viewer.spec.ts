@@ -9,6 +9,16 @@ import { ARTIFACTS, expect, test } from './core-fixture.js';
 import { makeImage, makePdf, pdfWithJpx, pngWithText } from './generate-files.js';
 
 const SCREENSHOTS = path.resolve('renderer/screenshots');
+/** The viewer test's pictures, sized so that the shipped model's tiling leaves a strip unscored on two sides. */
+const MODEL = JSON.parse(fs.readFileSync(path.resolve('models/veracity-detector/manifest.json'), 'utf8')) as {
+  input: { tileSize: number };
+  tiling: { stride: number };
+};
+const unreached = (n: number) => n - (Math.floor((n - MODEL.input.tileSize) / MODEL.tiling.stride) * MODEL.tiling.stride + MODEL.input.tileSize);
+const W = MODEL.input.tileSize * 3 + MODEL.tiling.stride + 32;
+const H = MODEL.input.tileSize * 2 + MODEL.tiling.stride + 48;
+const STRIP_RIGHT = unreached(W);
+const STRIP_BOTTOM = unreached(H);
 const cards = (page: Page) => page.getByTestId('verdict-card');
 const names = async (page: Page): Promise<string[]> => cards(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-file-name') ?? ''));
 
@@ -105,8 +115,8 @@ test('the viewer opens from a card, zooms and pans, shows a tile score on hover 
   test.skip(!core.modelPresent, 'the heatmap needs the detector model');
   await page.getByLabel(/Case name for loose files/).fill('Viewer case');
   await page.getByTestId('file-input').setInputFiles([
-    { name: 'quay-photo.jpg', mimeType: 'image/jpeg', buffer: await makeImage(71, 'jpeg', 320, 240) },
-    { name: 'warehouse.png', mimeType: 'image/png', buffer: await makeImage(72, 'png', 320, 240) },
+    { name: 'quay-photo.jpg', mimeType: 'image/jpeg', buffer: await makeImage(71, 'jpeg', W, H) },
+    { name: 'warehouse.png', mimeType: 'image/png', buffer: await makeImage(72, 'png', W, H) },
   ]);
   await finished(page, 2);
 
@@ -117,7 +127,7 @@ test('the viewer opens from a card, zooms and pans, shows a tile score on hover 
   await expect(viewer.getByRole('heading', { name: 'quay-photo.jpg' })).toBeVisible();
   const image = viewer.getByTestId('viewer-image');
   await expect(image).toBeVisible();
-  await expect(image).toHaveJSProperty('naturalWidth', 320);
+  await expect(image).toHaveJSProperty('naturalWidth', W);
 
   // Zoom: buttons, keys and the wheel change the picture's size on screen.
   const width = async (): Promise<number> => (await image.boundingBox())!.width;
@@ -143,7 +153,7 @@ test('the viewer opens from a card, zooms and pans, shows a tile score on hover 
   await page.mouse.wheel(0, -400);
   await expect.poll(width).toBeGreaterThan(fitted * 1.3);
   await viewer.getByRole('button', { name: /Native resolution/ }).click();
-  await expect.poll(width).toBeCloseTo(320, 0);
+  await expect.poll(width).toBeCloseTo(W, 0);
   await expect(viewer.getByTestId('zoom-level')).toHaveText('100 %');
 
   // Pan: a drag moves the picture by the drag.
@@ -156,14 +166,14 @@ test('the viewer opens from a card, zooms and pans, shows a tile score on hover 
   expect(after.x - before.x).toBeCloseTo(80, 0);
   expect(after.y - before.y).toBeCloseTo(40, 0);
 
-  // Hover: a heatmap tile's score; the unscored strips (320 px wide, 96-px tiles every 64 px reach 288) are drawn.
+  // Hover: a heatmap tile's score; the unscored strips the model's tiling does not reach (manifest.json) are drawn.
   const tile = viewer.getByTestId('heat-tile').first();
   await expect(tile).toBeAttached();
   const tileBox = (await tile.boundingBox())!;
   await page.mouse.move(tileBox.x + tileBox.width / 2, tileBox.y + tileBox.height / 2);
   await expect(viewer.getByTestId('tile-score')).toHaveText(/^Tile score \d+ % \(looks (generated|authentic)\)/i);
   await expect(viewer.getByTestId('unscored')).toHaveCount(2);
-  await expect(viewer.getByTestId('coverage')).toContainText('a 32-pixel strip at the right and a 16-pixel strip at the bottom');
+  await expect(viewer.getByTestId('coverage')).toContainText(`a ${STRIP_RIGHT}-pixel strip at the right and a ${STRIP_BOTTOM}-pixel strip at the bottom`);
   const strip = (await viewer.getByTestId('unscored').first().boundingBox())!;
   await page.mouse.move(strip.x + strip.width / 2, strip.y + strip.height / 2);
   await expect(viewer.getByTestId('tile-score')).toContainText(/not scored/i);
@@ -190,7 +200,7 @@ test('the viewer opens from a card, zooms and pans, shows a tile score on hover 
   await expect(viewer.getByTestId('viewer-position')).toContainText('File 2 of 2');
   await page.keyboard.press('ArrowRight');
   await expect(viewer.getByTestId('viewer-position')).toContainText('File 2 of 2');
-  await expect(viewer.getByTestId('viewer-image')).toHaveJSProperty('naturalWidth', 320);
+  await expect(viewer.getByTestId('viewer-image')).toHaveJSProperty('naturalWidth', W);
   // Esc closes; focus goes back to the card of the file last shown.
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
