@@ -5,7 +5,6 @@
 #   /usr/bin/python3 export_v1.py RUN --ckpt ema-03000.pt --card runs/RUN/card.json
 import argparse
 import glob
-import hashlib
 import json
 import os
 
@@ -16,6 +15,7 @@ from PIL import Image, ImageDraw
 
 import common
 import card_v1
+from export import sha256  # 0.2.0's exporter: the same file digest the manifest carries
 import eval_v1
 from safe_model import SafeNet
 
@@ -48,14 +48,6 @@ def make_fixtures():
     for name, arr in out.items():
         Image.fromarray(arr).save(os.path.join(FIXTURES, name), optimize=True)
     return sorted(out)
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def main():
