@@ -11,7 +11,9 @@ import io
 import json
 import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -21,6 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dat
 import common  # noqa: E402
 import transforms  # noqa: E402
 import sources as data_sources  # noqa: E402
+import imgmeta  # noqa: E402
 
 Image.MAX_IMAGE_PIXELS = 60_000_000
 CROP = 192
@@ -79,11 +82,27 @@ def random_crops(arr, n, r):
     return out
 
 
+def open_any(data):
+    """Pillow 9 cannot read HEIC/HEIF here: libheif's heif-convert decodes the primary image to PNG (lossless, so
+    the phone's own compression is all the file carries, as for every other original)."""
+    if not imgmeta.is_heif(data):
+        return transforms.open_image(data)
+    with tempfile.TemporaryDirectory() as td:
+        src, dst = os.path.join(td, 'in.heic'), os.path.join(td, 'out.png')
+        with open(src, 'wb') as f:
+            f.write(data)
+        subprocess.run(['heif-convert', src, dst], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                       timeout=120)
+        im = Image.open(dst)
+        im.load()
+        return im
+
+
 def crops_for(path, seed):
     r = transforms.rng_for('crops1-%d' % seed, path)
     with open(path, 'rb') as f:
         data = f.read()
-    im = transforms.open_image(data).convert('RGB')
+    im = open_any(data).convert('RGB')
     res = []
     b, _ = transforms.transform(im, 'crops1-%d' % seed, path)
     t = np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))
