@@ -1,7 +1,7 @@
 # Proves the conversion: the PyTorch rebuild (keras_torch.py, dequantised float weights) vs nsfwjs' own TF.js model
 # (TF.js dequantises its uint8 weights itself; pure-JS CPU backend in Node) on the same 224x224 inputs (validation
 # and modern/ files of both classes, resized the semantic branch's way). Writes out/parity.json and prints it.
-#   /usr/bin/python3 parity.py /tmp/nsfw   (the directory where nsfwjs-4.4.0.tgz was unpacked; needs @tensorflow/tfjs
+#   [MODEL=inception_v3] /usr/bin/python3 parity.py /tmp/nsfw   (the directory where nsfwjs-4.4.0.tgz was unpacked; needs @tensorflow/tfjs
 #   in NODE_PATH, e.g. `cd /tmp/tfjs && npm install @tensorflow/tfjs@4`)
 import json
 import os
@@ -15,7 +15,8 @@ import torch
 import keras_torch
 import sem_common
 
-ENDPOINTS = ['block_12_add', 'out_relu']
+ENDPOINTS = {'mobilenet_v2': ['block_12_add', 'out_relu'], 'inception_v3': ['mixed10']}
+SIZES = {'mobilenet_v2': 224, 'inception_v3': 299}  # nsfwjs' input size per model
 
 
 def main():
@@ -23,17 +24,20 @@ def main():
     model = os.environ.get('MODEL', 'mobilenet_v2')
     torch.set_num_threads(1)
     files = sem_common.parity_files()
-    x = np.stack([sem_common.to224(sem_common.decode(open(p, 'rb').read())) for p in files]).astype(np.float32) / 255.0
+    size = SIZES[model]
+    from PIL import Image
+    x = np.stack([np.asarray(Image.fromarray(sem_common.decode(open(p, 'rb').read())).resize((size, size), Image.BILINEAR, reducing_gap=3.0))
+                  for p in files]).astype(np.float32) / 255.0
     work = tempfile.mkdtemp(prefix='parity-')
     x.tofile(os.path.join(work, 'in.bin'))
-    env = dict(os.environ, NODE_PATH=os.environ.get('NODE_PATH', '/tmp/tfjs/node_modules'), ENDPOINTS=','.join(ENDPOINTS))
+    env = dict(os.environ, NODE_PATH=os.environ.get('NODE_PATH', '/tmp/tfjs/node_modules'), ENDPOINTS=','.join(ENDPOINTS[model]), SIZE=str(size), MODEL=model)
     r = subprocess.run(['node', os.path.join(keras_torch.HERE, 'parity_tfjs.mjs'), pkg, work, str(len(files))],
                        env=env, capture_output=True, text=True)
     print(r.stdout, r.stderr[-2000:])
     res = dict(files=[os.path.relpath(p, sem_common.MAIN) for p in files], tfjs=r.stdout.strip(), endpoints={})
     xt = torch.from_numpy(x)
     with torch.no_grad():
-        for e in ENDPOINTS + ['final']:
+        for e in ENDPOINTS[model] + ['final']:
             g = keras_torch.KerasGraph(model, end=None if e == 'final' else e).eval()
             pt = g(xt).numpy()
             if pt.ndim == 4:

@@ -1,4 +1,4 @@
-// Reference run of nsfwjs 4.4.0's MobileNetV2 in TF.js (pure-JS CPU backend) on the 224x224 inputs that
+// Reference run of nsfwjs 4.4.0's MobileNetV2 (or MODEL=inception_v3, SIZE=299) in TF.js (pure-JS CPU backend) on the 224x224 inputs that
 // parity.py wrote; prints nothing but writes per-endpoint outputs as float32 files next to the inputs.
 //   NODE_PATH=/tmp/tfjs/node_modules node parity_tfjs.mjs PKG_DIR WORK_DIR N
 import { createRequire } from 'module';
@@ -19,7 +19,8 @@ const all = Buffer.concat(bufs);
 const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength);
 const model = await tf.loadLayersModel(tf.io.fromMemory({ modelTopology: m.modelTopology, weightSpecs: m.weightsManifest[0].weights, weightData }));
 const ends = (process.env.ENDPOINTS || '').split(',').filter(Boolean);
-const x = tf.tensor4d(new Float32Array(fs.readFileSync(path.join(work, 'in.bin')).buffer.slice(0)), [n, 224, 224, 3]);
+const size = Number(process.env.SIZE || 224);
+const x = tf.tensor4d(new Float32Array(fs.readFileSync(path.join(work, 'in.bin')).buffer.slice(0)), [n, size, size, 3]);
 const outs = [model.output.name ? model.layers[model.layers.length - 1].name : 'out'];
 const sub = tf.model({ inputs: model.inputs, outputs: [...ends.map((e) => model.getLayer(e).output), model.outputs[0]] });
 const t0 = Date.now();
