@@ -11,6 +11,7 @@ import type { CoreConfig } from '../config/config.js';
 import type { CaseService } from '../jobs/case-service.js';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { JobService } from '../jobs/job-service.js';
+import type { ReportSigningKey } from '../report/report-signing.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
@@ -64,6 +65,8 @@ export interface AppDeps {
   /** Counters shared by API nodes (a team server: src/db/rate-limit-store.ts); the desktop keeps the plugin's in-memory store. */
   rateLimitStore?: FastifyRateLimitStoreCtor;
   probePool: WorkerPool;
+  /** The installation's report signing key (report-signing.ts): case report PDFs are signed with it. */
+  reportSigning: ReportSigningKey;
   /** The port clients must name in Host/Origin: the listening port (80 for inject()). */
   port: () => number;
   uiToken: string | null;
