@@ -1,8 +1,8 @@
 // Settings: the applications and their API keys, for local tools that call the v1 API: create (the key is shown
-// once, with a copy button), list by name and last characters, revoke.
-import { useState } from 'react';
+// once, with a copy button), list by name and last characters, revoke; and the certificate that signs case reports.
+import { useEffect, useState } from 'react';
 import type { ApiKeyInfo, ApplicationInfo, CreatedApiKey } from '../../src/api/app-schemas.js';
-import type { PipelineKind } from '../../src/api/schemas.js';
+import type { PipelineKind, ReportSigningCertificate } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import { failureWords } from '../lib/words.js';
 
@@ -97,6 +97,48 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
           <button type="submit">Create application</button>
         </div>
       </form>
+      <ReportSigningPanel client={client} />
+    </section>
+  );
+}
+
+/**
+ * The certificate of the installation's own key, which signs every exported case report (a PDF signature): its
+ * fingerprint is what a reader compares with the signer their PDF reader shows, since no trust store knows it.
+ */
+function ReportSigningPanel({ client }: { client: ApiClient }): React.JSX.Element {
+  const [certificate, setCertificate] = useState<ReportSigningCertificate | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    client.reportSigningCertificate().then(setCertificate, (e: unknown) =>
+      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Reading the report signing certificate' }) : String(e)),
+    );
+  }, [client]);
+  return (
+    <section className="panel" aria-labelledby="report-signing-title" data-testid="report-signing">
+      <h3 id="report-signing-title">Report signing</h3>
+      <p className="hint">
+        Every case report PDF is signed with this installation’s own key, so any change after export shows in a PDF reader (Acrobat’s signature panel, <code>pdfsig</code>). The certificate is self-signed: a reader confirms a report came from here by comparing the signer’s SHA-256 fingerprint with this one. The key never leaves this computer.
+      </p>
+      {error && (
+        <p className="result-error" role="alert">
+          {error}
+        </p>
+      )}
+      {certificate && (
+        <dl className="certificate">
+          <dt>Signer</dt>
+          <dd data-testid="signing-subject">{certificate.subject}</dd>
+          <dt>SHA-256 fingerprint</dt>
+          <dd>
+            <code data-testid="signing-fingerprint">{certificate.fingerprintSha256}</code>
+          </dd>
+          <dt>Valid</dt>
+          <dd data-testid="signing-validity">
+            {new Date(certificate.notBefore).toLocaleDateString()} to {new Date(certificate.notAfter).toLocaleDateString()}
+          </dd>
+        </dl>
+      )}
     </section>
   );
 }

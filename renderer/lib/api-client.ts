@@ -1,7 +1,7 @@
 // The renderer's only way to the core: typed calls over HTTP, every response validated with the zod schemas of
 // src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
 import { z } from 'zod';
-import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
+import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, ReportSigningCertificate, type ReviewRequest } from '../../src/api/schemas.js';
 import {
   ApiKeyInfo,
   ApplicationList,
@@ -71,6 +71,11 @@ export class ApiClient {
   /** Where this window sends files: this computer's core or a team server. */
   serverInfo(): Promise<ServerInfo> {
     return this.json(ServerInfo, '/app/server', { headers: this.auth(this.uiToken) });
+  }
+
+  /** The certificate of the key that signs this installation's case reports (never the key). */
+  reportSigningCertificate(): Promise<ReportSigningCertificate> {
+    return this.json(ReportSigningCertificate, '/app/report-signing-certificate', { headers: this.auth(this.uiToken) });
   }
 
   listApplications(): Promise<ApplicationList> {

@@ -1,6 +1,8 @@
 // History, Settings, themes, zoom and keyboard against the real core: paging through a case's jobs and reopening one,
 // creating API keys (shown once, then only by name and last characters) and revoking them (a revoked key is refused by
-// the API), dark theme and 200 % zoom screenshots.
+// the API), the certificate that signs case reports, dark theme and 200 % zoom screenshots.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
 import { makeImage, makePdf } from './generate-files.js';
@@ -54,6 +56,21 @@ test('history pages through the jobs of a case and reopens one', async ({ appPag
   await page.getByTestId('history-row').first().getByRole('button', { name: /^Open every job of case/ }).click();
   await expect(page.getByTestId('verdict-card')).toHaveCount(12);
   await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('12 of 12 files finished', { timeout: 120_000 });
+});
+
+test('settings show the certificate that signs case reports: the fingerprint of the key made in the data dir, never the key', async ({ appPage: page, core }) => {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const panel = page.getByTestId('report-signing');
+  await expect(panel.getByRole('heading', { name: 'Report signing' })).toBeVisible();
+  // What the core made on its first start, read from the file itself: the page shows its certificate's fingerprint,
+  // as a PDF reader shows the signer's.
+  const pem = fs.readFileSync(path.join(core.dataDir, 'report-signing-key.pem'), 'utf8');
+  const certificate = new crypto.X509Certificate(pem);
+  await expect(panel.getByTestId('signing-fingerprint')).toHaveText(certificate.fingerprint256);
+  await expect(panel.getByTestId('signing-subject')).toContainText(/CN=Veracity on .+/);
+  await expect(panel.getByTestId('signing-validity')).toContainText(String(new Date(certificate.validTo).getFullYear()));
+  expect(await page.content()).not.toContain('PRIVATE KEY');
+  await panel.screenshot({ path: path.join(ARTIFACTS, '07-settings-report-signing.png') });
 });
 
 test('settings show a new API key once, with a copy button, then only its identity; a revoked key is refused', async ({ appPage: page, core, context }) => {
