@@ -17,7 +17,7 @@ import { createFileStore } from './jobs/file-store.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createLocalJobEvents } from './jobs/local-events.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
-import { loadOrCreateReportSigningKey } from './report/report-signing.js';
+import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
 

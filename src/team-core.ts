@@ -11,7 +11,7 @@ import { createAnalysisRunner } from './jobs/analysis-runner.js';
 import { createCaseService } from './jobs/case-service.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
-import { loadOrCreateReportSigningKey } from './report/report-signing.js';
+import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
 

@@ -6,7 +6,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { CaseReport } from '../api/schemas.js';
-import type { ReportSigningKey } from './report-signing.js';
+import type { ReportSigningKey } from './signing-key.js';
 import type { FromThread, ReportThreadData, ToThread } from './report-thread.js';
 
 const THREAD_ENTRY = new URL('../bin/report-thread.mjs', import.meta.url);

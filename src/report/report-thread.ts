@@ -8,7 +8,8 @@ import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CaseReport } from '../api/schemas.js';
 import { writeCaseReportPdf } from './case-report-pdf.js';
-import { addSignaturePlaceholder, signerName, signPdf, type ReportSigningKey } from './report-signing.js';
+import { addSignaturePlaceholder, signerName, signPdf } from './report-signing.js';
+import type { ReportSigningKey } from './signing-key.js';
 
 export interface ReportThreadData {
   report: CaseReport;

@@ -11,7 +11,7 @@ import type { CoreConfig } from '../config/config.js';
 import type { CaseService } from '../jobs/case-service.js';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { JobService } from '../jobs/job-service.js';
-import type { ReportSigningKey } from '../report/report-signing.js';
+import type { ReportSigningKey } from '../report/signing-key.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
