@@ -10,6 +10,7 @@ import { openPgBackend, type PgBackend } from './db/pg/backend.js';
 import { createAnalysisRunner } from './jobs/analysis-runner.js';
 import { createCaseService } from './jobs/case-service.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
+import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
@@ -151,6 +152,8 @@ export async function createTeamApiNode(
       rateLimitStore: rateLimitStoreCtor(backend.rateLimit),
       probePool,
       reportSigning,
+      // Listed, not edited from the window: the workers read the one file VERACITY_TRUST_ANCHORS names.
+      trustAnchors: createTrustAnchorSettings(trustAnchorsFileOf(config), false),
       port: () => port,
       // The window is served only where the operator gave the node a UI secret (VERACITY_UI_TOKEN).
       uiToken,
