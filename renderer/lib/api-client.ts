@@ -12,6 +12,7 @@ import {
   CreatedApplication,
   HistoryList,
   ServerInfo,
+  TrustAnchorList,
   type CaseStatus,
   type HistoryFilter,
 } from '../../src/api/app-schemas.js';
@@ -76,6 +77,21 @@ export class ApiClient {
   /** The certificate of the key that signs this installation's case reports (never the key). */
   reportSigningCertificate(): Promise<ReportSigningCertificate> {
     return this.json(ReportSigningCertificate, '/app/report-signing-certificate', { headers: this.auth(this.uiToken) });
+  }
+
+  // ---- Content Credentials trust anchors (Settings) ----
+
+  listTrustAnchors(): Promise<TrustAnchorList> {
+    return this.json(TrustAnchorList, '/app/trust-anchors', { headers: this.auth(this.uiToken) });
+  }
+
+  /** Adds the certificates of PEM text (CA certificates or signers' own); refused with the spec's error when one does not parse. */
+  addTrustAnchors(pem: string): Promise<TrustAnchorList> {
+    return this.json(TrustAnchorList, '/app/trust-anchors', this.jsonBody('POST', this.uiToken, { pem }));
+  }
+
+  removeTrustAnchor(fingerprintSha256: string): Promise<TrustAnchorList> {
+    return this.json(TrustAnchorList, `/app/trust-anchors/${encodeURIComponent(fingerprintSha256)}`, { method: 'DELETE', headers: this.auth(this.uiToken) });
   }
 
   listApplications(): Promise<ApplicationList> {
