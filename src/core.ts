@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createKeyService, loadOrCreateSecret, type KeyService } from './auth/api-keys.js';
-import type { CoreConfig } from './config/config.js';
+import { reportSigningKeyFileOf, trustAnchorsFileOf, type CoreConfig } from './config/config.js';
 import { createCasesRepository } from './db/cases-repository.js';
 import { createApplicationsRepository, type ApplicationsRepository } from './db/applications-repository.js';
 import { openDatabase, type Db } from './db/connection.js';
@@ -16,7 +16,9 @@ import { createCaseService } from './jobs/case-service.js';
 import { createFileStore } from './jobs/file-store.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createLocalJobEvents } from './jobs/local-events.js';
+import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
+import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
 
@@ -61,6 +63,11 @@ export async function createCore(
 ): Promise<Core> {
   const log = createCoreLogger(config.logLevel);
   const { db, apps, keyStore, keys } = await openDataDir(config.dataDir);
+  // The installation's report signing key, made on the first start (a key that cannot be read stops the start).
+  const reportSigning = await loadOrCreateReportSigningKey(reportSigningKeyFileOf(config)).catch((err: unknown) => {
+    db.close();
+    throw err;
+  });
   const jobsRepo = createJobsRepository(db);
   const jobsStore = createSqliteJobsStore(db, { jobs: jobsRepo, cases: createCasesRepository(db) });
   const queue = createLocalWorkQueue(db, jobsRepo);
@@ -84,7 +91,20 @@ export async function createCore(
     log: { error: (o, m) => log?.error(o, m), info: (o, m) => log?.info(o, m) },
   });
   const cases = createCaseService({ store: jobsStore, now: opts.now });
-  const app = await buildApp({ config, keys, jobs, cases, store, probePool, port: () => port, uiToken, log });
+  const app = await buildApp({
+    config,
+    keys,
+    jobs,
+    cases,
+    store,
+    probePool,
+    reportSigning,
+    // Set in the window's Settings unless VERACITY_TRUST_ANCHORS names the bundle.
+    trustAnchors: createTrustAnchorSettings(trustAnchorsFileOf(config), config.trustAnchorsFile === undefined),
+    port: () => port,
+    uiToken,
+    log,
+  });
   const recovered = await jobs.recover();
   if (recovered.requeued || recovered.swept.tmp || recovered.swept.orphans) {
     log?.info(recovered, 'recovered after restart');

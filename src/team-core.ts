@@ -4,13 +4,15 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createKeyService, type KeyService } from './auth/api-keys.js';
-import { trustAnchorsFileOf, UI_TOKEN_SHAPE, type CoreConfig } from './config/config.js';
+import { reportSigningKeyFileOf, trustAnchorsFileOf, UI_TOKEN_SHAPE, type CoreConfig } from './config/config.js';
 import { rateLimitStoreCtor } from './db/rate-limit-store.js';
 import { openPgBackend, type PgBackend } from './db/pg/backend.js';
 import { createAnalysisRunner } from './jobs/analysis-runner.js';
 import { createCaseService } from './jobs/case-service.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
+import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
+import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
 
@@ -137,6 +139,9 @@ export async function createTeamApiNode(
       log: { error: (o, m) => log?.error(o, m), info: (o, m) => log?.info(o, m) },
     });
     const cases = createCaseService({ store: backend.jobsStore, now: opts.now });
+    // Every API node signs reports as the one installation when they share the key's file (VERACITY_REPORT_SIGNING_KEY
+    // on a volume they all mount); else each node's own data dir holds its own.
+    const reportSigning = await loadOrCreateReportSigningKey(reportSigningKeyFileOf(config));
     let port = 80;
     const app = await buildApp({
       config,
@@ -146,6 +151,9 @@ export async function createTeamApiNode(
       store: backend.blobs,
       rateLimitStore: rateLimitStoreCtor(backend.rateLimit),
       probePool,
+      reportSigning,
+      // Listed, not edited from the window: the workers read the one file VERACITY_TRUST_ANCHORS names.
+      trustAnchors: createTrustAnchorSettings(trustAnchorsFileOf(config), false),
       port: () => port,
       // The window is served only where the operator gave the node a UI secret (VERACITY_UI_TOKEN).
       uiToken,

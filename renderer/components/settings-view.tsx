@@ -1,8 +1,9 @@
 // Settings: the applications and their API keys, for local tools that call the v1 API: create (the key is shown
-// once, with a copy button), list by name and last characters, revoke.
-import { useState } from 'react';
-import type { ApiKeyInfo, ApplicationInfo, CreatedApiKey } from '../../src/api/app-schemas.js';
-import type { PipelineKind } from '../../src/api/schemas.js';
+// once, with a copy button), list by name and last characters, revoke; the Content Credentials trust anchors (add
+// PEM, remove); and the certificate that signs case reports.
+import { useEffect, useState } from 'react';
+import type { ApiKeyInfo, ApplicationInfo, CreatedApiKey, TrustAnchorList } from '../../src/api/app-schemas.js';
+import type { PipelineKind, ReportSigningCertificate } from '../../src/api/schemas.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
 import { failureWords } from '../lib/words.js';
 
@@ -97,6 +98,166 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
           <button type="submit">Create application</button>
         </div>
       </form>
+      <TrustAnchorsPanel client={client} />
+      <ReportSigningPanel client={client} />
+    </section>
+  );
+}
+
+/**
+ * Who Content Credentials signers are trusted by: CA certificates (every signer they issue) and signers' own
+ * certificates (allowed signers), each with its subject and expiry; PEM pasted or read from a file is added, one is
+ * removed by its fingerprint. Listed only where the bundle is configured outside the window.
+ */
+function TrustAnchorsPanel({ client }: { client: ApiClient }): React.JSX.Element {
+  const [list, setList] = useState<TrustAnchorList | null>(null);
+  const [pem, setPem] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const run = async (action: string, call: () => Promise<TrustAnchorList>, done: string) => {
+    setError(null);
+    setStatus(null);
+    try {
+      setList(await call());
+      setStatus(done);
+      return true;
+    } catch (e) {
+      setError(e instanceof ApiFailure ? failureWords(e, { action }) : String(e));
+      return false;
+    }
+  };
+  useEffect(() => {
+    void run('Reading the trust anchors', () => client.listTrustAnchors(), '');
+  }, [client]);
+  const now = Date.now();
+  return (
+    <section className="panel" aria-labelledby="trust-anchors-title" data-testid="trust-anchors">
+      <h3 id="trust-anchors-title">Content Credentials trust anchors</h3>
+      <p className="hint">
+        A signed file’s signer is trusted when its certificate chains to a certificate authority listed here, or is itself listed (an allowed signer). With none listed, a valid signature is reported as valid and its signer as not established.
+      </p>
+      <div role="status" aria-live="polite" className="status-line">
+        {status}
+      </div>
+      {error && (
+        <p className="result-error" role="alert">
+          {error}
+        </p>
+      )}
+      {list && list.anchors.length === 0 && <p data-testid="no-anchors">No trust anchors: no signer is established.</p>}
+      {list && list.anchors.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subject</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Expires</th>
+                {list.editable && <th scope="col">Remove</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.anchors.map((a) => (
+                <tr key={a.fingerprintSha256} data-testid="anchor-row">
+                  <td>
+                    {a.subject}
+                    <br />
+                    <code className="fingerprint" title="SHA-256 fingerprint">
+                      {a.fingerprintSha256}
+                    </code>
+                  </td>
+                  <td>{a.role === 'authority' ? 'Certificate authority' : 'Allowed signer'}</td>
+                  <td>
+                    {new Date(a.notAfter).toLocaleDateString()}
+                    {Date.parse(a.notAfter) < now && ' (expired)'}
+                  </td>
+                  {list.editable && (
+                    <td>
+                      <button
+                        type="button"
+                        aria-label={`Remove ${a.subject}`}
+                        onClick={() => void run('Removing the trust anchor', () => client.removeTrustAnchor(a.fingerprintSha256), `Removed ${a.subject}.`)}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list && !list.editable && <p className="hint">These anchors are configured outside this window (VERACITY_TRUST_ANCHORS or the team server) and are changed there.</p>}
+      {list?.editable && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!pem.trim()) return;
+            void run('Adding trust anchors', () => client.addTrustAnchors(pem), 'Trust anchors added.').then((ok) => ok && setPem(''));
+          }}
+        >
+          <label className="stacked">
+            Certificates to trust (PEM)
+            <textarea value={pem} onChange={(e) => setPem(e.target.value)} rows={5} spellCheck={false} placeholder="-----BEGIN CERTIFICATE-----" />
+          </label>
+          <div className="row">
+            <label>
+              Or read a file{' '}
+              <input
+                type="file"
+                accept=".pem,.crt,.cer,application/x-pem-file"
+                onChange={(e) => {
+                  const file = e.target.files?.[0];
+                  if (file) void file.text().then(setPem);
+                }}
+              />
+            </label>
+            <button type="submit">Add trust anchors</button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/**
+ * The certificate of the installation's own key, which signs every exported case report (a PDF signature): its
+ * fingerprint is what a reader compares with the signer their PDF reader shows, since no trust store knows it.
+ */
+function ReportSigningPanel({ client }: { client: ApiClient }): React.JSX.Element {
+  const [certificate, setCertificate] = useState<ReportSigningCertificate | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    client.reportSigningCertificate().then(setCertificate, (e: unknown) =>
+      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Reading the report signing certificate' }) : String(e)),
+    );
+  }, [client]);
+  return (
+    <section className="panel" aria-labelledby="report-signing-title" data-testid="report-signing">
+      <h3 id="report-signing-title">Report signing</h3>
+      <p className="hint">
+        Every case report PDF is signed with this installation’s own key, so any change after export shows in a PDF reader (Acrobat’s signature panel, <code>pdfsig</code>). The certificate is self-signed: a reader confirms a report came from here by comparing the signer’s SHA-256 fingerprint with this one. The key never leaves this computer.
+      </p>
+      {error && (
+        <p className="result-error" role="alert">
+          {error}
+        </p>
+      )}
+      {certificate && (
+        <dl className="certificate">
+          <dt>Signer</dt>
+          <dd data-testid="signing-subject">{certificate.subject}</dd>
+          <dt>SHA-256 fingerprint</dt>
+          <dd>
+            <code data-testid="signing-fingerprint">{certificate.fingerprintSha256}</code>
+          </dd>
+          <dt>Valid</dt>
+          <dd data-testid="signing-validity">
+            {new Date(certificate.notBefore).toLocaleDateString()} to {new Date(certificate.notAfter).toLocaleDateString()}
+          </dd>
+        </dl>
+      )}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 // The renderer's only way to the core: typed calls over HTTP, every response validated with the zod schemas of
 // src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
 import { z } from 'zod';
-import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, type ReviewRequest } from '../../src/api/schemas.js';
+import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, ReportSigningCertificate, type ReviewRequest } from '../../src/api/schemas.js';
 import {
   ApiKeyInfo,
   ApplicationList,
@@ -12,6 +12,7 @@ import {
   CreatedApplication,
   HistoryList,
   ServerInfo,
+  TrustAnchorList,
   type CaseStatus,
   type HistoryFilter,
 } from '../../src/api/app-schemas.js';
@@ -71,6 +72,26 @@ export class ApiClient {
   /** Where this window sends files: this computer's core or a team server. */
   serverInfo(): Promise<ServerInfo> {
     return this.json(ServerInfo, '/app/server', { headers: this.auth(this.uiToken) });
+  }
+
+  /** The certificate of the key that signs this installation's case reports (never the key). */
+  reportSigningCertificate(): Promise<ReportSigningCertificate> {
+    return this.json(ReportSigningCertificate, '/app/report-signing-certificate', { headers: this.auth(this.uiToken) });
+  }
+
+  // ---- Content Credentials trust anchors (Settings) ----
+
+  listTrustAnchors(): Promise<TrustAnchorList> {
+    return this.json(TrustAnchorList, '/app/trust-anchors', { headers: this.auth(this.uiToken) });
+  }
+
+  /** Adds the certificates of PEM text (CA certificates or signers' own); refused with the spec's error when one does not parse. */
+  addTrustAnchors(pem: string): Promise<TrustAnchorList> {
+    return this.json(TrustAnchorList, '/app/trust-anchors', this.jsonBody('POST', this.uiToken, { pem }));
+  }
+
+  removeTrustAnchor(fingerprintSha256: string): Promise<TrustAnchorList> {
+    return this.json(TrustAnchorList, `/app/trust-anchors/${encodeURIComponent(fingerprintSha256)}`, { method: 'DELETE', headers: this.auth(this.uiToken) });
   }
 
   listApplications(): Promise<ApplicationList> {

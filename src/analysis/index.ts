@@ -1,6 +1,7 @@
 // The analysis pipeline's public surface: the only module of src/analysis the core imports (probe at submission,
 // analyse in the queue's worker, close on worker shutdown; sniffing is a spec rule, in src/api/media-kinds.ts).
 // Decoders and the ONNX runtime are loaded on first use, so a process that only probes never loads onnxruntime.
+import type { TrustAnchorInfo } from '../api/app-schemas.js';
 import type { Sniffed } from '../api/media-kinds.js';
 import type { AnalyseOptions } from './analyse.js';
 import { AnalysisError, type MediaType, type ProbeResult, type FileAnalysis } from './analysis-results.js';
@@ -55,6 +56,25 @@ export async function readTrustAnchors(file: string): Promise<Array<{ subject: s
 export async function installTrustAnchors(source: string, target: string): Promise<Array<{ subject: string; notAfter: string }>> {
   const m = await import('./trust-anchors.js');
   return m.describeAnchors(await m.installTrustAnchors(source, target));
+}
+
+/** The anchors of the bundle as Settings shows them (fingerprint, subject, expiry, authority or signer). */
+export async function listTrustAnchors(file: string): Promise<TrustAnchorInfo[]> {
+  const m = await import('./trust-anchors.js');
+  return m.anchorInfo(await m.loadTrustAnchors(file));
+}
+
+/** Adds the PEM text's certificates to the bundle `file` (0600, atomic); throws, naming the certificate, when one does not parse. */
+export async function addTrustAnchors(file: string, pem: string): Promise<TrustAnchorInfo[]> {
+  const m = await import('./trust-anchors.js');
+  return m.anchorInfo(await m.addTrustAnchors(file, pem));
+}
+
+/** Removes one anchor by its SHA-256 fingerprint; null when the bundle holds none such. */
+export async function removeTrustAnchor(file: string, fingerprintSha256: string): Promise<TrustAnchorInfo[] | null> {
+  const m = await import('./trust-anchors.js');
+  const kept = await m.removeTrustAnchor(file, fingerprintSha256);
+  return kept && m.anchorInfo(kept);
 }
 
 /** Releases the ONNX session (the next analyseFile loads it again). */

@@ -3,9 +3,11 @@
 // c2pa-rs's allowed list: for a signer whose CA is not to be trusted for anything else). The
 // C2PA library checks a signature and the signing certificate's profile, but reports every signer as trusted; who is
 // trusted is decided here, by building and checking the signer's chain up to one of these anchors (pkijs).
+import { createHash } from 'node:crypto';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { X509Certificate } from '@peculiar/x509';
+import { BasicConstraintsExtension, X509Certificate } from '@peculiar/x509';
 import * as pkijs from 'pkijs';
+import type { TrustAnchorInfo } from '../api/app-schemas.js';
 
 export interface TrustAnchor {
   subject: string;
@@ -59,14 +61,8 @@ export async function loadTrustAnchors(file: string | null | undefined): Promise
 /** What a person is shown of an anchor: its subject and when it expires. */
 export const describeAnchors = (anchors: TrustAnchor[]) => anchors.map(({ subject, notAfter }) => ({ subject, notAfter }));
 
-/**
- * Checks the PEM bundle `source` and writes it to `target` (the data dir's bundle), readable by its user only,
- * replacing the previous one in one step (temporary file, flush, rename). Throws, leaving `target` as it was, when
- * the bundle does not parse.
- */
-export async function installTrustAnchors(source: string, target: string): Promise<TrustAnchor[]> {
-  const pem = await readFile(source, 'utf8');
-  const anchors = parseTrustAnchors(pem, source);
+/** Writes `pem` as the bundle `target`, readable by its user only, in one step (temporary file, flush, rename). */
+async function writeBundle(target: string, pem: string): Promise<void> {
   const tmp = `${target}.${process.pid}.tmp`;
   const fh = await open(tmp, 'w', 0o600);
   try {
@@ -82,7 +78,73 @@ export async function installTrustAnchors(source: string, target: string): Promi
     throw err;
   }
   cache.delete(target);
+}
+
+/**
+ * Checks the PEM bundle `source` and writes it to `target` (the data dir's bundle), readable by its user only,
+ * replacing the previous one in one step (temporary file, flush, rename). Throws, leaving `target` as it was, when
+ * the bundle does not parse.
+ */
+export async function installTrustAnchors(source: string, target: string): Promise<TrustAnchor[]> {
+  const pem = await readFile(source, 'utf8');
+  const anchors = parseTrustAnchors(pem, source);
+  await writeBundle(target, pem);
   return anchors;
+}
+
+const fingerprintOf = (c: X509Certificate) => (createHash('sha256').update(Buffer.from(c.rawData)).digest('hex').toUpperCase().match(/../g) ?? []).join(':');
+
+/** What Settings shows of each anchor: a CA (its chains are trusted) or a signer's own certificate (an allowed signer). */
+export const anchorInfo = (anchors: TrustAnchor[]): TrustAnchorInfo[] =>
+  anchors.map((a) => ({
+    fingerprintSha256: fingerprintOf(a.certificate),
+    subject: a.subject,
+    notAfter: a.notAfter,
+    role: a.certificate.getExtension(BasicConstraintsExtension)?.ca ? 'authority' : 'signer',
+  }));
+
+/** Edits of one bundle run one after another: two at once must not both read the old bundle and one win. */
+let editing: Promise<unknown> = Promise.resolve();
+
+/**
+ * Applies `edit` to the bundle `target` and writes the result (0600, in one step); with no anchor left, the file is
+ * removed (absent is "no anchors"; an empty bundle would not parse). `edit` answers null anchors for "no change".
+ */
+function editTrustAnchors<T>(target: string, edit: (anchors: TrustAnchor[]) => { anchors: TrustAnchor[] | null; result: T }): Promise<T> {
+  const run = editing.then(async () => {
+    const { anchors, result } = edit(await loadTrustAnchors(target));
+    if (!anchors) return result; // unchanged
+    if (anchors.length) await writeBundle(target, `${anchors.map((a) => a.certificate.toString('pem')).join('\n')}\n`);
+    else {
+      await rm(target, { force: true });
+      cache.delete(target);
+    }
+    return result;
+  });
+  editing = run.catch(() => undefined);
+  return run;
+}
+
+/**
+ * Adds the certificates of the PEM text to the bundle `target` (one already there is kept once). Throws, naming the
+ * certificate, when the text holds none or one does not parse; the bundle is then left as it was.
+ */
+export function addTrustAnchors(target: string, pem: string): Promise<TrustAnchor[]> {
+  const added = parseTrustAnchors(pem, 'The PEM text');
+  return editTrustAnchors(target, (anchors) => {
+    const known = new Set(anchors.map((a) => fingerprintOf(a.certificate)));
+    const merged = [...anchors, ...added.filter((a) => !known.has(fingerprintOf(a.certificate)) && known.add(fingerprintOf(a.certificate)))];
+    return { anchors: merged, result: merged };
+  });
+}
+
+/** Removes the anchor with this SHA-256 fingerprint; null when the bundle holds none such (nothing is written). */
+export function removeTrustAnchor(target: string, fingerprintSha256: string): Promise<TrustAnchor[] | null> {
+  return editTrustAnchors(target, (anchors) => {
+    const kept = anchors.filter((a) => fingerprintOf(a.certificate) !== fingerprintSha256.toUpperCase());
+    if (kept.length === anchors.length) return { anchors: null, result: null };
+    return { anchors: kept, result: kept };
+  });
 }
 
 const toPkijs = (c: X509Certificate) => pkijs.Certificate.fromBER(c.rawData);

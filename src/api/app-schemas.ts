@@ -65,6 +65,27 @@ const uuidParam = (name: string) => z.uuid({ error: `${name} must be a UUID.` })
 export const ApplicationIdParams = z.object({ applicationId: uuidParam('applicationId') });
 export const KeyIdParams = z.object({ keyId: uuidParam('keyId') });
 
+// ---- Content Credentials trust anchors (issue 24): Settings lists, adds and removes them ----
+
+const Fingerprint = z.string().regex(/^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$/, 'fingerprint must be a SHA-256 fingerprint: 32 hex pairs joined by colons.');
+export const TrustAnchorInfo = z.object({
+  fingerprintSha256: Fingerprint,
+  subject: z.string(),
+  notAfter: z.iso.datetime({ offset: true }),
+  /** `authority`: a CA, every signer it issues is trusted; `signer`: one signer's own certificate (an allowed signer). */
+  role: z.enum(['authority', 'signer']),
+}).meta({ id: 'TrustAnchorInfo' });
+export type TrustAnchorInfo = z.infer<typeof TrustAnchorInfo>;
+export const TrustAnchorList = z.object({
+  anchors: z.array(TrustAnchorInfo),
+  /** False where the bundle is configured outside the window (VERACITY_TRUST_ANCHORS, a team server): listed, not edited here. */
+  editable: z.boolean(),
+}).meta({ id: 'TrustAnchorList' });
+export type TrustAnchorList = z.infer<typeof TrustAnchorList>;
+/** PEM text of one certificate or more (CA certificates or signers' own). */
+export const AddTrustAnchorsRequest = z.object({ pem: z.string().min(1, 'pem is required.').max(512 * 1024, 'pem is longer than 512 KiB.') }).strict().meta({ id: 'AddTrustAnchorsRequest' });
+export const FingerprintParams = z.object({ fingerprint: Fingerprint });
+
 /**
  * What the window is connected to, so that a specialist sees whether files go to this computer (`desktop`) or to a
  * team server shared with colleagues (`team`).

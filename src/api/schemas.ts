@@ -287,6 +287,22 @@ export const CaseReport = z.object({
 }).meta({ id: 'CaseReport' });
 export type CaseReport = z.infer<typeof CaseReport>;
 
+/**
+ * The certificate of the installation's own key, with which every case report PDF is signed (a PAdES signature): what
+ * a reader is given to check that a report came from this installation unaltered. Self-signed; never the key.
+ */
+export const ReportSigningCertificate = z.object({
+  subject: z.string(),
+  /** SHA-256 of the certificate (DER), upper-case hex pairs joined by colons: compare it with what a PDF reader shows. */
+  fingerprintSha256: z.string().regex(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
+  serialNumber: z.string(),
+  notBefore: DateTime,
+  notAfter: DateTime,
+  /** The certificate, PEM (-----BEGIN CERTIFICATE-----). */
+  pem: z.string(),
+}).meta({ id: 'ReportSigningCertificate' });
+export type ReportSigningCertificate = z.infer<typeof ReportSigningCertificate>;
+
 // ---- Request parameters: checked by the server before a handler runs (a refusal names the parameter in
 // details.issues[0].path) ----
 

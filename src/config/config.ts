@@ -66,6 +66,12 @@ export const CoreConfig = z.object({
    * team server mounts). Unset: the data dir's own bundle (`veracity serve --trust-anchors FILE` installs it there).
    */
   trustAnchorsFile: z.string().min(1).optional(),
+  /**
+   * The PEM file of the installation's report signing key and certificate (VERACITY_REPORT_SIGNING_KEY), made on first
+   * start when absent. Unset: the data dir's. API nodes of a team server name one file on a volume they all mount, so
+   * every node signs as the one installation (the first node to start makes it).
+   */
+  reportSigningKeyFile: z.string().min(1).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).superRefine((c, ctx) => {
   // Loopback by default (DECISIONS 28): listening anywhere else takes an explicit allowed-hosts list, which only
@@ -89,6 +95,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Rec
     waitWindowMs: 'VERACITY_WAIT_WINDOW_MS',
     logLevel: 'VERACITY_LOG_LEVEL',
     trustAnchorsFile: 'VERACITY_TRUST_ANCHORS',
+    reportSigningKeyFile: 'VERACITY_REPORT_SIGNING_KEY',
   };
   const out: Partial<Record<keyof CoreConfig, unknown>> = {};
   for (const [key, name] of Object.entries(map) as [keyof CoreConfig, string][]) {
@@ -102,6 +109,12 @@ export const TRUST_ANCHORS_FILE = 'trust-anchors.pem';
 
 /** The trust-anchor bundle the analysis reads: the configured file, else the data dir's (absent: no anchors). */
 export const trustAnchorsFileOf = (c: Pick<CoreConfig, 'dataDir' | 'trustAnchorsFile'>): string => c.trustAnchorsFile ?? path.join(c.dataDir, TRUST_ANCHORS_FILE);
+
+/** Name of the report signing key (private key and certificate, 0600) in the data dir. */
+export const REPORT_SIGNING_KEY_FILE = 'report-signing-key.pem';
+
+/** The report signing key's file: the configured one, else the data dir's. */
+export const reportSigningKeyFileOf = (c: Pick<CoreConfig, 'dataDir' | 'reportSigningKeyFile'>): string => c.reportSigningKeyFile ?? path.join(c.dataDir, REPORT_SIGNING_KEY_FILE);
 
 export function loadConfig(overrides: Partial<Record<keyof CoreConfig, unknown>>, env: NodeJS.ProcessEnv = process.env): CoreConfig {
   const merged = { dataDir: defaultDataDir(env), ...configFromEnv(env), ...stripUndefined(overrides) };

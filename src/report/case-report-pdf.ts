@@ -19,6 +19,8 @@ export interface CaseReportData {
   printedAt: Date;
   /** Printed in the sign-off block; left blank for a hand-written name when absent. */
   examiner?: string | null;
+  /** Called once the last page is drawn, before the document ends: the report's signature field goes in here. */
+  beforeEnd?: (doc: PDFKit.PDFDocument) => void;
 }
 
 const INK = '#111827';
@@ -395,6 +397,7 @@ export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Bu
     text(`Page ${i - range.start + 1} of ${range.count}`, left + width - 90, y, { size: 7.5, colour: MUTED, width: 90, align: 'right' });
     doc.page.margins.bottom = saved;
   }
+  data.beforeEnd?.(doc);
   doc.end();
   return ended;
 }

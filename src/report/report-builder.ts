@@ -6,11 +6,14 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { CaseReport } from '../api/schemas.js';
+import type { ReportSigningKey } from './signing-key.js';
 import type { FromThread, ReportThreadData, ToThread } from './report-thread.js';
 
 const THREAD_ENTRY = new URL('../bin/report-thread.mjs', import.meta.url);
 
 export interface ReportBuilderOptions {
+  /** The installation's key: every report is signed with it (report-signing.ts). */
+  signing: ReportSigningKey;
   /** Reports drawn at once by this process (default 1). */
   concurrency?: number;
   /** The JS heap limit of a report thread, in MiB (default 256): past it the thread ends and the report fails. */
@@ -28,7 +31,7 @@ export interface ReportBuilder {
   ): Promise<Readable>;
 }
 
-export function createReportBuilder(opts: ReportBuilderOptions = {}): ReportBuilder {
+export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
   const concurrency = opts.concurrency ?? 1;
   let running = 0;
   const turns: (() => void)[] = [];
@@ -44,7 +47,7 @@ export function createReportBuilder(opts: ReportBuilderOptions = {}): ReportBuil
   return {
     async buildPdf(input, picture) {
       await take();
-      const workerData: ReportThreadData = { report: input.report, printedAt: input.printedAt.toISOString(), examiner: input.examiner ?? null };
+      const workerData: ReportThreadData = { report: input.report, printedAt: input.printedAt.toISOString(), examiner: input.examiner ?? null, signing: opts.signing };
       let worker: Worker;
       try {
         worker = new Worker(THREAD_ENTRY, { workerData, resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 256 } });

@@ -11,6 +11,8 @@ import type { CoreConfig } from '../config/config.js';
 import type { CaseService } from '../jobs/case-service.js';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { JobService } from '../jobs/job-service.js';
+import type { ReportSigningKey } from '../report/signing-key.js';
+import type { TrustAnchorSettings } from '../jobs/trust-anchor-settings.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid, toApiError } from './api-error.js';
 import { isLingering, lingerOnClose } from './lingering-close.js';
@@ -26,6 +28,7 @@ import { registerJobRoutes } from './routes/job-routes.js';
 import { registerProgressRoute } from './routes/progress-route.js';
 import { registerRendererRoutes } from './routes/renderer-routes.js';
 import { registerReportRoutes } from './routes/report-routes.js';
+import { registerTrustAnchorRoutes } from './routes/trust-anchor-routes.js';
 import { notMultipart } from './multipart-upload.js';
 import { MULTIPART_LIMITS } from './upload-limits.js';
 
@@ -64,6 +67,10 @@ export interface AppDeps {
   /** Counters shared by API nodes (a team server: src/db/rate-limit-store.ts); the desktop keeps the plugin's in-memory store. */
   rateLimitStore?: FastifyRateLimitStoreCtor;
   probePool: WorkerPool;
+  /** The installation's report signing key (report-signing.ts): case report PDFs are signed with it. */
+  reportSigning: ReportSigningKey;
+  /** The C2PA trust anchors the analysis reads, as Settings lists and edits them. */
+  trustAnchors: TrustAnchorSettings;
   /** The port clients must name in Host/Origin: the listening port (80 for inject()). */
   port: () => number;
   uiToken: string | null;
@@ -280,6 +287,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJobFileRoutes(app, deps);
   registerProgressRoute(app, deps);
   registerAppRoutes(app, deps);
+  registerTrustAnchorRoutes(app, deps);
   registerCaseRoutes(app, deps);
   registerReportRoutes(app, deps);
   await registerRendererRoutes(app, deps);

@@ -51,6 +51,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/jobs/{jobId}/report',
       '/v1/jobs/{jobId}/report.json',
       '/v1/jobs/{jobId}/report.pdf',
+      '/v1/report-signing-certificate',
     ]);
 
     // POST /v1/assess: wait, Idempotency-Key (1 to 255), a multipart body of 1 to 20 files and metadata.
@@ -115,6 +116,10 @@ describe('GET /v1/openapi.json', () => {
     expect(params(reportOp)).toMatchObject({ 'path:jobId': { required: true, format: 'uuid' } });
     expect(ref(reportOp, '200')).toBe('#/components/schemas/JobReport');
     expect(doc.components.schemas.JobResult.properties).toHaveProperty('results');
+    // Issue #24: the certificate that checks every report PDF's signature (an API key).
+    const certificateOp = doc.paths['/v1/report-signing-certificate'].get;
+    expect(ref(certificateOp, '200')).toBe('#/components/schemas/ReportSigningCertificate');
+    expect(Object.keys(doc.components.schemas.ReportSigningCertificate.properties ?? {}).sort()).toEqual(['fingerprintSha256', 'notAfter', 'notBefore', 'pem', 'serialNumber', 'subject']);
 
     // Issue #13: per-file stage (API key), cases and history (the window's UI token, a case spans both applications).
     const progressOp = doc.paths['/v1/jobs/{jobId}/progress'].get;

@@ -1,8 +1,11 @@
 // History, Settings, themes, zoom and keyboard against the real core: paging through a case's jobs and reopening one,
 // creating API keys (shown once, then only by name and last characters) and revoking them (a revoked key is refused by
-// the API), dark theme and 200 % zoom screenshots.
+// the API), the certificate that signs case reports, dark theme and 200 % zoom screenshots.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
+import { makeAuthority, pkiDir } from '../support/c2pa-signing.js';
 import { makeImage, makePdf } from './generate-files.js';
 
 async function submitThroughApi(core: CoreHandle, caseName: string, seed: number): Promise<string> {
@@ -54,6 +57,54 @@ test('history pages through the jobs of a case and reopens one', async ({ appPag
   await page.getByTestId('history-row').first().getByRole('button', { name: /^Open every job of case/ }).click();
   await expect(page.getByTestId('verdict-card')).toHaveCount(12);
   await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('12 of 12 files finished', { timeout: 120_000 });
+});
+
+test('settings list, add and remove Content Credentials trust anchors; PEM that does not parse is refused and nothing is kept', async ({ appPage: page, core }) => {
+  const pki = pkiDir();
+  const ca = makeAuthority(pki.dir, 'E2E Test Root');
+  pki.cleanup();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const panel = page.getByTestId('trust-anchors');
+  await expect(panel.getByTestId('no-anchors')).toBeVisible();
+  const bundle = path.join(core.dataDir, 'trust-anchors.pem');
+
+  await panel.getByLabel('Certificates to trust (PEM)').fill('not a certificate');
+  await panel.getByRole('button', { name: 'Add trust anchors' }).click();
+  await expect(panel.getByRole('alert')).toContainText('PEM');
+  expect(fs.existsSync(bundle)).toBe(false);
+
+  await panel.getByLabel('Certificates to trust (PEM)').fill(ca.certPem);
+  await panel.getByRole('button', { name: 'Add trust anchors' }).click();
+  const row = panel.getByTestId('anchor-row');
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText('CN=E2E Test Root, O=Veracity tests');
+  await expect(row).toContainText('Certificate authority');
+  const certificate = new crypto.X509Certificate(ca.certPem);
+  await expect(row).toContainText(String(new Date(certificate.validTo).getFullYear()));
+  await expect(row).toContainText(certificate.fingerprint256);
+  // Kept where the analysis reads it, readable by its user only.
+  expect(new crypto.X509Certificate(fs.readFileSync(bundle, 'utf8')).fingerprint256).toBe(certificate.fingerprint256);
+  expect(fs.statSync(bundle).mode & 0o777).toBe(0o600);
+  await panel.screenshot({ path: path.join(ARTIFACTS, '07-settings-trust-anchors.png') });
+
+  await row.getByRole('button', { name: 'Remove CN=E2E Test Root, O=Veracity tests' }).click();
+  await expect(panel.getByTestId('no-anchors')).toBeVisible();
+  expect(fs.existsSync(bundle)).toBe(false);
+});
+
+test('settings show the certificate that signs case reports: the fingerprint of the key made in the data dir, never the key', async ({ appPage: page, core }) => {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const panel = page.getByTestId('report-signing');
+  await expect(panel.getByRole('heading', { name: 'Report signing' })).toBeVisible();
+  // What the core made on its first start, read from the file itself: the page shows its certificate's fingerprint,
+  // as a PDF reader shows the signer's.
+  const pem = fs.readFileSync(path.join(core.dataDir, 'report-signing-key.pem'), 'utf8');
+  const certificate = new crypto.X509Certificate(pem);
+  await expect(panel.getByTestId('signing-fingerprint')).toHaveText(certificate.fingerprint256);
+  await expect(panel.getByTestId('signing-subject')).toContainText(/CN=Veracity on .+/);
+  await expect(panel.getByTestId('signing-validity')).toContainText(String(new Date(certificate.validTo).getFullYear()));
+  expect(await page.content()).not.toContain('PRIVATE KEY');
+  await panel.screenshot({ path: path.join(ARTIFACTS, '07-settings-report-signing.png') });
 });
 
 test('settings show a new API key once, with a copy button, then only its identity; a revoked key is refused', async ({ appPage: page, core, context }) => {

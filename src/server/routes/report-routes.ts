@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CaseIdParams } from '../../api/app-schemas.js';
-import { ApiError, CaseReport, CaseReportQuery, JobFileParams, JobIdParams, JobReportQuery } from '../../api/schemas.js';
+import { ApiError, CaseReport, CaseReportQuery, JobFileParams, JobIdParams, JobReportQuery, ReportSigningCertificate } from '../../api/schemas.js';
 import type { CollectedReport } from '../../jobs/job-service.js';
 import { canonicalJson, sha256Hex } from '../../report/canonical-json.js';
 import { createReportBuilder, type ReportBuilder } from '../../report/report-builder.js';
@@ -61,7 +61,7 @@ const JSON_RESPONSE = { 200: CaseReport, 404: ApiError, ...COMMON_ERRORS };
 
 export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const reports = createReportBuilder();
+  const reports = createReportBuilder({ signing: deps.reportSigning });
 
   app.get(
     '/v1/jobs/:jobId/files/:fileId/preview',
@@ -107,6 +107,27 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
     oneJob('json'),
     { schema: { summary: 'Extension: the case report of one job as canonical JSON (the bytes whose SHA-256 the PDF prints)', params: JobIdParams, response: JSON_RESPONSE } },
     async (req, reply) => sendJson(reply, oneJob('json'), await deps.jobs.jobCaseReport(req.principal!.applicationId, req.params.jobId)),
+  );
+
+  // The certificate that checks every report's signature: for API clients (an API key) and for Settings (UI token).
+  const certificate = { 200: ReportSigningCertificate, ...COMMON_ERRORS };
+  const sendCertificate = (reply: FastifyReply) => reply.header('cache-control', 'no-store').send(deps.reportSigning.certificate);
+  app.get(
+    '/v1/report-signing-certificate',
+    {
+      schema: {
+        summary: "Extension: the certificate of this installation's key, which signs every case report PDF (PAdES, ETSI.CAdES.detached)",
+        description: 'Self-signed, made on first start and kept in the data dir. Compare its SHA-256 fingerprint with the signer a PDF reader shows. Never the key.',
+        response: certificate,
+      },
+    },
+    async (_req, reply) => sendCertificate(reply),
+  );
+  app.get(
+    '/app/report-signing-certificate',
+    // A Settings route, like the window's applications and keys: not part of the documented API.
+    { schema: { summary: "Window: the certificate of this installation's report signing key (Settings)", response: certificate } },
+    async (_req, reply) => sendCertificate(reply),
   );
 
   /** A case spans both applications: the window's case is one case whatever kind of file it holds. */
