@@ -200,6 +200,44 @@ export const FileRegions = z.object({
 }).meta({ id: 'FileRegions' });
 export type FileRegions = z.infer<typeof FileRegions>;
 
+const RegionTile = RegionGrid.shape.tiles.element;
+const PixelInt = z.number().int().nonnegative().max(1_000_000);
+
+/** POST .../regions: a rectangle of one analysed picture (`grid`, an index into FileRegions.grids), in its pixels. */
+export const RegionRequest = z
+  .object({
+    grid: z.number().int().nonnegative().max(1000).default(0),
+    x: PixelInt,
+    y: PixelInt,
+    width: PixelInt.min(1),
+    height: PixelInt.min(1),
+  })
+  .strict()
+  .meta({ id: 'RegionRequest' });
+export type RegionRequest = z.infer<typeof RegionRequest>;
+
+/**
+ * Every model tile of the grid that overlaps the rectangle, scored: the analysis' own tiles, the ones scored for an
+ * earlier request (kept per file), and the rest scored now, with the analysis' model and tiling. They do not change
+ * the file's score or verdict (those rest on the analysis' even sample, `aggregation`).
+ */
+export const RegionTiles = z
+  .object({
+    fileId: z.uuid(),
+    grid: z.number().int().nonnegative(),
+    /** Pixel size of the analysed picture, as in its RegionGrid. */
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    tileSize: z.number().int().positive(),
+    stride: z.number().int().positive(),
+    modelVersion: z.string().nullable(),
+    tiles: z.array(RegionTile),
+    /** How many of `tiles` were scored for this request (0 when every one was known already). */
+    scoredNow: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'RegionTiles' });
+export type RegionTiles = z.infer<typeof RegionTiles>;
+
 /** GET /v1/jobs/{jobId}/report: everything a case report needs, including what the v1 result does not carry. */
 export const JobReport = z.object({
   generatedAt: DateTime,

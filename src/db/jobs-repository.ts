@@ -67,6 +67,14 @@ export interface NewFile {
   mediaType: MediaType;
   sha256: string;
 }
+/** A tile scored for the viewer beyond the analysis' sample: its grid (index in the file's regions) and origin. */
+export interface TileScore {
+  grid: number;
+  x: number;
+  y: number;
+  score: number;
+}
+
 export interface FileOutcome {
   status: 'completed' | 'error';
   completedAt: string;
@@ -98,6 +106,8 @@ export function createJobsRepository(db: Db) {
     getFiles: db.prepare(`SELECT ${FILE_COLUMNS} FROM job_files WHERE job_id = ? ORDER BY position`),
     getFile: db.prepare(`SELECT ${FILE_COLUMNS} FROM job_files WHERE id = ? AND job_id = ?`),
     getFileRegions: db.prepare('SELECT regions FROM job_files WHERE id = ? AND job_id = ?'),
+    getTileScores: db.prepare('SELECT tile_scores FROM job_files WHERE id = ? AND job_id = ?'),
+    putTileScores: db.prepare('UPDATE job_files SET tile_scores = ? WHERE id = ? AND job_id = ?'),
     listJobs: db.prepare('SELECT * FROM jobs WHERE application_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
     countJobs: db.prepare('SELECT count(*) AS n FROM jobs WHERE application_id = ?'),
     listJobsByCase: db.prepare('SELECT * FROM jobs WHERE application_id = ? AND case_name = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
@@ -149,6 +159,13 @@ export function createJobsRepository(db: Db) {
     getFileRegions(jobId: string, fileId: string): RegionGrid[] | null | undefined {
       const r = s.getFileRegions.get(fileId, jobId) as { regions: string | null } | undefined;
       return r && jsonText<RegionGrid[]>(r.regions);
+    },
+    getTileScores(jobId: string, fileId: string): TileScore[] | undefined {
+      const r = s.getTileScores.get(fileId, jobId) as { tile_scores: string | null } | undefined;
+      return r && (jsonText<TileScore[]>(r.tile_scores) ?? []);
+    },
+    putTileScores(jobId: string, fileId: string, scores: TileScore[]): boolean {
+      return s.putTileScores.run(JSON.stringify(scores), fileId, jobId).changes === 1;
     },
     listJobs(applicationId: string, caseName: string | null, limit: number, offset: number): JobRecord[] {
       const rows = caseName === null ? s.listJobs.all(applicationId, limit, offset) : s.listJobsByCase.all(applicationId, caseName, limit, offset);

@@ -147,4 +147,13 @@ CREATE INDEX jobs_seq ON jobs(seq DESC);
 ALTER TABLE job_files ADD COLUMN case_removed_at TEXT;
 `,
   },
+  {
+    id: 5,
+    name: 'tiles scored for the viewer',
+    // The viewer scores, on demand, the tiles of a zoomed region that the analysis' even sample left out (issue 22):
+    // kept per file as JSON [{grid, x, y, score}], so a second look costs nothing. Never part of the verdict.
+    sql: `
+ALTER TABLE job_files ADD COLUMN tile_scores TEXT;
+`,
+  },
 ];

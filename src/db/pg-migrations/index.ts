@@ -176,4 +176,12 @@ ALTER TABLE job_files ADD COLUMN held_by text;
 CREATE INDEX job_files_held_by ON job_files(held_by) WHERE status = 'processing';
 `,
   },
+  {
+    id: 8,
+    name: 'tiles scored for the viewer',
+    // As the desktop's migration 5: tiles of a zoomed region scored on demand, kept per file (issue 22).
+    sql: `
+ALTER TABLE job_files ADD COLUMN tile_scores json;
+`,
+  },
 ];

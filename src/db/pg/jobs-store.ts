@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { PipelineKind, RegionGrid } from '../../api/schemas.js';
 import { containsPattern, type HistoryFilter } from '../cases-repository.js';
-import type { FileRecord } from '../jobs-repository.js';
+import type { FileRecord, TileScore } from '../jobs-repository.js';
 import type { CaseRows, JobRows, JobsStore, JobsTx } from '../stores.js';
 import type { PgPool, Queryable } from './connection.js';
 import { jsonValue, toCase, toFile as toFileRow, toHistory, toJob, type CaseRow, type FileRow, type HistoryRow, type JobRow } from '../rows.js';
@@ -111,6 +111,14 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
         jobId,
       ]);
       return rows[0] && rows[0].regions;
+    },
+    async getTileScores(jobId, fileId) {
+      const { rows } = await q.query<{ tile_scores: TileScore[] | null }>('SELECT tile_scores FROM job_files WHERE id = $1 AND job_id = $2', [fileId, jobId]);
+      return rows[0] && (rows[0].tile_scores ?? []);
+    },
+    async putTileScores(jobId, fileId, scores) {
+      const r = await q.query('UPDATE job_files SET tile_scores = $3::json WHERE id = $1 AND job_id = $2', [fileId, jobId, JSON.stringify(scores)]);
+      return r.rowCount === 1;
     },
     async listJobs(applicationId, caseName, limit, offset) {
       const { rows } =
