@@ -307,8 +307,8 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
   const imageGrid = grids.find((g) => g.grid.source.kind === 'image') ?? null;
   const verdict = result.verdict;
   const score = aiScore(result);
-  // The analysed picture's size (after orientation); the original's own when there is no grid. A PDF has pages.
-  const pixels = imageGrid ? { width: imageGrid.grid.width, height: imageGrid.grid.height } : !isPdf ? content : null;
+  // The analysed picture's size (after orientation): the result's, else its grid's, else the original as drawn. A PDF has pages.
+  const pixels = isPdf ? null : (result.pixelSize ?? (imageGrid ? { width: imageGrid.grid.width, height: imageGrid.grid.height } : content));
   const regionLine = regionWords(regionScoring);
   const scale = view?.scale ?? 1;
 
