@@ -5,7 +5,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'reac
 import { CASE_NAME_MAX } from '../../src/api/limits.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
-import { progressOf, stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
+import { stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
 import { caseFiles, countByState, countReviewed, duplicatesOf, filterFiles, pendingState, sortFiles, TRIAGE_STATES, withPending, type Filter, type SortKey } from '../lib/triage.js';
 import { EFFECTIVE_VERDICT_WORDS, REVIEW_FILTER_WORDS, STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
@@ -26,10 +26,8 @@ interface Props {
 export function AssessView({ client, session, keys }: Props): React.JSX.Element {
   const state = useSyncExternalStore(session.subscribe, session.getState);
   const [caseName, setCaseName] = useState('');
-  const jobProgress = progressOf(state.jobs);
   // Files dropped but not yet in an accepted job count as unfinished, at the window's own stage.
   const onTheirWay = state.pending.filter((p) => p.stage !== 'not_sent');
-  const progress = { done: jobProgress.done, total: jobProgress.total + onTheirWay.length };
   const atStage = stageCounts(state.jobs, state.stages);
   const stageLine = [
     ...(['waiting', 'sending', 'checking'] as const).map((s) => [onTheirWay.filter((p) => p.stage === s).length, WINDOW_STAGE_WORDS[s]] as const),
@@ -49,6 +47,8 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
     return byState;
   }, [files, state.pending]);
   const allCount = files.length + state.pending.length;
+  // The bar above counts the same files as the chips below (issue 22): a file not sent is finished, not assessed.
+  const progress = { done: allCount - counts.processing, total: allCount };
   const reviewed = useMemo(() => countReviewed(files), [files]);
   const duplicates = useMemo(() => duplicatesOf(files), [files]);
   const filterWords = (f: Filter): string => (f === 'reviewed' || f === 'not_reviewed' ? REVIEW_FILTER_WORDS[f] : f === 'all' ? 'All' : STATE_WORDS[f]);
@@ -144,6 +144,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
           <div className="progress" role="status" aria-live="polite">
             <span>
               {progress.done} of {progress.total} file{progress.total === 1 ? '' : 's'} finished
+              {counts.not_assessed > 0 ? `, ${counts.not_assessed} ${STATE_WORDS.not_assessed.toLowerCase()}` : ''}
               {stageLine ? ` (${stageLine})` : ''}
               {cases.length > 0 ? ` · case ${cases.map((c) => `“${c}”`).join(', ')}` : ''}
               {state.sending.length > 0 ? ` · sending ${state.sending[0]}${state.sending.length > 1 ? ` and ${state.sending.length - 1} more` : ''}…` : ''}

@@ -3,13 +3,15 @@
 // each scored embedded image's heatmap on it; arrows move through the case's cards, Esc closes, focus stays inside.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { PDFPageProxy } from 'pdfjs-dist';
+import { REGION_TILES_MAX } from '../../src/api/limits.js';
 import type { FileRegions, RegionGrid } from '../../src/api/schemas.js';
+import { originsInRect } from '../../src/api/tile-grid.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
-import { coverageWords, gridCoverage, overlayTiles, pdfImageOverlayMatrix, tilesAt, type GridCoverage, type Matrix, type OverlayTile } from '../lib/heatmap.js';
+import { coverageWords, gridCoverage, overlayTiles, pdfImageOverlayMatrix, tilesAt, withTiles, type GridCoverage, type Matrix, type OverlayTile } from '../lib/heatmap.js';
 import { imagePlacements, openPdf, renderPage } from '../lib/pdf-thumbnail.js';
-import type { CaseFile } from '../lib/triage.js';
-import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, failureWords, MEDIA_WORDS } from '../lib/words.js';
-import { fitView, nativeView, panBy, zoomAbout, ZOOM_STEP, type Size, type View } from '../lib/zoom.js';
+import { aiScore, type CaseFile } from '../lib/triage.js';
+import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, failureWords, MEDIA_WORDS, verdictTitleWords } from '../lib/words.js';
+import { fitView, nativeView, panBy, visibleRect, zoomAbout, ZOOM_STEP, type Size, type View } from '../lib/zoom.js';
 
 interface Props {
   client: ApiClient;
@@ -107,6 +109,33 @@ function gridLabel(grid: RegionGrid): string {
   return 'The image';
 }
 
+/** Where the scoring of the region shown stands (POST .../regions, issue 22). */
+type RegionScoring =
+  | { kind: 'idle' }
+  | { kind: 'zoom_in'; tiles: number }
+  | { kind: 'scoring'; tiles: number }
+  /** `at`: the part shown, as "x,y,width,height" of the picture. */
+  | { kind: 'scored'; tiles: number; scoredNow: number; at: string }
+  | { kind: 'failed'; text: string };
+
+/** How long the view rests before the region shown is scored: a pan or a wheel zoom is not a request per frame. */
+const REGION_DELAY_MS = 300;
+
+function regionWords(r: RegionScoring): string | null {
+  switch (r.kind) {
+    case 'idle':
+      return null;
+    case 'zoom_in':
+      return `Zoom in to have every tile of the part shown scored: it holds ${r.tiles} tiles, at most ${REGION_TILES_MAX} are scored at a time.`;
+    case 'scoring':
+      return `Scoring the ${r.tiles} tiles of the part shown…`;
+    case 'scored':
+      return `Every tile of the part shown is scored (${r.tiles} tiles${r.scoredNow > 0 ? `, ${r.scoredNow} scored just now` : ''}). Tiles scored for the viewer do not change the file's score.`;
+    case 'failed':
+      return r.text;
+  }
+}
+
 function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFile; dialog: React.RefObject<HTMLDivElement | null> }): React.JSX.Element {
   const { tracked, result } = file;
   const stage = useRef<HTMLDivElement>(null);
@@ -141,10 +170,62 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
     };
   }, [client, tracked.apiKey, tracked.job.jobId, result.file.id, result.file.name, result.status]);
 
+  // Tiles of the image scored on demand for the parts the specialist zoomed into, and the tiling they came with.
+  const [extra, setExtra] = useState<RegionGrid['tiles']>([]);
+  const known = useRef(new Set<string>());
+  const [tiling, setTiling] = useState<{ tileSize: number; stride: number } | null>(null);
+  const [regionScoring, setRegionScoring] = useState<RegionScoring>({ kind: 'idle' });
+  const imageIndex = regions?.grids.findIndex((g) => g.source.kind === 'image') ?? -1;
+
   const grids: GridView[] = useMemo(
-    () => (regions?.grids ?? []).map((grid) => ({ grid, cells: overlayTiles(grid), coverage: gridCoverage(grid), label: gridLabel(grid) })),
-    [regions],
+    () =>
+      (regions?.grids ?? []).map((analysed, i) => {
+        const grid = i === imageIndex ? withTiles(analysed, extra) : analysed;
+        return { grid, cells: overlayTiles(grid), coverage: gridCoverage(grid), label: gridLabel(grid) };
+      }),
+    [regions, imageIndex, extra],
   );
+
+  // Zoomed into a large photo whose analysis scored an even sample of its tiles: once the view rests, every tile of
+  // the part shown is scored by the core (POST .../regions, kept there), and drawn over the hatching.
+  useEffect(() => {
+    if (isPdf || !view || !stageSize || !regions || imageIndex < 0) return;
+    const analysed = regions.grids[imageIndex];
+    if (!gridCoverage(analysed).sampled) return;
+    const rect = visibleRect(view, stageSize, analysed);
+    if (!rect) return;
+    const tileSize = tiling?.tileSize ?? Math.max(...analysed.tiles.map((t) => t.w));
+    const stride = tiling?.stride ?? Math.max(1, Math.round(tileSize / 2));
+    const wanted = originsInRect(analysed.width, analysed.height, tileSize, stride, rect);
+    const at = `${rect.x},${rect.y},${rect.width},${rect.height}`;
+    if (wanted.length > REGION_TILES_MAX) {
+      setRegionScoring({ kind: 'zoom_in', tiles: wanted.length });
+      return;
+    }
+    const seen = new Set([...analysed.tiles.map((t) => `${t.x},${t.y}`), ...known.current]);
+    if (tiling && wanted.every(([x, y]) => seen.has(`${x},${y}`))) {
+      // Known already: nothing to ask. The answer that just came in keeps its "scored just now".
+      setRegionScoring((prev) => (prev.kind === 'scored' && prev.at === at ? prev : { kind: 'scored', tiles: wanted.length, scoredNow: 0, at }));
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      setRegionScoring({ kind: 'scoring', tiles: wanted.length });
+      client
+        .scoreRegion(tracked.apiKey, tracked.job.jobId, result.file.id, { grid: imageIndex, ...rect })
+        .then((r) => {
+          for (const t of r.tiles) known.current.add(`${t.x},${t.y}`);
+          setExtra((prev) => [...prev, ...r.tiles.filter((t) => !prev.some((p) => p.x === t.x && p.y === t.y))]);
+          setTiling((prev) => (prev && prev.tileSize === r.tileSize && prev.stride === r.stride ? prev : { tileSize: r.tileSize, stride: r.stride }));
+          if (live) setRegionScoring({ kind: 'scored', tiles: r.tiles.length, scoredNow: r.scoredNow, at });
+        })
+        .catch((e: unknown) => live && setRegionScoring({ kind: 'failed', text: e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Scoring the part shown' }) : String(e) }));
+    }, REGION_DELAY_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [isPdf, view, stageSize, regions, imageIndex, tiling, client, tracked.apiKey, tracked.job.jobId, result.file.id, result.file.name]);
 
   useLayoutEffect(() => {
     const element = stage.current;
@@ -225,6 +306,10 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
 
   const imageGrid = grids.find((g) => g.grid.source.kind === 'image') ?? null;
   const verdict = result.verdict;
+  const score = aiScore(result);
+  // The analysed picture's size (after orientation): the result's, else its grid's, else the original as drawn. A PDF has pages.
+  const pixels = isPdf ? null : (result.pixelSize ?? (imageGrid ? { width: imageGrid.grid.width, height: imageGrid.grid.height } : content));
+  const regionLine = regionWords(regionScoring);
   const scale = view?.scale ?? 1;
 
   return (
@@ -285,11 +370,26 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
         </div>
         <p className="hint">Wheel or + and − to zoom, drag to pan, 0 to fit; ← and → for the other files; Esc to close.</p>
 
+        {pixels && (
+          <p className="hint" data-testid="viewer-dimensions">
+            {pixels.width} × {pixels.height} pixels
+          </p>
+        )}
         {verdict ? (
           <div className="verdict">
             <p className="machine-label">Machine verdict</p>
             <p className={`badge badge-${verdict.assessment}`}>{ASSESSMENT_WORDS[verdict.assessment]}</p>
             <p className="confidence">{CONFIDENCE_WORDS[verdict.confidence]}</p>
+            {/* Why: the same copy as the card. */}
+            <div data-testid="viewer-reason">
+              {verdictTitleWords(verdict) && <p className="verdict-title">{verdictTitleWords(verdict)}</p>}
+              {verdict.display.description && <p className="verdict-description">{verdict.display.description}</p>}
+            </div>
+            {score !== null && (
+              <p className="dimension-score" data-testid="viewer-score">
+                AI detector score {Math.round(score * 100)} %
+              </p>
+            )}
           </div>
         ) : (
           <p className="hint">{result.status === 'processing' ? 'Still being analysed.' : 'Not assessed: no heatmap.'}</p>
@@ -341,6 +441,11 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
         {!isPdf && imageGrid && (
           <p className="hint" data-testid="coverage">
             {coverageWords(imageGrid.coverage, imageGrid.grid)}
+          </p>
+        )}
+        {!isPdf && regionLine && (
+          <p className={regionScoring.kind === 'failed' ? 'result-error' : 'hint'} role="status" data-testid="region-status" data-state={regionScoring.kind}>
+            {regionLine}
           </p>
         )}
         {isPdf && grids.length > 0 && <PdfImageList grids={grids} placements={placements} opacity={showHeatmap ? opacity : 0} />}

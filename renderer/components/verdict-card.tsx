@@ -59,6 +59,8 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
   // up to a few thousand cells on a large photo (256 heatmap tiles): computed once per grid, not on every render
   const tiles = useMemo(() => (showHeatmap && grid ? overlayTiles(grid) : []), [showHeatmap, grid]);
   const assessment = result.verdict?.assessment;
+  // A heatmap exists where the detector scored pixels: not for a file not assessed, nor a PDF with no picture in it.
+  const hasHeatmap = result.status === 'completed' && aiScore(result) !== null;
   const title = verdictTitleWords(result.verdict);
   const lessCertain = result.verdict ? lessCertainWords(result.verdict.confidence, dimensions) : null;
 
@@ -174,12 +176,12 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
         )}
 
         {onView && (
-          <button type="button" className="view-button" onClick={onView} data-viewer-open={viewerKey} data-testid="open-viewer" aria-label={`View ${result.file.name} full size with its heatmap`}>
-            View full size{result.status === 'completed' ? ' with heatmap' : ''}
+          <button type="button" className="view-button" onClick={onView} data-viewer-open={viewerKey} data-testid="open-viewer" aria-label={`View ${result.file.name} full size${hasHeatmap ? ' with its heatmap' : ''}`}>
+            View full size{hasHeatmap ? ' with heatmap' : ''}
           </button>
         )}
 
-        {result.status === 'completed' && result.file.type !== 'application/pdf' && (
+        {hasHeatmap && result.file.type !== 'application/pdf' && (
           <label className="heatmap-toggle">
             <input type="checkbox" checked={showHeatmap} onChange={(e) => setShowHeatmap(e.target.checked)} /> Show heatmap of tile scores
           </label>

@@ -1,7 +1,7 @@
 // The renderer's only way to the core: typed calls over HTTP, every response validated with the zod schemas of
 // src/api (STYLE 10), every failure turned into an ApiFailure that the UI can put into words.
 import { z } from 'zod';
-import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, ReportSigningCertificate, type ReviewRequest } from '../../src/api/schemas.js';
+import { ApiError, FileRegions, JobList, JobProgress, JobReport, JobResult, RegionTiles, ReportSigningCertificate, type RegionRequest, type ReviewRequest } from '../../src/api/schemas.js';
 import {
   ApiKeyInfo,
   ApplicationList,
@@ -214,6 +214,11 @@ export class ApiClient {
 
   getRegions(apiKey: string, jobId: string, fileId: string): Promise<FileRegions> {
     return this.json(FileRegions, `${this.filePath(jobId, fileId)}/regions`, { headers: this.auth(apiKey) });
+  }
+
+  /** Every model tile of a rectangle of an analysed image, scored by the core on demand (kept there: a second ask is free). */
+  scoreRegion(apiKey: string, jobId: string, fileId: string, rect: RegionRequest): Promise<RegionTiles> {
+    return this.json(RegionTiles, `${this.filePath(jobId, fileId)}/regions`, this.jsonBody('POST', apiKey, rect));
   }
 
   async getContent(apiKey: string, jobId: string, fileId: string): Promise<Blob> {

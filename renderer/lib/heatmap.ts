@@ -53,6 +53,18 @@ export function overlayTiles(grid: RegionGrid): OverlayTile[] {
   return cells;
 }
 
+/**
+ * The grid with tiles scored later for the viewer (POST .../regions) added: one tile per origin, the analysis' own
+ * first. The added tiles fill the gaps of the analysis' sample; the file's score never rests on them.
+ */
+export function withTiles(grid: RegionGrid, extra: RegionGrid['tiles']): RegionGrid {
+  if (extra.length === 0) return grid;
+  const at = (t: { x: number; y: number }): string => `${t.x},${t.y}`;
+  const seen = new Set(grid.tiles.map(at));
+  const added = extra.filter((t) => !seen.has(at(t)));
+  return added.length === 0 ? grid : { ...grid, tiles: [...grid.tiles, ...added] };
+}
+
 /** The grid to draw over a file's thumbnail: the image's own, or the first page/image of a PDF. */
 export function pickGrid(grids: RegionGrid[]): RegionGrid | null {
   return grids.find((g) => g.source.kind === 'image') ?? grids.find((g) => g.source.kind === 'pdf_page' && g.source.page === 1) ?? null;

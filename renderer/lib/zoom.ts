@@ -42,6 +42,20 @@ export function toContent(view: View, px: number, py: number): { x: number; y: n
   return { x: (px - view.x) / view.scale, y: (py - view.y) / view.scale };
 }
 
+const EDGE = 1e-6;
+
+/** The part of the content shown on the stage, in whole content pixels inside the content; null when none shows. */
+export function visibleRect(view: View, stage: Size, content: Size): { x: number; y: number; width: number; height: number } | null {
+  const a = toContent(view, 0, 0);
+  const b = toContent(view, stage.width, stage.height);
+  // Whole pixels, forgiving the float error of a view that landed on a pixel edge (1499.9999 is 1500).
+  const x = Math.max(0, Math.floor(a.x + EDGE));
+  const y = Math.max(0, Math.floor(a.y + EDGE));
+  const right = Math.min(content.width, Math.ceil(b.x - EDGE));
+  const bottom = Math.min(content.height, Math.ceil(b.y - EDGE));
+  return right > x && bottom > y ? { x, y, width: right - x, height: bottom - y } : null;
+}
+
 function clamp(v: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, v));
 }

@@ -5,6 +5,9 @@ import type { RegionGrid } from '../api/schemas.js';
 import type { LoadedModel } from './model-session.js';
 import type { RgbImage } from './decode-image.js';
 import { AnalysisError } from './analysis-results.js';
+import { gridOrigins } from '../api/tile-grid.js';
+
+export { gridOrigins };
 
 export interface ImageScore {
   /** Aggregated P(AI) of the image (top-k mean of its tile probabilities). */
@@ -19,14 +22,6 @@ const BATCH = 16;
 export function sampleIndices(n: number, max: number): number[] {
   if (n <= max) return Array.from({ length: n }, (_, i) => i);
   return Array.from({ length: max }, (_, i) => Math.floor((i * n) / max));
-}
-
-/** Row-major grid origins [x, y] with the whole tile inside the image. */
-export function gridOrigins(width: number, height: number, tile: number, stride: number): Array<[number, number]> {
-  if (width < tile || height < tile) return [];
-  const grid: Array<[number, number]> = [];
-  for (let y = 0; y + tile <= height; y += stride) for (let x = 0; x + tile <= width; x += stride) grid.push([x, y]);
-  return grid;
 }
 
 /**
@@ -79,23 +74,13 @@ export function topKMean(values: number[], k: number): number {
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
-export async function scoreImage(
-  model: LoadedModel,
-  img: RgbImage,
-  source: RegionGrid['source'],
-  signal?: AbortSignal,
-): Promise<ImageScore> {
+/**
+ * P(AI) of each tile of `img` whose top-left corner is at `origins` (whole tiles inside the image), in the order
+ * given, batched as the model allows: the one place pixels meet the model (the analysis, and the viewer's regions).
+ */
+export async function scoreTiles(model: LoadedModel, img: RgbImage, origins: Array<[number, number]>, signal?: AbortSignal): Promise<number[]> {
   const { manifest, session } = model;
   const tile = manifest.input.tileSize;
-  const padded = padToTile(img, tile);
-  // The file score uses the calibrated sample (maxTiles); the heatmap a denser one (heatmapMaxTiles, a multiple of
-  // maxTiles, so it contains every scoring tile: floor(i*N/M) = floor(c*i*N/(c*M))). Each tile is run once.
-  const grid = gridOrigins(padded.image.width, padded.image.height, tile, manifest.tiling.stride);
-  const { maxTiles, heatmapMaxTiles = maxTiles } = manifest.tiling;
-  const heat = sampleIndices(grid.length, heatmapMaxTiles); // >= maxTiles: the manifest checks it is a multiple
-  const scoring = new Set(sampleIndices(grid.length, maxTiles));
-  const origins = heat.map((i) => grid[i]);
-  if (origins.length === 0) throw new AnalysisError('internal_error', 'the image yields no tile to score');
   const ort = await import('onnxruntime-node');
   const [m0, m1, m2] = manifest.input.mean;
   const [s0, s1, s2] = manifest.input.std;
@@ -106,8 +91,8 @@ export async function scoreImage(
     signal?.throwIfAborted();
     const chunk = origins.slice(b, b + batch);
     const input = new Float32Array(chunk.length * 3 * plane);
-    const W = padded.image.width;
-    const src = padded.image.data;
+    const W = img.width;
+    const src = img.data;
     chunk.forEach(([ox, oy], t) => {
       const base = t * 3 * plane;
       for (let y = 0; y < tile; y++) {
@@ -137,6 +122,27 @@ export async function scoreImage(
       probs.push(Math.min(1, Math.max(0, p)));
     }
   }
+  return probs;
+}
+
+export async function scoreImage(
+  model: LoadedModel,
+  img: RgbImage,
+  source: RegionGrid['source'],
+  signal?: AbortSignal,
+): Promise<ImageScore> {
+  const { manifest } = model;
+  const tile = manifest.input.tileSize;
+  const padded = padToTile(img, tile);
+  // The file score uses the calibrated sample (maxTiles); the heatmap a denser one (heatmapMaxTiles, a multiple of
+  // maxTiles, so it contains every scoring tile: floor(i*N/M) = floor(c*i*N/(c*M))). Each tile is run once.
+  const grid = gridOrigins(padded.image.width, padded.image.height, tile, manifest.tiling.stride);
+  const { maxTiles, heatmapMaxTiles = maxTiles } = manifest.tiling;
+  const heat = sampleIndices(grid.length, heatmapMaxTiles); // >= maxTiles: the manifest checks it is a multiple
+  const scoring = new Set(sampleIndices(grid.length, maxTiles));
+  const origins = heat.map((i) => grid[i]);
+  if (origins.length === 0) throw new AnalysisError('internal_error', 'the image yields no tile to score');
+  const probs = await scoreTiles(model, padded.image, origins, signal);
   const score = topKMean(
     probs.filter((_, i) => scoring.has(heat[i])),
     manifest.aggregation.k,

@@ -217,6 +217,8 @@ export const FINDING_COPY = {
     return tools.length ? `The PDF was ${tools.join(', ').replace(/\.+$/, '')}.` : 'The PDF does not name the tools that made it.';
   },
   'pdf.changed': pdfChanged,
+  'pdf.encrypted': () =>
+    'The PDF is encrypted with permissions only (it opens without a password) and was read as a PDF reader reads it; camera data or Content Credentials inside its encrypted streams could not be examined.',
   'pdf.active_content': (f) => `It contains ${ACTIVE_CONTENT.filter(([k]) => f[k]).map(([, w]) => w).join(', ')} (not executed by Veracity).`,
 
   // capture consistency (src/analysis/capture/): how the file is built against the camera it claims. Its facts come

@@ -6,6 +6,7 @@ import type { Sniffed } from '../api/media-kinds.js';
 import type { AnalyseOptions } from './analyse.js';
 import { AnalysisError, type MediaType, type ProbeResult, type FileAnalysis } from './analysis-results.js';
 import type { PreviewImage } from './decode-image.js';
+import type { RegionTileOptions } from './region-tiles.js';
 
 export { AnalysisError };
 export type { AnalysisErrorCode, FileAnalysis, ProbeResult } from './analysis-results.js';
@@ -41,6 +42,19 @@ export async function previewFile(path: string, mediaType: MediaType, opts: { ma
     if (err instanceof DecodeError || err instanceof PdfRefusal) throw new AnalysisError('unprocessable', err.message);
     throw err;
   }
+}
+
+/** The tiling of the installed model (tile size, stride): read from its checked manifest, the model not loaded. */
+export async function modelTiling(modelsDir: string): Promise<{ tileSize: number; stride: number }> {
+  const m = await import('./model-session.js');
+  const manifest = await m.readManifest(modelsDir);
+  return { tileSize: manifest.input.tileSize, stride: manifest.tiling.stride };
+}
+
+/** P(AI) of the tiles of an image file at these origins, with the analysis' model (see region-tiles.ts). */
+export async function scoreRegionTiles(path: string, mediaType: MediaType, opts: RegionTileOptions): Promise<number[]> {
+  const m = await import('./region-tiles.js');
+  return m.scoreRegionTiles(path, mediaType, opts);
 }
 
 /**

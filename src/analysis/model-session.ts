@@ -52,9 +52,9 @@ async function releaseSession(p: Promise<LoadedModel>): Promise<void> {
   }
 }
 
-async function loadModel(modelsDir: string, threads: number): Promise<LoadedModel> {
-  const dir = join(modelsDir, DEFAULT_MODEL_NAME);
-  const manifestPath = join(dir, 'manifest.json');
+/** The model's manifest, checked (zod): what the core needs of the model without loading it (its tiling). */
+export async function readManifest(modelsDir: string): Promise<ModelManifest> {
+  const manifestPath = join(modelsDir, DEFAULT_MODEL_NAME, 'manifest.json');
   let raw: string;
   try {
     raw = await readFile(manifestPath, 'utf8');
@@ -75,7 +75,12 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
       `The detector manifest ${manifestPath} is invalid (${first?.path.join('.') || 'root'}: ${first?.message}).`,
     );
   }
-  const manifest = parsed.data;
+  return parsed.data;
+}
+
+async function loadModel(modelsDir: string, threads: number): Promise<LoadedModel> {
+  const dir = join(modelsDir, DEFAULT_MODEL_NAME);
+  const manifest = await readManifest(modelsDir);
   const modelPath = join(dir, manifest.file);
   try {
     await stat(modelPath);

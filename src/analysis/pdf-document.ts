@@ -63,14 +63,14 @@ export async function openPdf(data: Uint8Array, signal?: AbortSignal): Promise<P
     await task.destroy().catch(() => undefined);
     const name = (err as Error).name;
     if (signal?.aborted) throw signal.reason ?? err;
-    if (name === 'PasswordException') throw new PdfRefusal('the PDF is encrypted with a password');
+    if (name === 'PasswordException') throw new PdfRefusal('the PDF is protected by a password: it cannot be opened without it, so it cannot be analysed');
     throw new PdfRefusal(`the PDF cannot be read (${(err as Error).message})`);
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
 }
 
-/** Whether the document declares encryption (pdf.js opens owner-password-only files without asking). */
+/** Whether the document is encrypted (pdf.js opens those with an empty user password, permissions only, without asking). */
 export async function isEncrypted(doc: PDFDocumentProxy): Promise<boolean> {
   const { info } = await doc.getMetadata();
   return Boolean((info as Record<string, unknown>).EncryptFilterName);

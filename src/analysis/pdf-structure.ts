@@ -18,6 +18,8 @@ export interface PdfStructure {
   xmpHistory: string[];
   activeContent: ActiveContent[];
   aiProducer: string | null;
+  /** Encrypted with an empty user password (permissions only): pdf.js decrypts it, raw bytes stay ciphertext. */
+  encrypted: boolean;
 }
 
 const AI_PRODUCERS = /chatgpt|openai|gpt-4|claude|anthropic|gemini|copilot|midjourney|dall[-·]?e|firefly|jasper|gamma\.app|tome\.app|beautiful\.ai/i;
@@ -112,5 +114,6 @@ export async function readPdfStructure(buf: Buffer, doc: PDFDocumentProxy): Prom
     xmpHistory,
     activeContent,
     aiProducer,
+    encrypted: Boolean(i.EncryptFilterName),
   };
 }

@@ -65,9 +65,10 @@ async function probePdf(buf: Buffer, signal?: AbortSignal): Promise<ProbeResult>
     throw err;
   }
   try {
-    // Owner-password-only files open without a password in pdf.js, but their strings and streams (metadata
-    // included) are encrypted: DECISIONS 21 refuses every encrypted PDF.
-    if ((await isEncrypted(doc)) || declaresEncryption(buf)) return unprocessable('the PDF is encrypted');
+    // A PDF encrypted with an empty user password (permissions only) opens without asking, as in every PDF reader:
+    // pdf.js decrypts its strings and streams, and the analysis reads it like any other (issue 22). One that needs a
+    // password was refused by openPdf. An /Encrypt entry pdf.js did not apply would leave the content unreadable.
+    if (declaresEncryption(buf) && !(await isEncrypted(doc))) return unprocessable('the PDF declares an encryption that cannot be read');
     if (!(doc.numPages >= 1)) return unprocessable('the PDF has no pages');
     // Every page the analysis will read must load: a page tree pointing at missing or broken objects is a document
     // that cannot be analysed. (Damaged content streams and images are the analysis' to report, per page.)

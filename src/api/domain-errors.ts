@@ -76,3 +76,22 @@ export class PreviewUnavailable extends Error {
     this.name = 'PreviewUnavailable';
   }
 }
+
+/** A rectangle of POST .../regions that does not fit its picture, or asks for more tiles than one request scores. */
+export class InvalidRegion extends Error {
+  constructor(
+    public readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InvalidRegion';
+  }
+}
+
+/** The tiles of a region cannot be scored (no model installed, the picture cannot be decoded now): 422. */
+export class TilesUnavailable extends Error {
+  constructor(reason: string) {
+    super(`The tiles of this region cannot be scored: ${reason}.`);
+    this.name = 'TilesUnavailable';
+  }
+}

@@ -43,6 +43,12 @@ export const KEY_NAME_MAX = 100;
 /** A key's lifetime, when it has one, in whole days (`keys create --expires-in-days`, `POST /app/.../keys`). */
 export const KEY_EXPIRES_IN_DAYS_MAX = 3650;
 
+/**
+ * Model tiles scored per `POST /v1/jobs/{jobId}/files/{fileId}/regions` at most (the viewer asks for what it shows
+ * zoomed in): 256 tiles of 192 px every 96 px cover about 1,600 x 1,600 pixels, a second or two of inference.
+ */
+export const REGION_TILES_MAX = 256;
+
 /** A size limit as people read it: "25 MB" (DECISIONS 19 reads MB as MiB, so 25 MiB is shown as 25 MB). */
 export function formatLimit(bytes: number): string {
   return `${bytes / MiB} MB`;

@@ -112,6 +112,11 @@ export const FileInfo = z.object({
 
 const DateTime = z.iso.datetime({ offset: true });
 
+export const PixelSize = z
+  .object({ width: z.number().int().positive(), height: z.number().int().positive() })
+  .meta({ id: 'PixelSize', description: 'Pixel size of the analysed image, after its EXIF orientation is applied (a portrait phone photo is taller than wide).' });
+export type PixelSize = z.infer<typeof PixelSize>;
+
 export const FileResult = z.object({
   file: FileInfo,
   status: z.enum(['processing', 'completed', 'error']),
@@ -121,6 +126,7 @@ export const FileResult = z.object({
   dimensions: z.array(Dimension).optional(),
   error: JobResultError.optional(),
   expertReview: ExpertReview.optional(),
+  pixelSize: PixelSize.optional().meta({ description: 'Extension: present once an image was decoded; absent for PDFs and for files that could not be decoded.' }),
 });
 export type FileResult = z.infer<typeof FileResult>;
 
@@ -199,6 +205,44 @@ export const FileRegions = z.object({
   grids: z.array(RegionGrid),
 }).meta({ id: 'FileRegions' });
 export type FileRegions = z.infer<typeof FileRegions>;
+
+const RegionTile = RegionGrid.shape.tiles.element;
+const PixelInt = z.number().int().nonnegative().max(1_000_000);
+
+/** POST .../regions: a rectangle of one analysed picture (`grid`, an index into FileRegions.grids), in its pixels. */
+export const RegionRequest = z
+  .object({
+    grid: z.number().int().nonnegative().max(1000).default(0),
+    x: PixelInt,
+    y: PixelInt,
+    width: PixelInt.min(1),
+    height: PixelInt.min(1),
+  })
+  .strict()
+  .meta({ id: 'RegionRequest' });
+export type RegionRequest = z.infer<typeof RegionRequest>;
+
+/**
+ * Every model tile of the grid that overlaps the rectangle, scored: the analysis' own tiles, the ones scored for an
+ * earlier request (kept per file), and the rest scored now, with the analysis' model and tiling. They do not change
+ * the file's score or verdict (those rest on the analysis' even sample, `aggregation`).
+ */
+export const RegionTiles = z
+  .object({
+    fileId: z.uuid(),
+    grid: z.number().int().nonnegative(),
+    /** Pixel size of the analysed picture, as in its RegionGrid. */
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    tileSize: z.number().int().positive(),
+    stride: z.number().int().positive(),
+    modelVersion: z.string().nullable(),
+    tiles: z.array(RegionTile),
+    /** How many of `tiles` were scored for this request (0 when every one was known already). */
+    scoredNow: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'RegionTiles' });
+export type RegionTiles = z.infer<typeof RegionTiles>;
 
 /** GET /v1/jobs/{jobId}/report: everything a case report needs, including what the v1 result does not carry. */
 export const JobReport = z.object({

@@ -92,6 +92,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Rec
     analysisWorkers: 'VERACITY_ANALYSIS_WORKERS',
     threadsPerWorker: 'VERACITY_THREADS_PER_WORKER',
     fileTimeoutMs: 'VERACITY_FILE_TIMEOUT_MS',
+    probeTimeoutMs: 'VERACITY_PROBE_TIMEOUT_MS',
     waitWindowMs: 'VERACITY_WAIT_WINDOW_MS',
     logLevel: 'VERACITY_LOG_LEVEL',
     trustAnchorsFile: 'VERACITY_TRUST_ANCHORS',

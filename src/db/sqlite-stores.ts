@@ -77,6 +77,8 @@ const JOB_METHODS = [
   'getFiles',
   'getFile',
   'getFileRegions',
+  'getTileScores',
+  'putTileScores',
   'listJobs',
   'countJobs',
   'finishFile',

@@ -15,7 +15,7 @@ import type { ExpertReview, FileStage, JobStatus, MediaType, RegionGrid } from '
 import type { CaseStatus } from '../api/app-schemas.js';
 import type { ApiKeyRecord, Application } from './applications-repository.js';
 import type { CaseJobRef, CaseRecord, HistoryFilter, HistoryRecord } from './cases-repository.js';
-import type { FileOutcome, FileRecord, IdempotencyRecord, JobRecord, NewFile, NewJob } from './jobs-repository.js';
+import type { FileOutcome, FileRecord, IdempotencyRecord, JobRecord, NewFile, NewJob, TileScore } from './jobs-repository.js';
 
 export type { ApiKeyRecord, Application, CaseJobRef, CaseRecord, FileOutcome, FileRecord, HistoryFilter, HistoryRecord, IdempotencyRecord, JobRecord, NewFile, NewJob };
 
@@ -37,6 +37,10 @@ export interface JobRows {
   getFile(jobId: string, fileId: string): Promise<FileRecord | undefined>;
   /** The tile scores of one file: undefined when there is no such file, null when it has none. */
   getFileRegions(jobId: string, fileId: string): Promise<RegionGrid[] | null | undefined>;
+  /** Tiles scored for the viewer beyond the analysis' own (issue 22): undefined when there is no such file. */
+  getTileScores(jobId: string, fileId: string): Promise<TileScore[] | undefined>;
+  /** Keeps the file's tiles scored for the viewer, replacing what was kept; false when there is no such file. */
+  putTileScores(jobId: string, fileId: string, scores: TileScore[]): Promise<boolean>;
   /** One page of an application's jobs (of one case name when given), newest first. */
   listJobs(applicationId: string, caseName: string | null, limit: number, offset: number): Promise<JobRecord[]>;
   countJobs(applicationId: string, caseName: string | null): Promise<number>;

@@ -1,7 +1,7 @@
 // The body of an analysis worker process. Decoding, PDF parsing and inference run here, never on the event
 // loop that answers HTTP; a crash or a hostile file takes down this process only, and the pool replaces it.
 import { AnalysisError } from '../analysis/index.js';
-import { analyseFile, closeAnalysis, previewFile, probeFile } from '../analysis/index.js';
+import { analyseFile, closeAnalysis, previewFile, probeFile, scoreRegionTiles } from '../analysis/index.js';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
 
 let current: AbortController | null = null;
@@ -40,6 +40,9 @@ async function handle(msg: WorkerRequest): Promise<void> {
       send({ id: msg.id, ok: true, result });
     } else if (msg.op === 'preview') {
       const result = await previewFile(msg.path, msg.mediaType, { maxSide: msg.maxSide, signal: current.signal });
+      send({ id: msg.id, ok: true, result });
+    } else if (msg.op === 'tiles') {
+      const result = await scoreRegionTiles(msg.path, msg.mediaType, { modelsDir: msg.modelsDir, threads: msg.threads, origins: msg.origins, signal: current.signal });
       send({ id: msg.id, ok: true, result });
     } else {
       send({ id: msg.id, started: true });

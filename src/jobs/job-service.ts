@@ -5,10 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
-import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
+import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType, RegionGrid, RegionRequest, RegionTiles } from '../api/schemas.js';
 import { REPO_ROOT, trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
-import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
+import { ForeignApplication, IdempotencyConflict, InvalidRegion, JobVanished, NotFound, PreviewUnavailable, QueueFull, TilesUnavailable } from '../api/domain-errors.js';
+import { REGION_TILES_MAX } from '../api/limits.js';
+import { modelTiling } from '../analysis/index.js';
+import { originsInRect } from '../api/tile-grid.js';
 import { createAnalysisRunner } from './analysis-runner.js';
 import { caseIdForName } from './case-service.js';
 import { toJobListEntry, toJobResult } from './job-result.js';
@@ -109,6 +112,14 @@ const PREVIEW_FAILURES: Partial<Record<WorkerTaskError['reason'] | 'internal', s
   timeout: 'drawing it took longer than allowed',
   memory: 'drawing it needed more memory than allowed',
   crashed: 'the process drawing it stopped',
+};
+
+/** Why the tiles of a region cannot be scored, by how the worker task ended ('model': its own message says). */
+const TILE_FAILURES: Partial<Record<WorkerTaskError['reason'] | 'internal', string>> = {
+  failed: 'model',
+  timeout: 'scoring them took longer than allowed',
+  memory: 'scoring them needed more memory than allowed',
+  crashed: 'the process scoring them stopped',
 };
 
 /** The job service's bounds as the configuration sets them: the same for the desktop core and a team API node. */
@@ -263,6 +274,89 @@ export function createJobService(d: JobServiceDeps) {
   async function fileRegions(applicationId: string, jobId: string, fileId: string): Promise<FileRegions> {
     const file = await getOwnedFile(applicationId, jobId, fileId);
     return { fileId: file.id, modelVersion: file.modelVersion, aggregation: file.aggregation, grids: (await jobsRepo.getFileRegions(jobId, fileId)) ?? [] };
+  }
+
+  // ---- Tiles of a region, scored on demand for the viewer (issue 22) ----
+
+  /** One scoring at a time per file: a second request for the same region waits and finds the first one's tiles. */
+  const tilesUnderWay = new Map<string, Promise<unknown>>();
+
+  /**
+   * Every tile of the file's grid `req.grid` that overlaps the rectangle, scored: the analysis' own, those kept from
+   * earlier requests, and the rest scored now in a worker (the interactive pool, the analysis' model) and kept in the
+   * file's row. Refusals (a rectangle outside the picture, too many tiles, a grid that is not a photo) store nothing.
+   */
+  async function regionTiles(applicationId: string, jobId: string, fileId: string, req: RegionRequest): Promise<RegionTiles> {
+    const file = await getOwnedFile(applicationId, jobId, fileId);
+    const grids = (await jobsRepo.getFileRegions(jobId, fileId)) ?? [];
+    const grid = grids[req.grid];
+    if (!grid) throw new InvalidRegion('grid', grids.length ? `The file has ${grids.length} scored picture(s): grid must be below ${grids.length}.` : 'The file has no scored picture.');
+    if (grid.source.kind !== 'image') throw new InvalidRegion('grid', 'Tiles on demand are scored for images only, not for the pictures of a PDF.');
+    if (req.x + req.width > grid.width) throw new InvalidRegion(req.x >= grid.width ? 'x' : 'width', `The rectangle goes past the picture's width (${grid.width} pixels).`);
+    if (req.y + req.height > grid.height) throw new InvalidRegion(req.y >= grid.height ? 'y' : 'height', `The rectangle goes past the picture's height (${grid.height} pixels).`);
+    let tiling: { tileSize: number; stride: number };
+    try {
+      tiling = await modelTiling(d.modelsDir);
+    } catch (err) {
+      throw new TilesUnavailable((err as Error).message.replace(/\.$/, ''));
+    }
+    const wanted = originsInRect(grid.width, grid.height, tiling.tileSize, tiling.stride, req);
+    if (wanted.length > REGION_TILES_MAX) {
+      throw new InvalidRegion('width', `The rectangle covers ${wanted.length} tiles; at most ${REGION_TILES_MAX} are scored per request: ask for a smaller one.`);
+    }
+    const previous = tilesUnderWay.get(file.id) ?? Promise.resolve();
+    const work = previous.catch(() => undefined).then(() => scoreMissing(file, req.grid, grid, tiling, wanted));
+    tilesUnderWay.set(file.id, work);
+    try {
+      const { tiles, scoredNow } = await work;
+      return { fileId: file.id, grid: req.grid, width: grid.width, height: grid.height, ...tiling, modelVersion: file.modelVersion, tiles, scoredNow };
+    } finally {
+      if (tilesUnderWay.get(file.id) === work) tilesUnderWay.delete(file.id);
+    }
+  }
+
+  async function scoreMissing(
+    file: FileRecord,
+    gridIndex: number,
+    grid: RegionGrid,
+    tiling: { tileSize: number; stride: number },
+    wanted: Array<[number, number]>,
+  ): Promise<{ tiles: RegionGrid['tiles']; scoredNow: number }> {
+    const key = (x: number, y: number): string => `${x},${y}`;
+    const known = new Map<string, number>();
+    // The analysis' own tiles are whole tiles for a picture at least a tile on each side (the only kind that has others).
+    for (const t of grid.tiles) if (t.w === tiling.tileSize && t.h === tiling.tileSize) known.set(key(t.x, t.y), t.score);
+    const kept = (await jobsRepo.getTileScores(file.jobId, file.id)) ?? [];
+    for (const t of kept) if (t.grid === gridIndex) known.set(key(t.x, t.y), t.score);
+    const missing = wanted.filter(([x, y]) => !known.has(key(x, y)));
+    if (missing.length > 0) {
+      if (!(await d.blobs.exists(file.id))) throw new NotFound('stored file');
+      let scores: number[];
+      try {
+        scores = await d.blobs.withLocalFile(file.id, (path) =>
+          (d.previewPool ?? d.pool).run<number[]>(
+            { op: 'tiles', path, mediaType: file.mediaType, modelsDir: d.modelsDir, threads: d.threadsPerWorker, origins: missing },
+            d.fileTimeoutMs,
+          ),
+        );
+      } catch (err) {
+        if (!(err instanceof WorkerTaskError)) throw err;
+        const why = TILE_FAILURES[err.reason === 'failed' && err.code === 'internal_error' ? 'internal' : err.reason];
+        if (!why) throw err;
+        // A refusal of the worker (no model, a picture that no longer decodes) says why in its own words.
+        throw new TilesUnavailable(why === 'model' ? err.message.replace(/\.$/, '') : why);
+      }
+      const fresh = missing.map(([x, y], i) => ({ grid: gridIndex, x, y, score: Math.round(scores[i] * 1e6) / 1e6 }));
+      for (const t of fresh) known.set(key(t.x, t.y), t.score);
+      // A failed write only costs the next request the same scoring.
+      try {
+        await jobsRepo.putTileScores(file.jobId, file.id, [...kept, ...fresh]);
+      } catch (err) {
+        d.log?.error({ err, fileId: file.id }, 'could not keep the tiles scored for the viewer');
+      }
+    }
+    const tiles = wanted.map(([x, y]) => ({ x, y, w: tiling.tileSize, h: tiling.tileSize, score: known.get(key(x, y))! }));
+    return { tiles, scoredNow: missing.length };
   }
 
   /** The stored original of one file of the caller's job, for download: opened here, so a missing one is a 404. */
@@ -579,6 +673,7 @@ export function createJobService(d: JobServiceDeps) {
     keptJobList,
     reviewFile,
     fileRegions,
+    regionTiles,
     storedFile,
     report,
     progress,

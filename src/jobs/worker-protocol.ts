@@ -8,6 +8,8 @@ export type WorkerRequest =
   | { id: number; op: 'analyse'; path: string; mediaType: MediaType; modelsDir: string; threads: number; trustAnchorsFile?: string | null }
   /** A PNG/JPEG picture of a stored file, made here so that no hostile original is decoded by the HTTP process. */
   | { id: number; op: 'preview'; path: string; mediaType: MediaType; maxSide: number }
+  /** The viewer's regions: P(AI) of these tiles of a stored image, with the analysis' model (src/analysis/region-tiles.ts). */
+  | { id: number; op: 'tiles'; path: string; mediaType: MediaType; modelsDir: string; threads: number; origins: Array<[number, number]> }
   | { id: number; op: 'shutdown' };
 
 export type WorkerResponse =
@@ -15,5 +17,5 @@ export type WorkerResponse =
   | { id: number; started: true }
   /** Sent by an analysis worker when the file is decoded and the detectors begin (per-file stage, issue #13). */
   | { id: number; stage: 'analysing' }
-  | { id: number; ok: true; result: ProbeResult | FileAnalysis | PreviewImage | 'ready' }
+  | { id: number; ok: true; result: ProbeResult | FileAnalysis | PreviewImage | number[] | 'ready' }
   | { id: number; ok: false; error: { code: AnalysisErrorCode; message: string } };

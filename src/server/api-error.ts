@@ -2,7 +2,7 @@
 // server's own refusals, the services' domain errors, schema validation and Fastify's framework errors.
 import type { FastifyError } from 'fastify';
 import { ERROR_STATUS, type ApiError, type ErrorCode } from '../api/schemas.js';
-import { CaseClosed, CaseNameTaken, ForeignApplication, IdempotencyConflict, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
+import { CaseClosed, CaseNameTaken, ForeignApplication, IdempotencyConflict, InvalidRegion, NotFound, PreviewUnavailable, QueueFull, TilesUnavailable } from '../api/domain-errors.js';
 
 export interface Issue {
   path: string;
@@ -59,7 +59,8 @@ export function toApiError(err: unknown): ApiHttpError {
   if (err instanceof QueueFull) return new ApiHttpError('service_unavailable', err.message, { retryAfter: err.retryAfterSeconds });
   if (err instanceof ForeignApplication) return new ApiHttpError('forbidden', err.message);
   // A stored file the core cannot draw: valid, kept and analysed, but no picture of it can be made (src/api/README.md).
-  if (err instanceof PreviewUnavailable) return new ApiHttpError('unprocessable', err.message);
+  if (err instanceof PreviewUnavailable || err instanceof TilesUnavailable) return new ApiHttpError('unprocessable', err.message);
+  if (err instanceof InvalidRegion) return new ApiHttpError('invalid_request', err.message, { issues: [{ path: err.field, message: err.message }] });
   if (err instanceof IdempotencyConflict) {
     // DECISIONS 16: 422 with code invalid_request.
     return new ApiHttpError('invalid_request', err.message, { status: 422, issues: [{ path: 'Idempotency-Key', message: 'Key reused with a different payload.' }] });

@@ -8,30 +8,13 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CaseList } from '../../src/api/app-schemas.js';
-import { JobResult } from '../../src/api/schemas.js';
 import { CAPTURE_CONTRADICTED_LABEL, dimensionFinding } from '../../src/api/vocabulary.js';
 import { MODELS_DIR } from '../unit/analysis/fixtures.js';
 import { ORIENTATIONS, exiftool, readFixture, scratch, withOrientation } from '../support/camera-originals.js';
-import { startCore, startListening } from './helpers.js';
+import { assessOverHttp, startCore, startListening } from './helpers.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
-
-/** Every file of the job, once the job has settled (real HTTP: POST, then GET with wait=true until terminal). */
-async function assessOverHttp(base: string, key: string, files: { name: string; data: Buffer; type: string }[], caseName: string): Promise<JobResult> {
-  const form = new FormData();
-  for (const f of files) form.append('file', new Blob([new Uint8Array(f.data)], { type: f.type }), f.name);
-  form.append('metadata', JSON.stringify({ case: caseName }));
-  const posted = await fetch(`${base}/v1/assess?wait=false`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}` } });
-  expect(posted.status).toBe(202);
-  let job = JobResult.parse(await posted.json());
-  while (job.status === 'processing') {
-    const polled = await fetch(`${base}/v1/jobs/${job.jobId}?wait=true`, { headers: { authorization: `Bearer ${key}` } });
-    expect([200, 202]).toContain(polled.status);
-    job = JobResult.parse(await polled.json());
-  }
-  return job;
-}
 
 describe('POST /v1/assess: originals in every orientation are never called manipulated (real model, real HTTP)', () => {
   it('a Canon portrait original and a Nikon original in 8 orientations each and an iPhone HEIC in 2: no contradiction on the cards or in the case report; a swapped thumbnail still is', { timeout: 300_000 }, async () => {

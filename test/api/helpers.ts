@@ -19,7 +19,7 @@ import type { PgPool } from '../../src/db/pg/connection.js';
 import type { JobsStore, KeyStore } from '../../src/db/stores.js';
 import type { JobService } from '../../src/jobs/job-service.js';
 import { UI_TOKEN_ENV, createTeamApiNode, createTeamWorker, keySecretFromEnv, newKeySecret, uiTokenFromEnv } from '../../src/team-core.js';
-import { ApiError } from '../../src/api/schemas.js';
+import { ApiError, JobResult } from '../../src/api/schemas.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -280,6 +280,33 @@ export function cliKey(dataDir: string, kind: 'images' | 'pdfs'): { applicationI
 
 export async function startListening(core: TestCore): Promise<string> {
   return listen(core);
+}
+
+export interface HttpFile {
+  name: string;
+  data: Buffer;
+  type: string;
+}
+
+/** POST /v1/assess over real HTTP (fetch, FormData): the files, and the case named in `metadata` when given. */
+export function postAssess(base: string, key: string, files: HttpFile[], opts: { caseName?: string; wait?: boolean } = {}): Promise<Response> {
+  const form = new FormData();
+  for (const f of files) form.append('file', new Blob([new Uint8Array(f.data)], { type: f.type }), f.name);
+  if (opts.caseName !== undefined) form.append('metadata', JSON.stringify({ case: opts.caseName }));
+  return fetch(`${base}/v1/assess?wait=${opts.wait ?? false}`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}` } });
+}
+
+/** Every file of the job, once the job has settled (real HTTP: POST, then GET with wait=true until terminal). */
+export async function assessOverHttp(base: string, key: string, files: HttpFile[], caseName?: string): Promise<JobResult> {
+  const posted = await postAssess(base, key, files, { caseName });
+  expect(posted.status).toBe(202);
+  let job = JobResult.parse(await posted.json());
+  while (job.status === 'processing') {
+    const polled = await fetch(`${base}/v1/jobs/${job.jobId}?wait=true`, { headers: { authorization: `Bearer ${key}` } });
+    expect([200, 202]).toContain(polled.status);
+    job = JobResult.parse(await polled.json());
+  }
+  return job;
 }
 
 export interface RawAnswer {

@@ -110,6 +110,12 @@ describe('GET /v1/openapi.json', () => {
       '#/components/schemas/JobResult',
       '#/components/schemas/FileRegions',
     ]);
+    // Issue 22: the tiles of a rectangle, scored on demand (422 when they cannot be scored now).
+    const regionTiles = doc.paths['/v1/jobs/{jobId}/files/{fileId}/regions'].post;
+    expect(params(regionTiles)).toMatchObject({ 'path:jobId': { required: true, format: 'uuid' }, 'path:fileId': { required: true, format: 'uuid' } });
+    expect(statuses(regionTiles)).toEqual(['200', '400', '401', '403', '404', '422', '429', '500']);
+    expect(regionTiles.requestBody!.content['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\/RegionRequest/);
+    expect(ref(regionTiles, '200')).toBe('#/components/schemas/RegionTiles');
     expect(Object.keys(ext.content.responses['200'].content ?? {})).toEqual(['image/jpeg', 'image/png', 'image/heic', 'image/heif', 'application/pdf']);
     expect(ext.content.responses['200'].content!['application/pdf'].schema).toMatchObject({ type: 'string', format: 'binary' });
     const reportOp = doc.paths['/v1/jobs/{jobId}/report'].get;

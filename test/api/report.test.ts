@@ -5,13 +5,11 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import PDFDocument from 'pdfkit';
-import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { CaseInfo, CaseList } from '../../src/api/app-schemas.js';
 import { CaseReport, JobResult } from '../../src/api/schemas.js';
 import { VERDICT_WORDS } from '../../src/api/vocabulary.js';
-import { makeJpeg, makePng, MODELS_DIR, photoRgb } from '../unit/analysis/fixtures.js';
+import { makeJpeg, makePng, MODELS_DIR, photoPdf } from '../unit/analysis/fixtures.js';
 import { REPO, assess, body, expectError, expectNothingLeft, filePart, footprint, get, onPg, startCore, tempDir, type TestCore } from './helpers.js';
 
 const APP_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
@@ -21,19 +19,6 @@ function pdfText(pdf: Buffer): string {
   const dir = tempDir('veracity-report-');
   fs.writeFileSync(path.join(dir, 'r.pdf'), pdf);
   return execFileSync('pdftotext', ['-layout', path.join(dir, 'r.pdf'), '-'], { encoding: 'utf8' });
-}
-
-/** A one-page PDF holding a photo, as a scanner or an insurer's form would: made with pdfkit. */
-async function photoPdf(): Promise<Buffer> {
-  const jpeg = await sharp(await photoRgb(480, 360), { raw: { width: 480, height: 360, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
-  const doc = new PDFDocument({ size: 'A4' });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
-  doc.fontSize(16).text('Repair estimate, claim CLM-2041', 72, 72);
-  doc.image(jpeg, 72, 110, { width: 400 });
-  doc.end();
-  return done;
 }
 
 function heic(jpeg: Buffer): Buffer {

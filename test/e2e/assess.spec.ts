@@ -77,7 +77,9 @@ test('a dropped folder is a case: refused files are listed, images and PDFs go t
   await expect(cards(page)).toHaveCount(5);
   await expect(cards(page).first()).toContainText('case “Harbour fire”');
   await expectCardsFinished(page, core, 5);
-  await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('5 of 5 files finished');
+  // The two files not sent count in the bar as in the chips: finished, not assessed (issue 22).
+  await expect(page.getByRole('status').filter({ hasText: 'files finished' })).toContainText('7 of 7 files finished, 2 not assessed');
+  await expect(page.getByTestId('filter-not_assessed')).toHaveAttribute('data-count', '2');
   await expect(page.locator('[data-file-name="Harbour fire/scans/statement.pdf"]')).toContainText('PDF document');
   await expect(page.locator('[data-file-name="Harbour fire/dock-1.jpg"] img[data-testid="thumbnail"]')).toBeVisible();
   // A PDF card shows its first page, drawn by pdf.js in the page under the app's CSP, once it scrolls into view.

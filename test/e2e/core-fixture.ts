@@ -34,6 +34,9 @@ export const test = base.extend<{ appPage: Page }, { core: CoreHandle }>({
         spawn: (): CoreChild => {
           const child = spawn(process.execPath, ['src/bin/veracity.mjs', 'serve', '--port', '0', '--data-dir', dataDir], {
             stdio: CORE_STDIO,
+            // A cold probe worker loading pdf.js on a busy machine can take more than the 15 s default: a PDF the
+            // test means to be analysed must not be refused for the machine's load.
+            env: { ...process.env, VERACITY_PROBE_TIMEOUT_MS: process.env.VERACITY_PROBE_TIMEOUT_MS ?? '60000' },
           });
           return coreChildOf(child);
         },

@@ -50,6 +50,9 @@ export function structureOutput(s: PdfStructure): DetectorOutput & { dimension: 
       weight: 0.3,
     });
   }
+  // What an encrypted file's raw bytes would show (embedded camera data, C2PA) is ciphertext: say so rather than
+  // let its absence read as a clean file.
+  if (s.encrypted) findings.push({ code: 'pdf.encrypted', facts: {}, weight: 0 });
   if (s.activeContent.length) {
     const has = (k: PdfStructure['activeContent'][number]) => s.activeContent.includes(k);
     const facts = { javascript: has('javascript'), openAction: has('open_action'), launch: has('launch'), embeddedFiles: has('embedded_files') };

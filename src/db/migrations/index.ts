@@ -147,4 +147,23 @@ CREATE INDEX jobs_seq ON jobs(seq DESC);
 ALTER TABLE job_files ADD COLUMN case_removed_at TEXT;
 `,
   },
+  {
+    id: 5,
+    name: 'pixel size of analysed images',
+    // The analysed image's width and height, EXIF orientation applied (v1 extension FileResult.pixelSize, issue 22):
+    // the window shows them on cards and rows. NULL for PDFs and for files analysed before this migration.
+    sql: `
+ALTER TABLE job_files ADD COLUMN pixel_width INTEGER;
+ALTER TABLE job_files ADD COLUMN pixel_height INTEGER;
+`,
+  },
+  {
+    id: 6,
+    name: 'tiles scored for the viewer',
+    // The viewer scores, on demand, the tiles of a zoomed region that the analysis' even sample left out (issue 22):
+    // kept per file as JSON [{grid, x, y, score}], so a second look costs nothing. Never part of the verdict.
+    sql: `
+ALTER TABLE job_files ADD COLUMN tile_scores TEXT;
+`,
+  },
 ];

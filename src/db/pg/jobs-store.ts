@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { PipelineKind, RegionGrid } from '../../api/schemas.js';
 import { containsPattern, type HistoryFilter } from '../cases-repository.js';
-import type { FileRecord } from '../jobs-repository.js';
+import type { FileRecord, TileScore } from '../jobs-repository.js';
 import type { CaseRows, JobRows, JobsStore, JobsTx } from '../stores.js';
 import type { PgPool, Queryable } from './connection.js';
 import { jsonValue, toCase, toFile as toFileRow, toHistory, toJob, type CaseRow, type FileRow, type HistoryRow, type JobRow } from '../rows.js';
@@ -47,7 +47,7 @@ export async function inTransaction<T>(pool: PgPool, fn: (client: pg.PoolClient)
 
 /** Every column of job_files but the tile scores (see src/db/jobs-repository.ts FILE_COLUMNS). */
 const FILE_COLUMNS = `id, job_id, position, name, size, media_type, sha256, status, attempts, started_at, completed_at, verdict,
-  model_version, aggregation, error_code, error_message, review`;
+  model_version, aggregation, error_code, error_message, review, pixel_width, pixel_height`;
 
 const JOB_COLUMNS = 'id, application_id, metadata, case_name, status, error_code, error_message, created_at, updated_at, completed_at';
 
@@ -112,6 +112,14 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
       ]);
       return rows[0] && rows[0].regions;
     },
+    async getTileScores(jobId, fileId) {
+      const { rows } = await q.query<{ tile_scores: TileScore[] | null }>('SELECT tile_scores FROM job_files WHERE id = $1 AND job_id = $2', [fileId, jobId]);
+      return rows[0] && (rows[0].tile_scores ?? []);
+    },
+    async putTileScores(jobId, fileId, scores) {
+      const r = await q.query('UPDATE job_files SET tile_scores = $3::json WHERE id = $1 AND job_id = $2', [fileId, jobId, JSON.stringify(scores)]);
+      return r.rowCount === 1;
+    },
     async listJobs(applicationId, caseName, limit, offset) {
       const { rows } =
         caseName === null
@@ -139,7 +147,7 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
     async finishFile(fileId, o) {
       const r = await q.query(
         `UPDATE job_files SET status = $2, completed_at = $3, verdict = $4::json, regions = $5::json, model_version = $6,
-           aggregation = $7, error_code = $8, error_message = $9
+           aggregation = $7, error_code = $8, error_message = $9, pixel_width = $10, pixel_height = $11
          WHERE id = $1 AND status = 'processing'`,
         [
           fileId,
@@ -151,6 +159,8 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
           o.aggregation ?? null,
           o.errorCode ?? null,
           o.errorMessage ?? null,
+          o.pixelSize?.width ?? null,
+          o.pixelSize?.height ?? null,
         ],
       );
       return r.rowCount === 1;

@@ -4,7 +4,8 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError, FileRegions, JobFileParams, JobIdParams, JobReport, JobResult, ReviewRequest } from '../../api/schemas.js';
+import { REGION_TILES_MAX } from '../../api/limits.js';
+import { ApiError, FileRegions, JobFileParams, JobIdParams, JobReport, JobResult, RegionRequest, RegionTiles, ReviewRequest } from '../../api/schemas.js';
 import type { AppDeps } from '../app.js';
 import { COMMON_ERRORS } from '../route-schemas.js';
 
@@ -71,6 +72,25 @@ export function registerJobFileRoutes(fastify: FastifyInstance, deps: AppDeps): 
     '/v1/jobs/:jobId/files/:fileId/regions',
     { schema: { summary: 'Extension: tile scores behind ai_detection, for heatmaps', params: JobFileParams, response: { 200: FileRegions, 404: ApiError, ...COMMON_ERRORS } } },
     async (req) => deps.jobs.fileRegions(req.principal!.applicationId, req.params.jobId, req.params.fileId),
+  );
+
+  app.post(
+    '/v1/jobs/:jobId/files/:fileId/regions',
+    {
+      schema: {
+        summary: 'Extension: score every tile of a rectangle of an analysed image, for the zoomed heatmap',
+        description:
+          'The analysis scores an even sample of a large image\'s tiles (the manifest\'s maxTiles for the score, heatmapMaxTiles for GET .../regions). ' +
+          `This scores every tile of the grid that overlaps the rectangle (at most ${REGION_TILES_MAX} per request), with the same model and tiling, ` +
+          'and keeps them with the file: asking again costs nothing. The file\'s score and verdict do not change. ' +
+          'A rectangle outside the picture or over the bound is 400 invalid_request naming the field; a PDF\'s pictures are refused (grid); ' +
+          'tiles that cannot be scored now (no model, the picture no longer decodes) are 422 unprocessable. A refusal stores nothing.',
+        params: JobFileParams,
+        body: RegionRequest,
+        response: { 200: RegionTiles, 404: ApiError, 422: ApiError, ...COMMON_ERRORS },
+      },
+    },
+    async (req) => deps.jobs.regionTiles(req.principal!.applicationId, req.params.jobId, req.params.fileId, req.body),
   );
 
   app.get(

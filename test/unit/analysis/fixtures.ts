@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import PDFDocument from 'pdfkit';
 import sharp, { type Sharp } from 'sharp';
 
 export const REPO = resolve(import.meta.dirname, '..', '..', '..');
@@ -41,6 +42,23 @@ export async function photoRgb(width: number, height: number): Promise<Buffer> {
   return data;
 }
 const clamp = (v: number) => Math.max(0, Math.min(255, Math.round(v)));
+
+/**
+ * A one-page PDF holding a photo, as a scanner or an insurer's form would: made with pdfkit. `options` reach pdfkit
+ * as they are: `ownerPassword` alone encrypts it with an empty user password (permissions only), `userPassword` with
+ * one that must be typed to open it.
+ */
+export async function photoPdf(options: PDFKit.PDFDocumentOptions = {}): Promise<Buffer> {
+  const jpeg = await sharp(await photoRgb(480, 360), { raw: { width: 480, height: 360, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const doc = new PDFDocument({ size: 'A4', ...options });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolvePdf) => doc.on('end', () => resolvePdf(Buffer.concat(chunks))));
+  doc.fontSize(16).text('Repair estimate, claim CLM-2041', 72, 72);
+  doc.image(jpeg, 72, 110, { width: 400 });
+  doc.end();
+  return done;
+}
 
 export async function makeJpeg(width: number, height: number, edit?: (s: Sharp) => Sharp): Promise<Buffer> {
   let s = sharp(await photoRgb(width, height), { raw: { width, height, channels: 3 } });

@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import type { FileResult, JobResult, RegionGrid } from '../../../src/api/schemas.js';
 import type { ApiClient } from '../../../renderer/lib/api-client.js';
 import { CaseSession, type TrackedJob } from '../../../renderer/lib/case-session.js';
-import { cellAt, coverageWords, gridCoverage, matrixBounds, overlayTiles, pdfImageOverlayMatrix, type Matrix } from '../../../renderer/lib/heatmap.js';
+import { cellAt, coverageWords, gridCoverage, matrixBounds, overlayTiles, pdfImageOverlayMatrix, withTiles, type Matrix } from '../../../renderer/lib/heatmap.js';
 import { aiScore, caseFiles, countByState, filterFiles, sortFiles } from '../../../renderer/lib/triage.js';
 import { ASSESSMENT_WORDS, dimensionFinding, isEvidence, lessCertainWords, verdictTitleWords } from '../../../renderer/lib/words.js';
 import { VERDICT_WORDS } from '../../../src/api/vocabulary.js';
-import { fitView, nativeView, toContent, zoomAbout } from '../../../renderer/lib/zoom.js';
+import { fitView, nativeView, panBy, toContent, visibleRect, zoomAbout } from '../../../renderer/lib/zoom.js';
+import { originsInRect } from '../../../src/api/tile-grid.js';
 
 const NOW = '2026-11-23T09:00:00.000Z';
 let ids = 0;
@@ -127,6 +128,16 @@ describe('heatmap coverage', () => {
     expect(cellAt(cells, grid, 300, 100)).toBeNull(); // the unscored strip
   });
 
+  it('tiles scored later for the viewer fill the gaps of a sampled grid; the analysis\' own are kept', () => {
+    const sampled = { ...grid, tiles: tiles.filter((_, i) => i % 2 === 0) };
+    const later = tiles.filter((_, i) => i % 2 === 1).map((t) => ({ ...t, score: 0.5 }));
+    const merged = withTiles(sampled, [...later, { ...sampled.tiles[0], score: 0.99 }]);
+    expect(merged.tiles).toHaveLength(tiles.length);
+    expect(merged.tiles[0].score).toBe(sampled.tiles[0].score);
+    expect(gridCoverage(merged).sampled).toBe(false);
+    expect(withTiles(sampled, [])).toBe(sampled);
+  });
+
   it('a whole image with no tile is all unscored', () => {
     expect(gridCoverage({ ...grid, tiles: [] })).toMatchObject({ scoredFraction: 0, unscored: [{ x: 0, y: 0, w: 320, h: 240 }] });
   });
@@ -157,6 +168,18 @@ describe('zoom', () => {
     expect(after.y).toBeCloseTo(before.y, 6);
     expect(nativeView(zoomed, stage).scale).toBe(1);
     expect(fitView(stage, { width: 100, height: 80 }).scale).toBe(4);
+  });
+
+  it('says which part of the content is shown, in whole pixels inside it, and which tiles overlap it', () => {
+    const stage = { width: 1000, height: 800 };
+    const content = { width: 4000, height: 3000 };
+    expect(visibleRect(fitView(stage, content), stage, content)).toEqual({ x: 0, y: 0, width: 4000, height: 3000 });
+    const native = nativeView(fitView(stage, content), stage);
+    const shown = visibleRect(native, stage, content)!;
+    expect(shown).toEqual({ x: 1500, y: 1100, width: 1000, height: 800 });
+    // 192-px tiles every 96 px: x origins 1344..2496 (13), y origins 960..1824 (10).
+    expect(originsInRect(content.width, content.height, 192, 96, shown)).toHaveLength(13 * 10);
+    expect(visibleRect(panBy(native, 5000, 0), stage, content)).toBeNull();
   });
 });
 
