@@ -232,6 +232,10 @@ export const JobProgress = z.object({
 }).meta({ id: 'JobProgress' });
 export type JobProgress = z.infer<typeof JobProgress>;
 
+/** Where a case stands, as the specialist sets it in the window (the case header). */
+export const CaseStatus = z.enum(['open', 'in_review', 'closed']);
+export type CaseStatus = z.infer<typeof CaseStatus>;
+
 /** Files by machine verdict, plus those still processing or ended in error: how a case (CaseInfo) and its report count. */
 export const VerdictCounts = z.object({
   ai_generated: z.number().int().nonnegative(),
@@ -264,6 +268,8 @@ export const CaseReportFile = z.object({
   aggregation: z.string().nullable(),
   /** The tile scores behind the heatmap (what GET .../regions serves). */
   regions: z.array(RegionGrid),
+  /** Pixel size of the picture analysed (after EXIF orientation; a PDF's first analysed page or image); null when unknown. */
+  pixelSize: z.object({ width: z.number().int().positive(), height: z.number().int().positive() }).nullable(),
 });
 export type CaseReportFile = z.infer<typeof CaseReportFile>;
 
@@ -275,12 +281,26 @@ export const CaseReport = z.object({
   caseId: z.uuid().nullable(),
   /** The case's name as it is now; for one job's report, the job's `metadata.case` (null without one). */
   caseName: z.string().nullable(),
+  /** The case's status as it is now (GET /app/cases/{caseId}); null for the report of one job. */
+  caseStatus: CaseStatus.nullable(),
+  /** The case's notes as they are now ('' when none); null for the report of one job. */
+  caseNotes: z.string().nullable(),
   appVersion: z.string(),
   /** The core's local time zone (IANA), in which the PDF states every time. */
   timeZone: z.string(),
   /** The latest change to any job of the report: the state the report describes. */
   asOf: DateTime,
-  summary: z.object({ files: z.number().int().nonnegative(), ...VerdictCounts.shape, reviewed: z.number().int().nonnegative() }),
+  summary: z.object({
+    files: z.number().int().nonnegative(),
+    /** Files by machine verdict. */
+    ...VerdictCounts.shape,
+    reviewed: z.number().int().nonnegative(),
+    /**
+     * Files by effective verdict: the expert review where there is one, the machine verdict otherwise (processing and
+     * error count the files without a review still processing or ended in error).
+     */
+    effective: VerdictCounts,
+  }),
   jobs: z.array(z.object({ jobId: z.uuid(), applicationId: z.uuid(), status: JobStatus, createdAt: DateTime, completedAt: DateTime.nullable() })),
   /** In submission order: by job, then by the file's place in its request. */
   files: z.array(CaseReportFile),

@@ -3,7 +3,14 @@
 // (src/report/) and every screen of the window (renderer/lib/words.ts). A pure module with no imports but types,
 // so the renderer may bundle it. The API's fixed values (`ai_generated`, `likely_ai`, `high`, ...) never change;
 // only the words shown for them live here.
-import type { ConfidenceLevel, Dimension, DimensionAssessment, VerdictAssessment } from './schemas.js';
+import type { CaseStatus, ConfidenceLevel, Dimension, DimensionAssessment, VerdictAssessment } from './schemas.js';
+
+/** The status of a case, as the specialist sets it in the case header (and the case report prints it). */
+export const CASE_STATUS_WORDS: Record<CaseStatus, string> = {
+  open: 'Open',
+  in_review: 'In review',
+  closed: 'Closed',
+};
 
 /** The verdict of a file, one name each (badge, table cell, history, report, `verdict.display.label`). */
 export const VERDICT_WORDS: Record<VerdictAssessment, string> = {

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
-import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
+import type { CaseStatus } from '../api/app-schemas.js';
+import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType, RegionGrid } from '../api/schemas.js';
 import { REPO_ROOT, trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
 import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
@@ -123,6 +124,12 @@ export function jobServiceSettings(config: CoreConfig) {
     idempotencyTtlMs: config.idempotencyTtlMs,
     maxWaiters: config.maxWaiters,
   } satisfies Partial<JobServiceDeps>;
+}
+
+/** An image's pixel size, as its detector grid records it (after EXIF orientation); null for a PDF or a file not scored. */
+function pixelSizeOf(regions: RegionGrid[]): CaseReport['files'][number]['pixelSize'] {
+  const grid = regions.find((g) => g.source.kind === 'image');
+  return grid ? { width: grid.width, height: grid.height } : null;
 }
 
 export function createJobService(d: JobServiceDeps) {
@@ -366,7 +373,7 @@ export function createJobService(d: JobServiceDeps) {
    * for), with each file's picture for the PDF (absent when the file gives none). Throws NotFound for no jobs.
    */
   async function collectCaseReport(
-    of: { caseId: string | null; caseName: string | null },
+    of: { caseId: string | null; caseName: string | null; caseStatus?: CaseStatus | null; caseNotes?: string | null },
     jobIds: string[],
     /** Files of those jobs that were removed from the case: not in its report. */
     leaveOut: ReadonlySet<string> = new Set(),
@@ -378,6 +385,7 @@ export function createJobService(d: JobServiceDeps) {
     for (const job of jobs) {
       for (const f of await jobsRepo.getFiles(job.id)) {
         if (leaveOut.has(f.id)) continue;
+        const regions = (await jobsRepo.getFileRegions(job.id, f.id)) ?? [];
         files.push({
           fileId: f.id,
           jobId: job.id,
@@ -394,7 +402,8 @@ export function createJobService(d: JobServiceDeps) {
           expertReview: f.review,
           modelVersion: f.modelVersion,
           aggregation: f.aggregation,
-          regions: (await jobsRepo.getFileRegions(job.id, f.id)) ?? [],
+          regions,
+          pixelSize: pixelSizeOf(regions),
         });
         kinds.set(f.id, f.mediaType);
       }
@@ -411,11 +420,15 @@ export function createJobService(d: JobServiceDeps) {
       }
     };
     const count = (a: string) => files.filter((f) => f.verdict?.assessment === a).length;
+    const effective = (a: string) => files.filter((f) => (f.expertReview?.assessment ?? f.verdict?.assessment) === a).length;
+    const unreviewed = (status: string) => files.filter((f) => !f.expertReview && f.status === status).length;
     const report: CaseReport = {
       format: 'veracity-case-report',
       version: 3,
       caseId: of.caseId,
       caseName: of.caseName,
+      caseStatus: of.caseStatus ?? null,
+      caseNotes: of.caseNotes ?? null,
       appVersion: APP_VERSION,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       asOf: jobs.map((j) => j.updatedAt).reduce((a, b) => (a > b ? a : b)),
@@ -427,6 +440,13 @@ export function createJobService(d: JobServiceDeps) {
         processing: files.filter((f) => f.status === 'processing').length,
         error: files.filter((f) => f.status === 'error').length,
         reviewed: files.filter((f) => f.expertReview).length,
+        effective: {
+          ai_generated: effective('ai_generated'),
+          authentic: effective('authentic'),
+          inconclusive: effective('inconclusive'),
+          processing: unreviewed('processing'),
+          error: unreviewed('error'),
+        },
       },
       jobs: jobs.map((j) => ({ jobId: j.id, applicationId: j.applicationId, status: j.status, createdAt: j.createdAt, completedAt: j.completedAt })),
       files,

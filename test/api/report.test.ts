@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { CaseInfo, CaseList } from '../../src/api/app-schemas.js';
 import { CaseReport, JobResult } from '../../src/api/schemas.js';
 import { VERDICT_WORDS } from '../../src/api/vocabulary.js';
+import { localTime } from '../../src/report/case-report-pdf.js';
 import { makeJpeg, makePng, MODELS_DIR, photoRgb } from '../unit/analysis/fixtures.js';
 import { REPO, assess, body, expectError, expectNothingLeft, filePart, footprint, get, onPg, startCore, tempDir, type TestCore } from './helpers.js';
 
@@ -73,6 +74,9 @@ describe('the case report (PDF and JSON)', () => {
     // A job of another case is not in the report.
     await assess(core, [filePart(await makeJpeg(64, 64), 'other-case.jpg'), { name: 'metadata', data: '{"case":"CLM-9999"}' }]);
     const caseId = caseIdOf(body(await ui(core, '/app/cases?q=CLM-2041'), CaseList), 'CLM-2041');
+    const notes = 'Burst pipe, kitchen ceiling. Policy holder sent the HEIC from her phone.';
+    const patched = await core.app.inject({ method: 'PATCH', url: `/app/cases/${caseId}`, headers: { authorization: `Bearer ${core.uiToken}` }, payload: { status: 'in_review', notes } });
+    expect(patched.statusCode).toBe(200);
 
     const json = await ui(core, `/app/cases/${caseId}/report.json`);
     expect(json.statusCode).toBe(200);
@@ -85,6 +89,13 @@ describe('the case report (PDF and JSON)', () => {
     expect(report.summary.files).toBe(4);
     expect(report.summary.reviewed).toBe(1);
     expect(report.summary.ai_generated + report.summary.authentic + report.summary.inconclusive).toBe(4);
+    // The case as it stands, and the counts by effective verdict (the review of kitchen-ceiling.jpg counts as authentic).
+    expect([report.caseStatus, report.caseNotes]).toEqual(['in_review', notes]);
+    const machine = report.files[0].verdict!.assessment;
+    expect(report.summary.effective.authentic).toBe(report.summary.authentic + (machine === 'authentic' ? 0 : 1));
+    expect(report.summary.effective[machine]).toBe(report.summary[machine] - (machine === 'authentic' ? 0 : 1));
+    // Pixels as analysed (the HEIC after decoding); a PDF has no one size.
+    expect(report.files.map((f) => f.pixelSize)).toEqual([{ width: 640, height: 480 }, { width: 512, height: 384 }, { width: 320, height: 240 }, null]);
     expect(json.headers['veracity-report-sha256']).toBe(sha256(json.rawPayload));
 
     const pdfAnswer = await ui(core, `/app/cases/${caseId}/report.pdf?examiner=${encodeURIComponent('Dana Whitfield')}`);
@@ -109,6 +120,13 @@ describe('the case report (PDF and JSON)', () => {
     expect(flat).toContain('Dana Whitfield');
     expect(flat).toMatch(/Examiner name/);
     expect(flat).toContain(`Time zone ${report.timeZone}`);
+    expect(flat).toContain('Case status In review');
+    expect(flat).toContain(`Case notes ${notes}`);
+    expect(flat).toContain('640 × 480 px');
+    expect(flat).toContain('Counted by effective verdict: the expert review where one is recorded (1 of 4 files)');
+    // The sign-off names who reviewed, which file and when, above the lines written by hand.
+    const reviewedAt = localTime(report.files[0].expertReview!.reviewedAt, report.timeZone);
+    expect(flat).toMatch(new RegExp(`Expert reviews recorded in this case Dana Whitfield file 1; reviewed ${reviewedAt.replace(/[()+]/g, '\\$&')} .*Examiner name`));
     const pages = Number(/Page 1 of (\d+)/.exec(flat)?.[1]);
     expect(pages).toBeGreaterThan(1);
     for (let p = 1; p <= pages; p++) expect(flat).toContain(`Page ${p} of ${pages}`);
@@ -159,7 +177,7 @@ describe('the case report (PDF and JSON)', () => {
     const json = await get(core, `/v1/jobs/${job.jobId}/report.json`);
     expect(json.statusCode).toBe(200);
     const report = body(json, CaseReport);
-    expect([report.caseId, report.caseName]).toEqual([null, 'CLM-7']);
+    expect([report.caseId, report.caseName, report.caseStatus, report.caseNotes]).toEqual([null, 'CLM-7', null, null]);
     // No model in this core: the file is not assessed, and the report says so.
     expect(report.files[0]).toMatchObject({ status: 'error', verdict: null, error: { code: 'result_unavailable' } });
     const pdf = await get(core, `/v1/jobs/${job.jobId}/report.pdf`);
