@@ -5,7 +5,7 @@ import type { JobResultError, Verdict } from '../../src/api/schemas.js';
 import { VERDICT_REASONS, VERDICT_WORDS } from '../../src/api/vocabulary.js';
 import type { ApiFailure } from './api-client.js';
 
-export { CASE_STATUS_WORDS, CHECK_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, GLOSSARY, MEDIA_WORDS, checkName, dimensionFinding, isEvidence, lessCertainWords } from '../../src/api/vocabulary.js';
+export { c2paChainOf, c2paManifestRows, c2paManifestTitle, CASE_STATUS_WORDS, CHECK_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, GLOSSARY, MEDIA_WORDS, checkName, dimensionFinding, isEvidence, lessCertainWords } from '../../src/api/vocabulary.js';
 
 /** The verdict of a file, one name each. */
 export const ASSESSMENT_WORDS = VERDICT_WORDS;

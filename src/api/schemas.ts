@@ -62,6 +62,46 @@ export const Finding = z
   .meta({ id: 'Finding' });
 export type Finding = z.infer<typeof Finding>;
 
+/**
+ * What the product makes of a C2PA signer: `trusted` (chains to a configured trust anchor), `untrusted` (anchors are
+ * configured and it chains to none), `not_established` (no anchors configured), `expired` (outside its validity at
+ * signing time), `invalid` (breaks the C2PA certificate profile), `missing` (no usable signature).
+ */
+export const SignerTrust = z.enum(['trusted', 'untrusted', 'not_established', 'expired', 'invalid', 'missing']);
+export type SignerTrust = z.infer<typeof SignerTrust>;
+
+/** One manifest of a file's Content Credentials (C2PA), as a specialist reads it. */
+export const C2paManifest = z
+  .object({
+    label: z.string().meta({ description: 'The manifest\'s label in the store (urn:uuid:...).' }),
+    signer: z.object({
+      subject: z.string().nullable().meta({ description: 'The signing certificate\'s subject (O / CN).' }),
+      issuer: z.string().nullable().meta({ description: 'The signing certificate\'s issuer (O / CN).' }),
+      trust: SignerTrust,
+    }),
+    signedAt: z.iso.datetime({ offset: true }).nullable().meta({ description: 'When it was signed, from its RFC 3161 time-stamp; null without one.' }),
+    claimGenerator: z.string().nullable().meta({ description: 'The tool that made the claim (claim generator, with its version).' }),
+    actions: z.array(
+      z.object({
+        action: z.string().meta({ description: 'e.g. `c2pa.created`, `c2pa.opened`, `c2pa.edited`.' }),
+        digitalSourceType: z.string().optional().meta({ description: 'The IPTC digital source type\'s code, e.g. `digitalCapture`, `trainedAlgorithmicMedia`.' }),
+        softwareAgent: z.string().optional(),
+      }),
+    ),
+    ingredients: z.array(
+      z.object({
+        title: z.string().nullable(),
+        relationship: z.string().nullable().meta({ description: '`parentOf`, `componentOf` or `inputTo`.' }),
+        manifest: z.string().nullable().meta({ description: 'The label of the ingredient\'s own manifest (later in the chain); null when it carries none.' }),
+        validated: z.boolean().nullable().meta({ description: 'Whether the ingredient\'s own manifest validated (signature and hashed URIs); null when it carries none.' }),
+      }),
+    ),
+    valid: z.boolean().meta({ description: 'Its signature and hashes hold (hard bindings are checked for the active manifest only: an ingredient\'s bytes are not here).' }),
+    failures: z.array(z.string()).meta({ description: 'The C2PA status codes that failed, verbatim (signer trust included); [] when none did.' }),
+  })
+  .meta({ id: 'C2paManifest' });
+export type C2paManifest = z.infer<typeof C2paManifest>;
+
 export const Dimension = z.object({
   key: z.string().min(1),
   label: z.string().min(1),
@@ -69,6 +109,10 @@ export const Dimension = z.object({
   assessment: DimensionAssessment.optional(),
   confidence: ConfidenceLevel.optional(),
   findings: z.array(Finding).optional().meta({ description: "Every check behind this dimension, in its detector's order of importance." }),
+  manifests: z
+    .array(C2paManifest)
+    .optional()
+    .meta({ description: 'Content Credentials (C2PA) of the file, on the dimension that validated them: the active manifest first, then back through its ingredients\' manifests.' }),
 });
 export type Dimension = z.infer<typeof Dimension>;
 

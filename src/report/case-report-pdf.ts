@@ -3,7 +3,7 @@
 // the SHA-256 of the report's canonical JSON, which binds this printout to the JSON served beside it.
 import PDFDocument from 'pdfkit';
 import type { CaseReport, CaseReportFile, VerdictAssessment } from '../api/schemas.js';
-import { CASE_STATUS_WORDS, checkName, confidencePhrase, dimensionFinding, isEvidence, lessCertainWords, MEDIA_WORDS, VERDICT_REASONS, VERDICT_WORDS } from '../api/vocabulary.js';
+import { c2paChainOf, c2paManifestRows, c2paManifestTitle, CASE_STATUS_WORDS, checkName, confidencePhrase, dimensionFinding, isEvidence, lessCertainWords, MEDIA_WORDS, VERDICT_REASONS, VERDICT_WORDS } from '../api/vocabulary.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 import { pictureGrid, scoreColour, thumbnailWithHeatmap } from './heatmap-picture.js';
 
@@ -392,6 +392,19 @@ export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Bu
       put('Not reviewed.', rightX, d.y + 1, { size: 9, colour: MUTED, width: rightW });
     }
     d.y = Math.max(d.y + 8, legendY + 6, bodyTop + THUMB + 8);
+
+    const chain = c2paChainOf(dims);
+    if (chain) {
+      put('Content Credentials (C2PA): the manifest chain', left, d.y, { font: 'Helvetica-Bold', size: 9, colour: ACCENT, width });
+      d.y += 3;
+      chain.forEach((m, k) => {
+        put(c2paManifestTitle(chain, k), left, d.y, { font: 'Helvetica-Bold', size: 8.5, width });
+        d.y += 1;
+        p.table(c2paManifestRows(m, (iso) => localTime(iso, tz)), left + 10, width - 10, 80);
+        d.y += 3;
+      });
+      d.y += 6;
+    }
 
     p.table(
       [

@@ -69,7 +69,8 @@ async function caseOfFour(core: TestCore, caseName: string) {
 describe('the case report (PDF and JSON)', () => {
   // The case report is the window's /app route (UI token): on a team API node, its VERACITY_UI_TOKEN.
   it('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', async () => {
-    const core = await startCore({ modelsDir: MODELS_DIR });
+    // The submission probe's bound, raised as the C2PA tests raise it: on a loaded machine a cold probe opening a PDF takes more than 15 s.
+    const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: 60_000 });
     const { images, pdfs } = await caseOfFour(core, 'CLM-2041');
     // A job of another case is not in the report.
     await assess(core, [filePart(await makeJpeg(64, 64), 'other-case.jpg'), { name: 'metadata', data: '{"case":"CLM-9999"}' }]);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CaseReport, type CaseReportFile, type RegionGrid } from '../../../src/api/schemas.js';
+import { CaseReport, type C2paManifest, type CaseReportFile, type RegionGrid } from '../../../src/api/schemas.js';
 import { canonicalJson, sha256Hex } from '../../../src/report/canonical-json.js';
 import { localTime, printable, renderCaseReportPdf } from '../../../src/report/case-report-pdf.js';
 import { heatmapCells, thumbnailWithHeatmap } from '../../../src/report/heatmap-picture.js';
@@ -281,5 +281,47 @@ describe('renderCaseReportPdf', () => {
       }
     // The JSON keeps the whole name.
     expect(report(files).files[0].name).toBe(long);
+  });
+
+  it('prints the Content Credentials manifest chain of a file: each manifest with signer and trust, time-stamp, tool, actions and ingredients (and the JSON keeps it)', async () => {
+    const chain: C2paManifest[] = [
+      {
+        label: 'urn:uuid:edit',
+        signer: { subject: 'Veracity tests / Test Editor', issuer: 'Veracity tests / Test Root', trust: 'trusted' },
+        signedAt: null,
+        claimGenerator: 'Veracity Test Editor',
+        actions: [{ action: 'c2pa.opened' }, { action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }],
+        ingredients: [{ title: 'IMG_0001.jpg', relationship: 'parentOf', manifest: 'urn:uuid:capture', validated: false }],
+        valid: true,
+        failures: [],
+      },
+      {
+        label: 'urn:uuid:capture',
+        signer: { subject: 'Veracity tests / Test Camera', issuer: 'Veracity tests / Test Root', trust: 'not_established' },
+        signedAt: '2025-07-01T07:59:00.000Z',
+        claimGenerator: 'Veracity Test Camera',
+        actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }],
+        ingredients: [],
+        valid: false,
+        failures: ['assertion.hashedURI.mismatch', 'signingCredential.untrusted'],
+      },
+    ];
+    const base = file(1);
+    const provenance = { key: 'provenance', label: 'Provenance', score: 0.2, assessment: 'likely_authentic' as const, confidence: 'medium' as const, manifests: chain };
+    const r = report([file(1, { verdict: { ...base.verdict!, dimensions: [...base.verdict!.dimensions, provenance] } }), file(2)]);
+    expect(r.files[0].verdict!.dimensions[1].manifests).toEqual(chain);
+    const text = pdfText(await renderCaseReportPdf({ report: r, pictures: new Map(), printedAt: new Date() }));
+    expect(text).toContain('Content Credentials (C2PA): the manifest chain Manifest 1 of 2: the active manifest');
+    expect(text).toContain('Signer Veracity tests / Test Editor, issued by Veracity tests / Test Root; trusted: chains to a configured trust anchor');
+    expect(text).toContain('Signed no time-stamp: the signing time is not established');
+    expect(text).toContain('Actions c2pa.opened; c2pa.color_adjustments (by Test Editor 2.0)');
+    expect(text).toContain('Ingredients IMG_0001.jpg (parentOf): its manifest did not validate');
+    expect(text).toContain('Manifest 2 of 2: of “IMG_0001.jpg”, an ingredient of manifest 1');
+    expect(text).toContain('not established: no trust anchors are configured');
+    expect(text).toContain('Signed 2025-07-01 09:59:00 (UTC+02:00), from its time-stamp');
+    expect(text).toContain('Actions c2pa.created (digitalCapture, by Test Firmware 1.0)');
+    expect(text).toContain('Validation failed: assertion.hashedURI.mismatch, signingCredential.untrusted');
+    // Only the file that has Content Credentials lists them.
+    expect(text.split('Content Credentials (C2PA)').length).toBe(2);
   });
 });
