@@ -50,7 +50,8 @@ export async function analyseFile(path: string, mediaType: MediaType, opts: Anal
       const dimensions = outputs.flatMap((o): Dimension[] => (o.dimension ? [{ ...o.dimension, findings: dimensionFindings(o.findings) }] : []));
       const regions: RegionGrid[] = outputs.flatMap((o) => o.regions ?? []);
       const verdict = writeVerdict(fuse({ dimensions, findings }));
-      return { verdict, regions, modelVersion: model.version, aggregation: aggregationCopy(model.manifest, kind), findings };
+      const pixelSize = image ? { width: image.width, height: image.height } : null;
+      return { verdict, regions, modelVersion: model.version, aggregation: aggregationCopy(model.manifest, kind), pixelSize, findings };
     } finally {
       await pdf?.destroy().catch(() => undefined);
     }

@@ -106,6 +106,7 @@ async function assessOne(path: string, modelsDir: string, threads: number, trust
       completedAt: new Date().toISOString(),
       verdict: analysis.verdict,
       dimensions: analysis.verdict.dimensions,
+      ...(analysis.pixelSize ? { pixelSize: analysis.pixelSize } : {}),
     };
   } catch (err) {
     const code = err instanceof AnalysisError ? err.code : 'internal_error';

@@ -156,6 +156,11 @@ export const FileInfo = z.object({
 
 const DateTime = z.iso.datetime({ offset: true });
 
+export const PixelSize = z
+  .object({ width: z.number().int().positive(), height: z.number().int().positive() })
+  .meta({ id: 'PixelSize', description: 'Pixel size of the analysed image, after its EXIF orientation is applied (a portrait phone photo is taller than wide).' });
+export type PixelSize = z.infer<typeof PixelSize>;
+
 export const FileResult = z.object({
   file: FileInfo,
   status: z.enum(['processing', 'completed', 'error']),
@@ -165,6 +170,7 @@ export const FileResult = z.object({
   dimensions: z.array(Dimension).optional(),
   error: JobResultError.optional(),
   expertReview: ExpertReview.optional(),
+  pixelSize: PixelSize.optional().meta({ description: 'Extension: present once an image was decoded; absent for PDFs and for files that could not be decoded.' }),
 });
 export type FileResult = z.infer<typeof FileResult>;
 

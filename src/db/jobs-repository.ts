@@ -1,5 +1,5 @@
 // Jobs, their files (one result each) and idempotency records. Rows are mapped to domain types here, at the edge.
-import type { ExpertReview, JobStatus, MediaType, RegionGrid, Verdict } from '../api/schemas.js';
+import type { ExpertReview, JobStatus, MediaType, PixelSize, RegionGrid, Verdict } from '../api/schemas.js';
 import type { Db } from './connection.js';
 import { jsonText, toFile as toFileRow, toJob, type FileRow, type JobRow } from './rows.js';
 
@@ -37,6 +37,8 @@ export interface FileRecord {
   verdict: Verdict | null;
   modelVersion: string | null;
   aggregation: string | null;
+  /** The analysed image's size, orientation applied; null for PDFs and files not (yet) decoded. */
+  pixelSize: PixelSize | null;
   errorCode: string | null;
   errorMessage: string | null;
   review: ExpertReview | null;
@@ -74,6 +76,7 @@ export interface FileOutcome {
   regions?: RegionGrid[];
   modelVersion?: string | null;
   aggregation?: string | null;
+  pixelSize?: PixelSize | null;
   errorCode?: string;
   errorMessage?: string;
 }
@@ -83,7 +86,7 @@ export interface FileOutcome {
  * image) on every poll was about a tenth of the server's CPU under load (test/bench/README.md). getFileRegions() reads them for the one route that does.
  */
 const FILE_COLUMNS = `id, job_id, position, name, size, media_type, sha256, status, attempts, started_at, completed_at, verdict,
-  model_version, aggregation, error_code, error_message, review`;
+  model_version, aggregation, error_code, error_message, review, pixel_width, pixel_height`;
 
 export function createJobsRepository(db: Db) {
   const s = {
@@ -105,7 +108,8 @@ export function createJobsRepository(db: Db) {
     startFile: db.prepare("UPDATE job_files SET attempts = attempts + 1, started_at = ? WHERE id = ? AND status = 'processing'"),
     handBackFile: db.prepare("UPDATE job_files SET attempts = attempts - 1 WHERE id = ? AND status = 'processing' AND attempts > 0"),
     finishFile: db.prepare(`UPDATE job_files SET status = @status, completed_at = @completedAt, verdict = @verdict, regions = @regions,
-      model_version = @modelVersion, aggregation = @aggregation, error_code = @errorCode, error_message = @errorMessage
+      model_version = @modelVersion, aggregation = @aggregation, error_code = @errorCode, error_message = @errorMessage,
+      pixel_width = @pixelWidth, pixel_height = @pixelHeight
       WHERE id = @id AND status = 'processing'`),
     updateJobStatus: db.prepare(`UPDATE jobs SET status = @status, error_code = @errorCode, error_message = @errorMessage,
       updated_at = @updatedAt, completed_at = @completedAt WHERE id = @id`),
@@ -183,6 +187,8 @@ export function createJobsRepository(db: Db) {
           regions: o.regions ? JSON.stringify(o.regions) : null,
           modelVersion: o.modelVersion ?? null,
           aggregation: o.aggregation ?? null,
+          pixelWidth: o.pixelSize?.width ?? null,
+          pixelHeight: o.pixelSize?.height ?? null,
           errorCode: o.errorCode ?? null,
           errorMessage: o.errorMessage ?? null,
         }).changes === 1

@@ -41,6 +41,8 @@ export interface FileRow {
   error_code: string | null;
   error_message: string | null;
   review: unknown;
+  pixel_width: number | null;
+  pixel_height: number | null;
 }
 
 export interface CaseRow {
@@ -141,6 +143,7 @@ export const toFile = (r: FileRow, json: JsonColumn): FileRecord => ({
   errorCode: r.error_code,
   errorMessage: r.error_message,
   review: json<ExpertReview>(r.review),
+  pixelSize: r.pixel_width !== null && r.pixel_height !== null ? { width: r.pixel_width, height: r.pixel_height } : null,
 });
 
 export const toCase = (r: CaseRow): CaseRecord => ({

@@ -180,6 +180,7 @@ export function createAnalysisRunner(d: AnalysisRunnerDeps) {
         regions: result.regions,
         modelVersion: result.modelVersion,
         aggregation: result.aggregation,
+        pixelSize: result.pixelSize,
       };
     } catch (err) {
       // A clean shutdown stopped it: the file is resumed at the next start, and a stop is not the file's fault.

@@ -60,6 +60,7 @@ export function toFileResult(f: FileRecord): FileResult {
   if (f.status === 'completed' && f.verdict) {
     out.verdict = f.verdict;
     out.dimensions = f.verdict.dimensions;
+    if (f.pixelSize) out.pixelSize = f.pixelSize;
   }
   if (f.status === 'error') out.error = { code: (f.errorCode ?? 'internal_error') as 'internal_error', message: f.errorMessage ?? 'Analysis failed.' };
   if (f.review) out.expertReview = f.review;

@@ -147,4 +147,14 @@ CREATE INDEX jobs_seq ON jobs(seq DESC);
 ALTER TABLE job_files ADD COLUMN case_removed_at TEXT;
 `,
   },
+  {
+    id: 5,
+    name: 'pixel size of analysed images',
+    // The analysed image's width and height, EXIF orientation applied (v1 extension FileResult.pixelSize, issue 22):
+    // the window shows them on cards and rows. NULL for PDFs and for files analysed before this migration.
+    sql: `
+ALTER TABLE job_files ADD COLUMN pixel_width INTEGER;
+ALTER TABLE job_files ADD COLUMN pixel_height INTEGER;
+`,
+  },
 ];

@@ -176,4 +176,12 @@ ALTER TABLE job_files ADD COLUMN held_by text;
 CREATE INDEX job_files_held_by ON job_files(held_by) WHERE status = 'processing';
 `,
   },
+  {
+    id: 8,
+    name: 'pixel size of analysed images',
+    // As the desktop's migration 5: the analysed image's size, orientation applied (FileResult.pixelSize).
+    sql: `
+ALTER TABLE job_files ADD COLUMN pixel_width integer, ADD COLUMN pixel_height integer;
+`,
+  },
 ];

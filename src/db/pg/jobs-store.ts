@@ -47,7 +47,7 @@ export async function inTransaction<T>(pool: PgPool, fn: (client: pg.PoolClient)
 
 /** Every column of job_files but the tile scores (see src/db/jobs-repository.ts FILE_COLUMNS). */
 const FILE_COLUMNS = `id, job_id, position, name, size, media_type, sha256, status, attempts, started_at, completed_at, verdict,
-  model_version, aggregation, error_code, error_message, review`;
+  model_version, aggregation, error_code, error_message, review, pixel_width, pixel_height`;
 
 const JOB_COLUMNS = 'id, application_id, metadata, case_name, status, error_code, error_message, created_at, updated_at, completed_at';
 
@@ -139,7 +139,7 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
     async finishFile(fileId, o) {
       const r = await q.query(
         `UPDATE job_files SET status = $2, completed_at = $3, verdict = $4::json, regions = $5::json, model_version = $6,
-           aggregation = $7, error_code = $8, error_message = $9
+           aggregation = $7, error_code = $8, error_message = $9, pixel_width = $10, pixel_height = $11
          WHERE id = $1 AND status = 'processing'`,
         [
           fileId,
@@ -151,6 +151,8 @@ function jobRows(q: Queryable, inTx: boolean): JobRows {
           o.aggregation ?? null,
           o.errorCode ?? null,
           o.errorMessage ?? null,
+          o.pixelSize?.width ?? null,
+          o.pixelSize?.height ?? null,
         ],
       );
       return r.rowCount === 1;
