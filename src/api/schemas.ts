@@ -318,8 +318,8 @@ export const CaseReportFile = z.object({
   aggregation: z.string().nullable(),
   /** The tile scores behind the heatmap (what GET .../regions serves). */
   regions: z.array(RegionGrid),
-  /** Pixel size of the picture analysed (after EXIF orientation; a PDF's first analysed page or image); null when unknown. */
-  pixelSize: z.object({ width: z.number().int().positive(), height: z.number().int().positive() }).nullable(),
+  /** The file result's pixelSize: the image as analysed, after EXIF orientation; null for a PDF or a file not decoded. */
+  pixelSize: PixelSize.nullable(),
 });
 export type CaseReportFile = z.infer<typeof CaseReportFile>;
 

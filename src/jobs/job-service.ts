@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
 import type { CaseStatus } from '../api/app-schemas.js';
-import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType, RegionGrid } from '../api/schemas.js';
+import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType } from '../api/schemas.js';
 import { REPO_ROOT, trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
 import { ForeignApplication, IdempotencyConflict, JobVanished, NotFound, PreviewUnavailable, QueueFull } from '../api/domain-errors.js';
@@ -124,12 +124,6 @@ export function jobServiceSettings(config: CoreConfig) {
     idempotencyTtlMs: config.idempotencyTtlMs,
     maxWaiters: config.maxWaiters,
   } satisfies Partial<JobServiceDeps>;
-}
-
-/** An image's pixel size, as its detector grid records it (after EXIF orientation); null for a PDF or a file not scored. */
-function pixelSizeOf(regions: RegionGrid[]): CaseReport['files'][number]['pixelSize'] {
-  const grid = regions.find((g) => g.source.kind === 'image');
-  return grid ? { width: grid.width, height: grid.height } : null;
 }
 
 export function createJobService(d: JobServiceDeps) {
@@ -385,7 +379,6 @@ export function createJobService(d: JobServiceDeps) {
     for (const job of jobs) {
       for (const f of await jobsRepo.getFiles(job.id)) {
         if (leaveOut.has(f.id)) continue;
-        const regions = (await jobsRepo.getFileRegions(job.id, f.id)) ?? [];
         files.push({
           fileId: f.id,
           jobId: job.id,
@@ -402,8 +395,8 @@ export function createJobService(d: JobServiceDeps) {
           expertReview: f.review,
           modelVersion: f.modelVersion,
           aggregation: f.aggregation,
-          regions,
-          pixelSize: pixelSizeOf(regions),
+          regions: (await jobsRepo.getFileRegions(job.id, f.id)) ?? [],
+          pixelSize: f.pixelSize,
         });
         kinds.set(f.id, f.mediaType);
       }
