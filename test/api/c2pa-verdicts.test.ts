@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobResult, type FileResult } from '../../src/api/schemas.js';
+import { CaseReport, JobResult, type FileResult } from '../../src/api/schemas.js';
 import sharp from 'sharp';
 import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signC2paEdit, signPdfC2pa, type TestAuthority, type TestSigner } from '../support/c2pa-signing.js';
 import { HAS_MODEL, jpegSegment, makeJpeg, MODELS_DIR, textPdf, withJpegSegments } from '../unit/analysis/fixtures.js';
@@ -18,7 +18,7 @@ afterAll(() => pki.cleanup());
 const PROBE_MS = 60_000;
 
 /** POST /v1/assess over a socket, then GET the job until it is terminal (wait=true answers 202 past 30 s). */
-async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, key = core.imagesKey): Promise<Map<string, FileResult>> {
+async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, key = core.imagesKey): Promise<Map<string, FileResult> & { jobId: string; base: string }> {
   const base = await startListening(core);
   const parts: Part[] = files.map(([name, data]) => ({ name: 'file', data, filename: name, contentType: 'application/octet-stream' }));
   const { body, contentType } = await multipart(parts);
@@ -29,7 +29,7 @@ async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, ke
   let job = JobResult.parse(JSON.parse(answer));
   for (let i = 0; job.status === 'processing' && i < 10; i++) job = JobResult.parse(await (await fetch(`${base}/v1/jobs/${job.jobId}?wait=true`, { headers: auth })).json());
   expect(job.status).toBe('completed');
-  return new Map(job.results.map((r) => [r.file.name, r]));
+  return Object.assign(new Map(job.results.map((r) => [r.file.name, r])), { jobId: job.jobId, base });
 }
 
 const codesOf = (r: FileResult | undefined, key: string) => r?.dimensions?.find((d) => d.key === key)?.findings?.map((f) => f.code) ?? [];
@@ -192,6 +192,24 @@ describe.skipIf(!HAS_MODEL)('the Content Credentials manifest chain through POST
     expect(after.ingredients).toEqual([{ title: 'IMG_0001.jpg', relationship: 'parentOf', manifest: altered.label, validated: false }]);
     expect(altered.valid).toBe(false);
     expect(altered.failures).toContain('assertion.hashedURI.mismatch');
+
+    // The case report carries the chain: in its JSON (the dimension as the result has it) and printed in its PDF.
+    const { jobId, base } = edits;
+    const auth = { authorization: `Bearer ${core.imagesKey}` };
+    const report = CaseReport.parse(await (await fetch(`${base}/v1/jobs/${jobId}/report.json`, { headers: auth })).json());
+    const reported = report.files.find((f) => f.name === 'edited-with-credentials.jpg')!;
+    expect(reported.verdict?.dimensions.find((d) => d.key === 'provenance')?.manifests).toEqual(chain);
+    const pdf = Buffer.from(await (await fetch(`${base}/v1/jobs/${jobId}/report.pdf`, { headers: auth })).arrayBuffer());
+    const dir = tempDir('veracity-chain-report-');
+    fs.writeFileSync(path.join(dir, 'r.pdf'), pdf);
+    const text = (await run('pdftotext', ['-layout', path.join(dir, 'r.pdf'), '-'])).stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('Content Credentials (C2PA): the manifest chain Manifest 1 of 2: the active manifest');
+    expect(text).toContain('Signer Veracity tests / API Test Editor, issued by Veracity tests / Chain Test Root; trusted');
+    expect(text).toContain('Ingredients IMG_0001.jpg (parentOf): its manifest validated');
+    expect(text).toContain('Manifest 2 of 2: of “IMG_0001.jpg”, an ingredient of manifest 1');
+    expect(text).toContain('Actions c2pa.created (digitalCapture, by Test Firmware 1.0)');
+    expect(text).toMatch(/Signed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\), from its time-stamp/);
+    expect(text).toContain('Ingredients IMG_0001.jpg (parentOf): its manifest did not validate');
   }, 300_000);
 });
 
