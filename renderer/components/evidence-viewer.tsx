@@ -12,6 +12,7 @@ import { imagePlacements, openPdf, renderPage } from '../lib/pdf-thumbnail.js';
 import { aiScore, type CaseFile } from '../lib/triage.js';
 import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, failureWords, MEDIA_WORDS, verdictTitleWords } from '../lib/words.js';
 import { fitView, nativeView, panBy, visibleRect, zoomAbout, ZOOM_STEP, type Size, type View } from '../lib/zoom.js';
+import { C2paChain } from './c2pa-chain.js';
 
 interface Props {
   client: ApiClient;
@@ -450,6 +451,7 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
         )}
         {isPdf && grids.length > 0 && <PdfImageList grids={grids} placements={placements} opacity={showHeatmap ? opacity : 0} />}
         {regions?.modelVersion && <p className="hint">Detector model {regions.modelVersion}.</p>}
+        <C2paChain dimensions={result.verdict?.dimensions ?? result.dimensions ?? []} open />
       </aside>
     </div>
   );

@@ -11,6 +11,7 @@ import { formatBytes } from '../lib/plan-submission.js';
 import { ACCEPTED_STAGE_WORD, ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
 import { ReviewPanel } from './review-panel.js';
 import { Thumbnail } from './thumbnail.js';
+import { C2paChain } from './c2pa-chain.js';
 
 interface Props {
   client: ApiClient;
@@ -168,6 +169,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
             })}
           </ul>
         )}
+        <C2paChain dimensions={dimensions} />
         {lessCertain && (
           <details className="why" data-testid="less-certain">
             <summary>{lessCertain.summary}</summary>

@@ -5,7 +5,7 @@ import type { JobResultError, Verdict } from '../../src/api/schemas.js';
 import { VERDICT_REASONS, VERDICT_WORDS } from '../../src/api/vocabulary.js';
 import type { ApiFailure } from './api-client.js';
 
-export { CHECK_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, GLOSSARY, MEDIA_WORDS, checkName, dimensionFinding, isEvidence, lessCertainWords } from '../../src/api/vocabulary.js';
+export { c2paChainOf, c2paManifestRows, c2paManifestTitle, CASE_STATUS_WORDS, CHECK_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, GLOSSARY, MEDIA_WORDS, checkName, dimensionFinding, isEvidence, lessCertainWords } from '../../src/api/vocabulary.js';
 
 /** The verdict of a file, one name each. */
 export const ASSESSMENT_WORDS = VERDICT_WORDS;
@@ -116,12 +116,6 @@ export const STAGE_WORDS: Record<import('../../src/api/schemas.js').FileStage, s
   error: 'Failed',
 };
 
-/** The status of a case, as the specialist sets it in the case header. */
-export const CASE_STATUS_WORDS: Record<import('../../src/api/app-schemas.js').CaseStatus, string> = {
-  open: 'Open',
-  in_review: 'In review',
-  closed: 'Closed',
-};
 
 /**
  * Why the core refused a change to the case (a name another case has is said as such, not as a malformed request).

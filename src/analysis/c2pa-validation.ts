@@ -8,8 +8,9 @@ import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { Crypto, type CryptoProvider, type HashAlgorithm } from '@trustnxt/c2pa-ts/crypto';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
-import { ManifestStore, RelationshipType, type Manifest, type ValidationStatusEntry } from '@trustnxt/c2pa-ts/manifest';
+import { IngredientAssertion, ManifestStore, RelationshipType, type Manifest, type ValidationStatusEntry } from '@trustnxt/c2pa-ts/manifest';
 import * as pkijs from 'pkijs';
+import type { C2paManifest, SignerTrust } from '../api/schemas.js';
 import type { MediaType } from './analysis-results.js';
 import { chainsToAnchor, type TrustAnchor } from './trust-anchors.js';
 
@@ -28,12 +29,7 @@ export interface C2paStatus {
   explanation?: string;
 }
 
-/**
- * What the product makes of the signer: `trusted` (chains to a configured anchor), `untrusted` (anchors are
- * configured and it chains to none), `not_established` (no anchors configured), `expired` (outside its validity at
- * signing time), `invalid` (the certificate breaks the C2PA certificate profile) or `missing` (no usable signature).
- */
-export type SignerTrust = 'trusted' | 'untrusted' | 'not_established' | 'expired' | 'invalid' | 'missing';
+export type { SignerTrust };
 
 export interface C2paValidation {
   label: string;
@@ -55,6 +51,8 @@ export interface C2paValidation {
   trust: SignerTrust;
   /** How many trust anchors were configured when the signer was judged. */
   anchors: number;
+  /** The manifest chain: this manifest first, then back through its ingredients' manifests, each judged on its own. */
+  chain: C2paManifest[];
 }
 
 export type C2paReading = { kind: 'manifest'; manifest: C2paValidation } | { kind: 'unreadable'; reason: string };
@@ -231,6 +229,71 @@ async function decideTrust(m: Manifest, entries: ValidationStatusEntry[], anchor
   return { statuses, trust: anchors.length ? 'untrusted' : 'not_established' };
 }
 
+/** Hard bindings: an ingredient's manifest binds the ingredient's bytes, which are not in this file. */
+const BINDING = /^assertion\.(dataHash|bmffHash|boxesHash|collectionHash)\./;
+/** Manifests listed at most (a store may chain many; a specialist reads the first few). */
+const MAX_CHAIN = 16;
+
+/** An asset of no bytes, for an ingredient's manifest: its hard binding is of the ingredient's bytes, not here. */
+const NO_BYTES = new PdfAsset(new Uint8Array(0), undefined) as unknown as Parameters<Manifest['validate']>[0];
+const isValid = (statuses: C2paStatus[]) => statuses.every((s) => s.success || TRUST_CODES.has(s.code));
+const manifestLabelOf = (uri: string | undefined) => /^self#jumbf=\/c2pa\/([^/]+)/.exec(uri ?? '')?.[1] ?? null;
+
+/**
+ * The chain as a specialist reads it: from the active manifest back through its ingredients' manifests (breadth
+ * first), each with its signer judged against the anchors, its time-stamp, tool, actions and ingredients. An
+ * ingredient's manifest is validated on its own (signature, hashed URIs); its hard binding cannot be, without its bytes.
+ */
+async function chainOf(store: ManifestStore, active: Manifest, judged: { statuses: C2paStatus[]; trust: SignerTrust }, anchors: TrustAnchor[]): Promise<C2paManifest[]> {
+  const checked = new Map<Manifest, { statuses: C2paStatus[]; trust: SignerTrust }>([[active, judged]]);
+  const check = async (m: Manifest) => {
+    let found = checked.get(m);
+    if (!found) {
+      let entries: ValidationStatusEntry[];
+      try {
+        // Against no bytes at all: the binding fails at once (and is left out) instead of hashing this file again.
+        entries = (await m.validate(NO_BYTES)).statusEntries.filter((e) => !BINDING.test(String(e.code)));
+      } catch (err) {
+        entries = [{ code: 'general.error' as ValidationStatusEntry['code'], explanation: (err as Error).message, success: false }];
+      }
+      found = await decideTrust(m, entries, anchors);
+      checked.set(m, found);
+    }
+    return found;
+  };
+  const chain: C2paManifest[] = [];
+  const queue = [active];
+  const queued = new Set(queue);
+  while (queue.length && chain.length < MAX_CHAIN) {
+    const m = queue.shift()!;
+    const { statuses, trust } = await check(m);
+    const ingredients: C2paManifest['ingredients'] = [];
+    for (const ingredient of m.assertions?.assertions.filter((a) => a instanceof IngredientAssertion) ?? []) {
+      const label = manifestLabelOf((ingredient.activeManifest ?? ingredient.c2pa_manifest)?.uri);
+      const own = label ? store.getManifestByLabel(label) : undefined;
+      // A link to a manifest the store does not hold is a manifest that cannot validate.
+      const validated = own ? isValid((await check(own)).statuses) : label ? false : null;
+      ingredients.push({ title: ingredient.title ?? null, relationship: ingredient.relationship ?? null, manifest: label, validated });
+      if (own && !queued.has(own)) {
+        queued.add(own);
+        queue.push(own);
+      }
+    }
+    const sig = m.signature?.signatureData;
+    chain.push({
+      label: m.label ?? '',
+      signer: { subject: subjectOf(sig?.certificate, 'subject'), issuer: subjectOf(sig?.certificate, 'issuer'), trust },
+      signedAt: sig?.timestamp?.toISOString() ?? null,
+      claimGenerator: claimGeneratorOf(m),
+      actions: actionsOf(m),
+      ingredients,
+      valid: isValid(statuses),
+      failures: [...new Set(statuses.filter((s) => !s.success).map((s) => s.code))],
+    });
+  }
+  return chain;
+}
+
 /**
  * Validates the file's C2PA manifest store (the active manifest, against the file's bytes) and judges its signer
  * against `anchors`. null when the file carries no store; `unreadable` when it carries one the library cannot read.
@@ -261,7 +324,8 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
   } catch (err) {
     entries = [{ code: 'general.error' as ValidationStatusEntry['code'], explanation: (err as Error).message, success: false }];
   }
-  const { statuses, trust } = await decideTrust(m, entries, anchors);
+  const judged = await decideTrust(m, entries, anchors);
+  const { statuses, trust } = judged;
   const ingredients = m.assertions?.assertions.filter((a) => a.label?.startsWith('c2pa.ingredient')) ?? [];
   const sig = m.signature?.signatureData;
   return {
@@ -277,9 +341,10 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
       ingredients: ingredients.length,
       manifests: store.manifests.length,
       statuses,
-      valid: statuses.every((s) => s.success || TRUST_CODES.has(s.code)),
+      valid: isValid(statuses),
       trust,
       anchors: anchors.length,
+      chain: await chainOf(store, m, judged, anchors),
     },
   };
 }

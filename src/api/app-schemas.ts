@@ -2,7 +2,7 @@
 // per-launch UI token, never an API key; /v1 routes take API keys (their schemas are in schemas.ts).
 import { z } from 'zod';
 import { CASE_NAME_MAX, CASE_NOTES_MAX, KEY_EXPIRES_IN_DAYS_MAX, KEY_NAME_MAX, PAGE_SIZE_MAX, SEARCH_TEXT_MAX } from './limits.js';
-import { JobResult, MediaType, PaginationMeta, PipelineKind, VerdictAssessment, VerdictCounts, positiveInteger, uuidParameter } from './schemas.js';
+import { CaseStatus, JobResult, MediaType, PaginationMeta, PipelineKind, VerdictAssessment, VerdictCounts, positiveInteger, uuidParameter } from './schemas.js';
 
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -95,8 +95,7 @@ export type ServerInfo = z.infer<typeof ServerInfo>;
 
 // ---- Cases and the history search (issue #13): the window's workspace, spanning both applications ----
 
-export const CaseStatus = z.enum(['open', 'in_review', 'closed']);
-export type CaseStatus = z.infer<typeof CaseStatus>;
+export { CaseStatus } from './schemas.js';
 
 export const CaseInfo = z.object({
   id: z.uuid(),

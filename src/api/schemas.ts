@@ -62,6 +62,46 @@ export const Finding = z
   .meta({ id: 'Finding' });
 export type Finding = z.infer<typeof Finding>;
 
+/**
+ * What the product makes of a C2PA signer: `trusted` (chains to a configured trust anchor), `untrusted` (anchors are
+ * configured and it chains to none), `not_established` (no anchors configured), `expired` (outside its validity at
+ * signing time), `invalid` (breaks the C2PA certificate profile), `missing` (no usable signature).
+ */
+export const SignerTrust = z.enum(['trusted', 'untrusted', 'not_established', 'expired', 'invalid', 'missing']);
+export type SignerTrust = z.infer<typeof SignerTrust>;
+
+/** One manifest of a file's Content Credentials (C2PA), as a specialist reads it. */
+export const C2paManifest = z
+  .object({
+    label: z.string().meta({ description: 'The manifest\'s label in the store (urn:uuid:...).' }),
+    signer: z.object({
+      subject: z.string().nullable().meta({ description: 'The signing certificate\'s subject (O / CN).' }),
+      issuer: z.string().nullable().meta({ description: 'The signing certificate\'s issuer (O / CN).' }),
+      trust: SignerTrust,
+    }),
+    signedAt: z.iso.datetime({ offset: true }).nullable().meta({ description: 'When it was signed, from its RFC 3161 time-stamp; null without one.' }),
+    claimGenerator: z.string().nullable().meta({ description: 'The tool that made the claim (claim generator, with its version).' }),
+    actions: z.array(
+      z.object({
+        action: z.string().meta({ description: 'e.g. `c2pa.created`, `c2pa.opened`, `c2pa.edited`.' }),
+        digitalSourceType: z.string().optional().meta({ description: 'The IPTC digital source type\'s code, e.g. `digitalCapture`, `trainedAlgorithmicMedia`.' }),
+        softwareAgent: z.string().optional(),
+      }),
+    ),
+    ingredients: z.array(
+      z.object({
+        title: z.string().nullable(),
+        relationship: z.string().nullable().meta({ description: '`parentOf`, `componentOf` or `inputTo`.' }),
+        manifest: z.string().nullable().meta({ description: 'The label of the ingredient\'s own manifest (later in the chain); null when it carries none.' }),
+        validated: z.boolean().nullable().meta({ description: 'Whether the ingredient\'s own manifest validated (signature and hashed URIs); null when it carries none.' }),
+      }),
+    ),
+    valid: z.boolean().meta({ description: 'Its signature and hashes hold (hard bindings are checked for the active manifest only: an ingredient\'s bytes are not here).' }),
+    failures: z.array(z.string()).meta({ description: 'The C2PA status codes that failed, verbatim (signer trust included); [] when none did.' }),
+  })
+  .meta({ id: 'C2paManifest' });
+export type C2paManifest = z.infer<typeof C2paManifest>;
+
 export const Dimension = z.object({
   key: z.string().min(1),
   label: z.string().min(1),
@@ -69,6 +109,10 @@ export const Dimension = z.object({
   assessment: DimensionAssessment.optional(),
   confidence: ConfidenceLevel.optional(),
   findings: z.array(Finding).optional().meta({ description: "Every check behind this dimension, in its detector's order of importance." }),
+  manifests: z
+    .array(C2paManifest)
+    .optional()
+    .meta({ description: 'Content Credentials (C2PA) of the file, on the dimension that validated them: the active manifest first, then back through its ingredients\' manifests.' }),
 });
 export type Dimension = z.infer<typeof Dimension>;
 
@@ -276,6 +320,10 @@ export const JobProgress = z.object({
 }).meta({ id: 'JobProgress' });
 export type JobProgress = z.infer<typeof JobProgress>;
 
+/** Where a case stands, as the specialist sets it in the window (the case header). */
+export const CaseStatus = z.enum(['open', 'in_review', 'closed']);
+export type CaseStatus = z.infer<typeof CaseStatus>;
+
 /** Files by machine verdict, plus those still processing or ended in error: how a case (CaseInfo) and its report count. */
 export const VerdictCounts = z.object({
   ai_generated: z.number().int().nonnegative(),
@@ -308,6 +356,8 @@ export const CaseReportFile = z.object({
   aggregation: z.string().nullable(),
   /** The tile scores behind the heatmap (what GET .../regions serves). */
   regions: z.array(RegionGrid),
+  /** The file result's pixelSize: the image as analysed, after EXIF orientation; null for a PDF or a file not decoded. */
+  pixelSize: PixelSize.nullable(),
 });
 export type CaseReportFile = z.infer<typeof CaseReportFile>;
 
@@ -319,12 +369,26 @@ export const CaseReport = z.object({
   caseId: z.uuid().nullable(),
   /** The case's name as it is now; for one job's report, the job's `metadata.case` (null without one). */
   caseName: z.string().nullable(),
+  /** The case's status as it is now (GET /app/cases/{caseId}); null for the report of one job. */
+  caseStatus: CaseStatus.nullable(),
+  /** The case's notes as they are now ('' when none); null for the report of one job. */
+  caseNotes: z.string().nullable(),
   appVersion: z.string(),
   /** The core's local time zone (IANA), in which the PDF states every time. */
   timeZone: z.string(),
   /** The latest change to any job of the report: the state the report describes. */
   asOf: DateTime,
-  summary: z.object({ files: z.number().int().nonnegative(), ...VerdictCounts.shape, reviewed: z.number().int().nonnegative() }),
+  summary: z.object({
+    files: z.number().int().nonnegative(),
+    /** Files by machine verdict. */
+    ...VerdictCounts.shape,
+    reviewed: z.number().int().nonnegative(),
+    /**
+     * Files by effective verdict: the expert review where there is one, the machine verdict otherwise (processing and
+     * error count the files without a review still processing or ended in error).
+     */
+    effective: VerdictCounts,
+  }),
   jobs: z.array(z.object({ jobId: z.uuid(), applicationId: z.uuid(), status: JobStatus, createdAt: DateTime, completedAt: DateTime.nullable() })),
   /** In submission order: by job, then by the file's place in its request. */
   files: z.array(CaseReportFile),

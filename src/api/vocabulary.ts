@@ -3,7 +3,14 @@
 // (src/report/) and every screen of the window (renderer/lib/words.ts). A pure module with no imports but types,
 // so the renderer may bundle it. The API's fixed values (`ai_generated`, `likely_ai`, `high`, ...) never change;
 // only the words shown for them live here.
-import type { ConfidenceLevel, Dimension, DimensionAssessment, VerdictAssessment } from './schemas.js';
+import type { C2paManifest, CaseStatus, ConfidenceLevel, Dimension, DimensionAssessment, SignerTrust, VerdictAssessment } from './schemas.js';
+
+/** The status of a case, as the specialist sets it in the case header (and the case report prints it). */
+export const CASE_STATUS_WORDS: Record<CaseStatus, string> = {
+  open: 'Open',
+  in_review: 'In review',
+  closed: 'Closed',
+};
 
 /** The verdict of a file, one name each (badge, table cell, history, report, `verdict.display.label`). */
 export const VERDICT_WORDS: Record<VerdictAssessment, string> = {
@@ -150,3 +157,43 @@ export const MEDIA_WORDS: Record<string, string> = {
   'image/heif': 'HEIF image',
   'application/pdf': 'PDF document',
 };
+
+// ---- Content Credentials (C2PA): the manifest chain as a specialist reads it (card, viewer, case report) ----
+
+/** What the signer's certificate establishes, judged against the configured trust anchors. */
+export const SIGNER_TRUST_WORDS: Record<SignerTrust, string> = {
+  trusted: 'trusted: chains to a configured trust anchor',
+  untrusted: 'not trusted: chains to no configured trust anchor',
+  not_established: 'not established: no trust anchors are configured',
+  expired: 'expired: the certificate was not valid at signing time',
+  invalid: 'invalid: the certificate is not fit for C2PA signing',
+  missing: 'no usable signature',
+};
+
+/** The manifest's place in the chain: the active one first, then the ingredients' own manifests. */
+export function c2paManifestTitle(chain: C2paManifest[], i: number): string {
+  if (i === 0) return `Manifest 1 of ${chain.length}: the active manifest`;
+  const of = chain.findIndex((m) => m.ingredients.some((g) => g.manifest === chain[i].label));
+  const ingredient = of >= 0 ? chain[of].ingredients.find((g) => g.manifest === chain[i].label) : undefined;
+  return `Manifest ${i + 1} of ${chain.length}: of ${ingredient?.title ? `“${ingredient.title}”, ` : ''}an ingredient of manifest ${of + 1}`;
+}
+
+/** One manifest as label / value rows: signer and trust, signing time, tool, actions, ingredients, validation. */
+export function c2paManifestRows(m: C2paManifest, time: (iso: string) => string): [string, string][] {
+  const action = (a: C2paManifest['actions'][number]) =>
+    a.action + (a.digitalSourceType || a.softwareAgent ? ` (${[a.digitalSourceType, a.softwareAgent && `by ${a.softwareAgent}`].filter(Boolean).join(', ')})` : '');
+  const ingredient = (g: C2paManifest['ingredients'][number]) =>
+    `${g.title ?? 'untitled'} (${g.relationship ?? 'relationship not stated'}): ` +
+    (g.validated === null ? 'no manifest of its own' : g.validated ? 'its manifest validated' : 'its manifest did not validate');
+  return [
+    ['Signer', `${m.signer.subject ?? 'not named'}${m.signer.issuer ? `, issued by ${m.signer.issuer}` : ''}; ${SIGNER_TRUST_WORDS[m.signer.trust]}`],
+    ['Signed', m.signedAt ? `${time(m.signedAt)}, from its time-stamp` : 'no time-stamp: the signing time is not established'],
+    ['Tool', m.claimGenerator ?? 'not named'],
+    ['Actions', m.actions.map(action).join('; ') || 'none recorded'],
+    ['Ingredients', m.ingredients.map(ingredient).join('; ') || 'none'],
+    ['Validation', m.valid ? `signature and hashes hold${m.failures.length ? ` (${m.failures.join(', ')})` : ''}` : `failed: ${m.failures.join(', ')}`],
+  ];
+}
+
+/** The chain a file's result carries, on whichever dimension validated it; null without Content Credentials. */
+export const c2paChainOf = (dimensions: readonly Pick<Dimension, 'manifests'>[]): C2paManifest[] | null => dimensions.find((d) => d.manifests?.length)?.manifests ?? null;

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
+import type { CaseStatus } from '../api/app-schemas.js';
 import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType, RegionGrid, RegionRequest, RegionTiles } from '../api/schemas.js';
 import { REPO_ROOT, trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
@@ -460,7 +461,7 @@ export function createJobService(d: JobServiceDeps) {
    * for), with each file's picture for the PDF (absent when the file gives none). Throws NotFound for no jobs.
    */
   async function collectCaseReport(
-    of: { caseId: string | null; caseName: string | null },
+    of: { caseId: string | null; caseName: string | null; caseStatus?: CaseStatus | null; caseNotes?: string | null },
     jobIds: string[],
     /** Files of those jobs that were removed from the case: not in its report. */
     leaveOut: ReadonlySet<string> = new Set(),
@@ -489,6 +490,7 @@ export function createJobService(d: JobServiceDeps) {
           modelVersion: f.modelVersion,
           aggregation: f.aggregation,
           regions: (await jobsRepo.getFileRegions(job.id, f.id)) ?? [],
+          pixelSize: f.pixelSize,
         });
         kinds.set(f.id, f.mediaType);
       }
@@ -505,11 +507,15 @@ export function createJobService(d: JobServiceDeps) {
       }
     };
     const count = (a: string) => files.filter((f) => f.verdict?.assessment === a).length;
+    const effective = (a: string) => files.filter((f) => (f.expertReview?.assessment ?? f.verdict?.assessment) === a).length;
+    const unreviewed = (status: string) => files.filter((f) => !f.expertReview && f.status === status).length;
     const report: CaseReport = {
       format: 'veracity-case-report',
       version: 3,
       caseId: of.caseId,
       caseName: of.caseName,
+      caseStatus: of.caseStatus ?? null,
+      caseNotes: of.caseNotes ?? null,
       appVersion: APP_VERSION,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       asOf: jobs.map((j) => j.updatedAt).reduce((a, b) => (a > b ? a : b)),
@@ -521,6 +527,13 @@ export function createJobService(d: JobServiceDeps) {
         processing: files.filter((f) => f.status === 'processing').length,
         error: files.filter((f) => f.status === 'error').length,
         reviewed: files.filter((f) => f.expertReview).length,
+        effective: {
+          ai_generated: effective('ai_generated'),
+          authentic: effective('authentic'),
+          inconclusive: effective('inconclusive'),
+          processing: unreviewed('processing'),
+          error: unreviewed('error'),
+        },
       },
       jobs: jobs.map((j) => ({ jobId: j.id, applicationId: j.applicationId, status: j.status, createdAt: j.createdAt, completedAt: j.completedAt })),
       files,

@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobResult, type FileResult } from '../../src/api/schemas.js';
-import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signPdfC2pa, type TestAuthority, type TestSigner } from '../support/c2pa-signing.js';
+import { CaseReport, JobResult, type FileResult } from '../../src/api/schemas.js';
+import sharp from 'sharp';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signC2paEdit, signPdfC2pa, type TestAuthority, type TestSigner } from '../support/c2pa-signing.js';
 import { HAS_MODEL, jpegSegment, makeJpeg, MODELS_DIR, textPdf, withJpegSegments } from '../unit/analysis/fixtures.js';
 import { REPO, multipart, onPg, startCore, startListening, tempDir, type Part, type TestCore } from './helpers.js';
 
@@ -17,7 +18,7 @@ afterAll(() => pki.cleanup());
 const PROBE_MS = 60_000;
 
 /** POST /v1/assess over a socket, then GET the job until it is terminal (wait=true answers 202 past 30 s). */
-async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, key = core.imagesKey): Promise<Map<string, FileResult>> {
+async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, key = core.imagesKey): Promise<Map<string, FileResult> & { jobId: string; base: string }> {
   const base = await startListening(core);
   const parts: Part[] = files.map(([name, data]) => ({ name: 'file', data, filename: name, contentType: 'application/octet-stream' }));
   const { body, contentType } = await multipart(parts);
@@ -28,11 +29,12 @@ async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, ke
   let job = JobResult.parse(JSON.parse(answer));
   for (let i = 0; job.status === 'processing' && i < 10; i++) job = JobResult.parse(await (await fetch(`${base}/v1/jobs/${job.jobId}?wait=true`, { headers: auth })).json());
   expect(job.status).toBe('completed');
-  return new Map(job.results.map((r) => [r.file.name, r]));
+  return Object.assign(new Map(job.results.map((r) => [r.file.name, r])), { jobId: job.jobId, base });
 }
 
 const codesOf = (r: FileResult | undefined, key: string) => r?.dimensions?.find((d) => d.key === key)?.findings?.map((f) => f.code) ?? [];
 const provenanceCodes = (r: FileResult | undefined) => codesOf(r, 'provenance');
+const manifestsOf = (r: FileResult | undefined) => r?.dimensions?.find((d) => d.key === 'provenance')?.manifests;
 
 describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/assess (issue 24)', () => {
   let ca: TestAuthority;
@@ -80,6 +82,10 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     for (const f of r?.dimensions?.flatMap((d) => d.findings ?? []) ?? []) expect(f.message).toMatch(/^[A-Z].*\.$/);
   });
 
+  it('a capture alone is a chain of one manifest', () => {
+    expect(manifestsOf(results.get('trusted-capture.jpg'))?.map((m) => m.signer.subject)).toEqual(['Veracity tests / API Test Camera']);
+  });
+
   it('a valid manifest from a trusted signer declaring generative AI: ai_generated, high', () => {
     const r = results.get('trusted-ai.jpg');
     expect(r?.verdict).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
@@ -119,6 +125,9 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     const core = await anchoredCore();
     const pdfs = await assessOverHttp(core, [['signed.pdf', signed], ['changed.pdf', replaceOnce(signed, '(Hello)', '(Hallo)')]], core.pdfsKey);
     expect(codesOf(pdfs.get('signed.pdf'), 'pdf_structure')).toEqual(expect.arrayContaining(['provenance.c2pa.manifest', 'claimSignature.validated', 'signingCredential.trusted', 'assertion.dataHash.match']));
+    expect(pdfs.get('signed.pdf')?.dimensions?.find((d) => d.key === 'pdf_structure')?.manifests).toMatchObject([
+      { claimGenerator: 'Veracity Test Scanner', signer: { subject: 'Veracity tests / API Test Camera', trust: 'trusted' }, actions: [{ action: 'c2pa.created' }], valid: true },
+    ]);
     const changed = pdfs.get('changed.pdf');
     expect(codesOf(changed, 'pdf_structure')).toContain('assertion.dataHash.mismatch');
     expect(changed?.verdict?.assessment).toBe('inconclusive');
@@ -134,6 +143,74 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
       /not established: no trust anchors are configured/,
     );
   }, 120_000);
+});
+
+// Issue 24 item 5: the manifest chain on the file result (the provenance dimension's `manifests`), through real HTTP.
+describe.skipIf(!HAS_MODEL)('the Content Credentials manifest chain through POST /v1/assess', () => {
+  const capture = { claimGenerator: 'Veracity Test Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }] };
+
+  it('the manifest chain as a specialist reads it: signer and trust, time-stamped signing time, tool, actions, ingredients and whether their manifests validated; an altered ingredient manifest named', async () => {
+    // An edit that keeps Content Credentials: the capture (time-stamped) is its parent ingredient.
+    const ca = makeAuthority(pki.dir, 'Chain Test Root');
+    const photo = await makeJpeg(256, 192);
+    const stamped = await signC2pa(photo, issueSigner(ca, 'API Test Camera'), capture, issueSigner(ca, 'API Test Time-Stamp Authority', { tsa: true }));
+    const edit = await signC2paEdit(await sharp(stamped).modulate({ brightness: 1.1 }).jpeg().toBuffer(), stamped, 'IMG_0001.jpg', issueSigner(ca, 'API Test Editor'), {
+      claimGenerator: 'Veracity Test Editor',
+      actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }],
+    });
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
+    const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS }, { dataDir });
+    const edits = await assessOverHttp(core, [
+      ['edited-with-credentials.jpg', edit],
+      ['ingredient-altered.jpg', replaceOnce(edit, 'Test Firmware 1.0', 'Test Firmware 2.0')],
+    ]);
+    const chain = manifestsOf(edits.get('edited-with-credentials.jpg'));
+    expect(chain).toHaveLength(2);
+    const [editor, camera1] = chain!;
+    expect(editor).toMatchObject({
+      signer: { subject: 'Veracity tests / API Test Editor', issuer: 'Veracity tests / Chain Test Root', trust: 'trusted' },
+      signedAt: null,
+      claimGenerator: 'Veracity Test Editor',
+      actions: [{ action: 'c2pa.opened' }, { action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }],
+      ingredients: [{ title: 'IMG_0001.jpg', relationship: 'parentOf', manifest: camera1.label, validated: true }],
+      valid: true,
+      failures: [],
+    });
+    expect(camera1).toMatchObject({
+      signer: { subject: 'Veracity tests / API Test Camera', trust: 'trusted' },
+      claimGenerator: 'Veracity Test Camera',
+      actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }],
+      ingredients: [],
+      valid: true,
+    });
+    // The signing time is the time-stamp's (made while this test ran).
+    expect(Math.abs(Date.parse(camera1.signedAt!) - Date.now())).toBeLessThan(10 * 60_000);
+
+    // An ingredient whose own manifest was altered: the chain says its manifest did not validate, and which check failed.
+    const [after, altered] = manifestsOf(edits.get('ingredient-altered.jpg'))!;
+    expect(after.ingredients).toEqual([{ title: 'IMG_0001.jpg', relationship: 'parentOf', manifest: altered.label, validated: false }]);
+    expect(altered.valid).toBe(false);
+    expect(altered.failures).toContain('assertion.hashedURI.mismatch');
+
+    // The case report carries the chain: in its JSON (the dimension as the result has it) and printed in its PDF.
+    const { jobId, base } = edits;
+    const auth = { authorization: `Bearer ${core.imagesKey}` };
+    const report = CaseReport.parse(await (await fetch(`${base}/v1/jobs/${jobId}/report.json`, { headers: auth })).json());
+    const reported = report.files.find((f) => f.name === 'edited-with-credentials.jpg')!;
+    expect(reported.verdict?.dimensions.find((d) => d.key === 'provenance')?.manifests).toEqual(chain);
+    const pdf = Buffer.from(await (await fetch(`${base}/v1/jobs/${jobId}/report.pdf`, { headers: auth })).arrayBuffer());
+    const dir = tempDir('veracity-chain-report-');
+    fs.writeFileSync(path.join(dir, 'r.pdf'), pdf);
+    const text = (await run('pdftotext', ['-layout', path.join(dir, 'r.pdf'), '-'])).stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('Content Credentials (C2PA): the manifest chain Manifest 1 of 2: the active manifest');
+    expect(text).toContain('Signer Veracity tests / API Test Editor, issued by Veracity tests / Chain Test Root; trusted');
+    expect(text).toContain('Ingredients IMG_0001.jpg (parentOf): its manifest validated');
+    expect(text).toContain('Manifest 2 of 2: of “IMG_0001.jpg”, an ingredient of manifest 1');
+    expect(text).toContain('Actions c2pa.created (digitalCapture, by Test Firmware 1.0)');
+    expect(text).toMatch(/Signed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\), from its time-stamp/);
+    expect(text).toContain('Ingredients IMG_0001.jpg (parentOf): its manifest did not validate');
+  }, 300_000);
 });
 
 const run = promisify(execFile);

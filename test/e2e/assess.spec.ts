@@ -180,6 +180,14 @@ test('an expert review is stored beside the machine verdict and read back throug
   // The machine verdict is untouched by the review (DECISIONS 7).
   expect(result?.status).toBe(core.modelPresent ? 'completed' : 'error');
 
+  // The case's status and notes, set in the case header, go into the report.
+  const header = page.getByTestId('case-header');
+  await header.getByTestId('case-status').selectOption('in_review');
+  await expect(header.getByTestId('case-saved')).toHaveText('Status saved.');
+  await header.getByTestId('case-notes').fill('Claim CLM-77: portrait sent by the policy holder.');
+  await header.getByRole('button', { name: 'Save notes' }).click();
+  await expect(header.getByTestId('case-saved')).toHaveText('Notes saved.');
+
   // Export: the core's printable PDF and the JSON whose SHA-256 it prints, with the file hashes, the review and the model version.
   const downloads: string[] = [];
   const waitTwo = new Promise<void>((resolve) => {
@@ -202,9 +210,15 @@ test('an expert review is stored beside the machine verdict and read back throug
   const sha = createHash('sha256').update(fs.readFileSync(photoPath)).digest('hex');
   expect(report.files.map((f) => f.sha256)).toContain(sha);
   expect(report.files.find((f) => f.fileId === fileId)?.expertReview?.reviewer).toBe('A. Specialist');
+  expect([report.caseStatus, report.caseNotes]).toEqual(['in_review', 'Claim CLM-77: portrait sent by the policy holder.']);
+  expect(report.summary.effective.authentic).toBeGreaterThanOrEqual(1);
   const text = execFileSync('pdftotext', ['-layout', pdfPath, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
   for (const f of report.files) expect(text).toContain(f.sha256);
-  expect(text).toContain('A. Specialist');
+  expect(text).toContain('Case status In review');
+  expect(text).toContain('Case notes Claim CLM-77: portrait sent by the policy holder.');
+  // The sign-off names the reviewer, the file and when, above the lines written by hand.
+  const place = report.files.findIndex((f) => f.fileId === fileId) + 1;
+  expect(text).toMatch(new RegExp(`Expert reviews recorded in this case A\\. Specialist file ${place}; reviewed \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d .*Examiner name`));
   expect(/Report SHA-256 ([0-9a-f]{64})/.exec(text)?.[1]).toBe(createHash('sha256').update(jsonBytes).digest('hex'));
   execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', pdfPath, path.join(ARTIFACTS, '05-report')]);
 });

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { ARTIFACTS, expect, test } from './core-fixture.js';
+import sharp from 'sharp';
+import { issueSigner, makeAuthority, pkiDir, signC2pa, signC2paEdit } from '../support/c2pa-signing.js';
 import { makeImage, makePdf, pdfWithJpx, pngWithText } from './generate-files.js';
 
 const SCREENSHOTS = path.resolve('renderer/screenshots');
@@ -326,4 +328,57 @@ test('a HEIC file shows the picture the core decoded, on its card and in the vie
   await page.screenshot({ path: path.join(ARTIFACTS, 'viewer-heic.png') });
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
+});
+
+// Issue 24 item 5: an edit that kept its Content Credentials (the test's own CA and signers, signed with the C2PA
+// library): the card and the viewer list the chain from the edit back to the capture it was made from.
+test('the card and the viewer list the Content Credentials chain: signers, trust, tool, actions and the ingredient', async ({ appPage: page, core }) => {
+  test.skip(!core.modelPresent, 'verdicts need the detector model');
+  const pki = pkiDir();
+  try {
+    const ca = makeAuthority(pki.dir, 'E2E Test Root');
+    const capture = await signC2pa(await makeImage(81, 'jpeg'), issueSigner(ca, 'E2E Camera'), {
+      claimGenerator: 'Veracity Test Camera',
+      actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }],
+    });
+    const edit = await signC2paEdit(await sharp(capture).modulate({ brightness: 1.1 }).jpeg().toBuffer(), capture, 'IMG_0001.jpg', issueSigner(ca, 'E2E Editor'), {
+      claimGenerator: 'Veracity Test Editor',
+      actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }],
+    });
+    await page.getByLabel(/Case name for loose files/).fill('Credentials case');
+    await page.getByTestId('file-input').setInputFiles([{ name: 'edited-photo.jpg', mimeType: 'image/jpeg', buffer: edit }]);
+    await finished(page, 1);
+
+    // On the card: folded until asked for, then both manifests, newest first.
+    const card = page.locator('[data-file-name="edited-photo.jpg"]');
+    const chain = card.getByTestId('c2pa-chain');
+    await expect(chain).toContainText('Content Credentials: 2 manifests');
+    await chain.getByText('Content Credentials: 2 manifests').click();
+    const manifests = chain.getByTestId('c2pa-manifest');
+    await expect(manifests).toHaveCount(2);
+    await expect(manifests.nth(0)).toContainText('Manifest 1 of 2: the active manifest');
+    await expect(manifests.nth(0)).toContainText('Veracity tests / E2E Editor, issued by Veracity tests / E2E Test Root');
+    // This installation has no trust anchors: the signer is named, not established.
+    await expect(manifests.nth(0)).toContainText('not established: no trust anchors are configured');
+    await expect(manifests.nth(0)).toContainText('Veracity Test Editor');
+    await expect(manifests.nth(0)).toContainText('c2pa.opened; c2pa.color_adjustments (by Test Editor 2.0)');
+    await expect(manifests.nth(0)).toContainText('IMG_0001.jpg (parentOf): its manifest validated');
+    await expect(manifests.nth(1)).toContainText('Manifest 2 of 2: of “IMG_0001.jpg”, an ingredient of manifest 1');
+    await expect(manifests.nth(1)).toContainText('Veracity tests / E2E Camera');
+    await expect(manifests.nth(1)).toContainText('c2pa.created (digitalCapture, by Test Firmware 1.0)');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'c2pa-chain-card.png'), fullPage: true });
+
+    // In the viewer: open from the start, the same chain.
+    await card.getByTestId('open-viewer').click();
+    const viewer = page.getByRole('dialog');
+    const inViewer = viewer.getByTestId('c2pa-manifest');
+    await expect(inViewer).toHaveCount(2);
+    await expect(inViewer.nth(0)).toBeVisible();
+    await expect(inViewer.nth(0)).toContainText('Veracity tests / E2E Editor');
+    await expect(inViewer.nth(1)).toContainText('Veracity tests / E2E Camera');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'c2pa-chain-viewer.png') });
+    await page.keyboard.press('Escape');
+  } finally {
+    pki.cleanup();
+  }
 });

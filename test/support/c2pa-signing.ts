@@ -9,7 +9,8 @@ import sharp from 'sharp';
 import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { CoseAlgorithmIdentifier, LocalSigner } from '@trustnxt/c2pa-ts/cose';
-import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, ManifestStore, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
+import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
+import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType, ValidationStatusCode, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
 import { LocalTimestampProvider } from '@trustnxt/c2pa-ts/rfc3161';
 
 const EXTENSIONS = `[ca_ext]
@@ -131,6 +132,41 @@ export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: Manifest
   await binding.updateWithAsset(asset);
   const tsa = timeStamper && new LocalTimestampProvider(new X509Certificate(timeStamper.certPem), timeStamper.key);
   await manifest.sign(local, tsa);
+  await asset.writeManifestJUMBF(store.getBytes());
+  return Buffer.from(await asset.getDataRange());
+}
+
+/**
+ * An edit of a signed JPEG, as an editor that keeps Content Credentials writes it: `edited` (new pixels, no store of its
+ * own) carries the original's manifests and a new active manifest signed by `signer`, whose `c2pa.opened` /
+ * `c2pa.edited` actions name the original as its parent ingredient (`title`), with a hashed link to the original's
+ * active manifest. `spec.actions` follow the opening action.
+ */
+export async function signC2paEdit(edited: Buffer, original: Buffer, title: string, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
+  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
+  const store = ManifestStore.read(SuperBox.fromBuffer(new JPEG(original).getManifestJUMBF()! as Uint8Array<ArrayBuffer>));
+  const parent = store.getActiveManifest()!;
+  const asset = new JPEG(edited);
+  const manifest = store.createManifest({ assetFormat: asset.mimeType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
+  manifest.claim!.claimGeneratorName = spec.claimGenerator;
+  manifest.claim!.claimGeneratorVersion = undefined;
+  const ingredient = IngredientAssertion.createV3(RelationshipType.ParentOf);
+  ingredient.title = title;
+  ingredient.format = 'image/jpeg';
+  ingredient.activeManifest = { uri: `self#jumbf=/c2pa/${parent.label}`, hash: new Uint8Array(32), algorithm: 'SHA-256' };
+  await manifest.updateHashedReference(ingredient.activeManifest);
+  // What the editor saw when it opened the original: its manifest validated (C2PA 2.x records it with the link).
+  ingredient.validationResults = { activeManifest: { success: [{ code: ValidationStatusCode.ClaimSignatureValidated }], informational: [], failure: [] } };
+  manifest.addAssertion(ingredient);
+  const actions = new ActionAssertion();
+  const opened: Action = { action: 'c2pa.opened' as ActionType, parameters: { ingredients: [manifest.createAssertionReference(ingredient)] } };
+  actions.actions = [opened, ...spec.actions.map((a): Action => ({ action: a.action as ActionType, ...(a.softwareAgent ? { softwareAgent: { name: a.softwareAgent } } : {}) }))];
+  manifest.addAssertion(actions);
+  const binding = DataHashAssertion.create('SHA-256');
+  manifest.addAssertion(binding);
+  await asset.ensureManifestSpace(store.measureSize());
+  await binding.updateWithAsset(asset);
+  await manifest.sign(local);
   await asset.writeManifestJUMBF(store.getBytes());
   return Buffer.from(await asset.getDataRange());
 }

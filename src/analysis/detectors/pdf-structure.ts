@@ -1,6 +1,7 @@
 // The PDF detector: what a PDF's own structure says about its making and later changes (tools, dates, incremental
 // updates, XMP history, active content), plus the provenance it carries: its own C2PA manifest and the metadata of
 // the JPEGs embedded in it (a DCTDecode stream is a whole JPEG file, EXIF, XMP and C2PA included).
+import type { C2paManifest } from '../../api/schemas.js';
 import { validateC2pa } from '../c2pa-validation.js';
 import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
@@ -16,10 +17,11 @@ export const pdfStructureDetector: Detector = {
   async run(ctx) {
     const structure = structureOutput(await readPdfStructure(ctx.bytes, ctx.pdf!));
     const embedded = await embeddedJpegFindings(ctx.bytes, ctx.signal);
+    const c2pa = await pdfC2pa(ctx.bytes, ctx.trustAnchors);
     // Order of importance: provenance first (fusion leads with it), then structure, then embedded camera data.
     return {
-      dimension: structure.dimension,
-      findings: [...(await pdfC2paFindings(ctx.bytes, ctx.trustAnchors)), ...embedded.ai, ...structure.findings, ...embedded.camera],
+      dimension: c2pa.manifests ? { ...structure.dimension, manifests: c2pa.manifests } : structure.dimension,
+      findings: [...c2pa.findings, ...embedded.ai, ...structure.findings, ...embedded.camera],
     };
   },
 };
@@ -68,15 +70,15 @@ export function structureOutput(s: PdfStructure): DetectorOutput & { dimension: 
  * C2PA in a PDF is an embedded manifest store, validated like an image's (the data hash over the document's bytes);
  * a generative source type decides (weight 1), its validation statuses follow the manifest.
  */
-async function pdfC2paFindings(pdf: Buffer, anchors: TrustAnchor[]): Promise<Finding[]> {
+async function pdfC2pa(pdf: Buffer, anchors: TrustAnchor[]): Promise<{ findings: Finding[]; manifests?: C2paManifest[] }> {
   const reading = await validateC2pa(pdf, 'application/pdf', anchors);
-  if (reading?.kind === 'unreadable') return [{ code: 'provenance.c2pa.unreadable', facts: { reason: reading.reason.slice(0, 200) }, weight: 0 }];
-  if (!reading) return [];
+  if (reading?.kind === 'unreadable') return { findings: [{ code: 'provenance.c2pa.unreadable', facts: { reason: reading.reason.slice(0, 200) }, weight: 0 }] };
+  if (!reading) return { findings: [] };
   const active = reading.manifest;
   const { sourceType, ai } = c2paSourceType(active);
   const name = active.claimGenerator ?? 'a generative model';
   const source = ai ? [aiSourceFinding({ name, code: 'provenance.ai.c2pa_generator', facts: { sourceType } }, sourceType)] : [];
-  return [...source, c2paManifestFinding(active), ...c2paStatusFindings(active)];
+  return { findings: [...source, c2paManifestFinding(active), ...c2paStatusFindings(active)], manifests: active.chain };
 }
 
 /** Raw DCTDecode streams start with a JPEG SOI; at most this many are examined per document. */

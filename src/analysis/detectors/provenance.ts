@@ -85,6 +85,12 @@ function c2paCapture(m: C2paValidation): { captured: boolean; edited: boolean } 
  * established, or camera EXIF only; 0.6 = a C2PA manifest that fails validation; 0.5 = nothing either way.
  */
 export function provenanceOutput(f: ProvenanceMetadata): DetectorOutput {
+  const out = provenanceReading(f);
+  // The manifest chain rides on the dimension that validated it (the API's `dimensions[].manifests`).
+  return f.c2pa && out.dimension ? { ...out, dimension: { ...out.dimension, manifests: f.c2pa.chain } } : out;
+}
+
+function provenanceReading(f: ProvenanceMetadata): DetectorOutput {
   const findings: Finding[] = [];
   const c2pa = f.c2pa;
   const dst = f.digitalSourceType;

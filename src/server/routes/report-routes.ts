@@ -133,7 +133,7 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
   /** A case spans both applications: the window's case is one case whatever kind of file it holds. */
   const caseReport = async (caseId: string) => {
     const { case: found, jobIds, removedFileIds } = await deps.cases.reportJobs(caseId);
-    return deps.jobs.collectCaseReport({ caseId: found.id, caseName: found.name }, jobIds, removedFileIds);
+    return deps.jobs.collectCaseReport({ caseId: found.id, caseName: found.name, caseStatus: found.status, caseNotes: found.notes }, jobIds, removedFileIds);
   };
   const ofCase = (ext: 'pdf' | 'json') => `/app/cases/:caseId/report.${ext}`;
   app.get(
