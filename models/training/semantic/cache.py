@@ -1,0 +1,119 @@
+# Caches the frozen trunk (MobileNetV2 input .. block_12_add, 14x14x96, float16) once per image view, so fine-tuning
+# the last blocks costs seconds per epoch on this CPU.
+#   train: the per-source sqrt-weighted subsample (sem_common.train_subsample), each image decoded once and sent
+#          VIEWS times through data/transforms.py (seeds sem0, sem1 ...: class-independent crop / resize / screenshot /
+#          JPEG / WebP / PNG), each result resized whole to 224x224;
+#   eval:  the files of the shipped model's score files (val_raw, val_tx, modern_raw, modern_jpeg90), built the way
+#          eval_v1.py builds them, resized whole to 224x224.
+#   OMP_NUM_THREADS=1 nice -n 5 /usr/bin/python3 cache.py train [--total 6000] [--views 2]
+#   OMP_NUM_THREADS=1 nice -n 5 /usr/bin/python3 cache.py eval
+# Writes .cache/semantic/{train_<k>.npz, train.json, <set>.npz}; resumable (finished shards are kept).
+import argparse
+import io
+import json
+import os
+import time
+
+import numpy as np
+import torch
+from PIL import Image
+
+import keras_torch
+import sem_common as S
+
+SHARD = 250
+
+
+def trunk():
+    return keras_torch.KerasGraph('mobilenet_v2', end=S.SPLIT).eval()
+
+
+@torch.no_grad()
+def feats(model, imgs):
+    x = torch.from_numpy(np.stack(imgs)).float().div_(255.0)
+    return model(x).numpy().astype(np.float16)
+
+
+def do_train(args):
+    os.makedirs(S.CACHE, exist_ok=True)
+    files = S.train_subsample(args.total, args.seed)
+    srcs = sorted({s for _, s, _ in files})
+    meta = dict(total=args.total, views=args.views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+                per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
+    meta_p = os.path.join(S.CACHE, 'train.json')
+    if not os.path.exists(meta_p):
+        json.dump(meta, open(meta_p, 'w'), indent=1)
+    print('train files', len(files), 'ai', sum(f[0] == 'ai' for f in files), flush=True)
+    order = list(range(len(files)))
+    np.random.default_rng(args.seed).shuffle(order)
+    model = trunk()
+    t0 = time.time()
+    part, parts = (int(a) for a in args.part.split('/'))
+    for k in range(0, len(order), SHARD):
+        name = os.path.join(S.CACHE, 'train_%03d.npz' % (k // SHARD))
+        if (k // SHARD) % parts != part or os.path.exists(name) or os.path.exists(name + '.lock'):
+            continue
+        open(name + '.lock', 'w').close()
+        imgs, ys, ss, fs, vs = [], [], [], [], []
+        for i in order[k:k + SHARD]:
+            label, src, path = files[i]
+            try:
+                data = open(path, 'rb').read()
+                im = S.transforms.open_image(data).convert('RGB')
+                for v in range(args.views):
+                    b, _ = S.transforms.transform(im, 'sem%d' % v, path)
+                    imgs.append(S.to224(np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))))
+                    ys.append(1 if label == 'ai' else 0)
+                    ss.append(srcs.index(src))
+                    fs.append(i)
+                    vs.append(v)
+            except Exception as e:  # noqa: BLE001 - unreadable file: skipped, and said
+                print('skip', path, e, flush=True)
+        f = np.concatenate([feats(model, imgs[j:j + 32]) for j in range(0, len(imgs), 32)])
+        tmp = name + '.tmp.npz'
+        np.savez(tmp, f=f, y=np.array(ys, np.uint8), s=np.array(ss, np.int16), i=np.array(fs, np.int32),
+                 v=np.array(vs, np.uint8))
+        os.replace(tmp, name)
+        os.remove(name + '.lock')
+        print('shard %d: %d views, %.0f s' % (k // SHARD, len(imgs), time.time() - t0), flush=True)
+    print('train cache done %.0f s' % (time.time() - t0), flush=True)
+
+
+def do_eval(args):
+    os.makedirs(S.CACHE, exist_ok=True)
+    model = trunk()
+    for name in args.sets.split(','):
+        out = os.path.join(S.CACHE, name + '.npz')
+        if os.path.exists(out):
+            continue
+        t0 = time.time()
+        rows = S.eval_files(name)
+        fs, keep = [], []
+        for j, (label, src, rel, path) in enumerate(rows):
+            try:
+                arr = S.eval_input(name, open(path, 'rb').read(), path)
+            except Exception as e:  # noqa: BLE001
+                print('skip', path, e, flush=True)
+                continue
+            fs.append(feats(model, [S.to224(arr)]))
+            keep.append(j)
+        np.savez(out + '.tmp.npz', f=np.concatenate(fs), row=np.array(keep, np.int32))
+        os.replace(out + '.tmp.npz', out)
+        print(name, len(keep), 'of', len(rows), 'files %.0f s' % (time.time() - t0), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('what', choices=['train', 'eval'])
+    ap.add_argument('--total', type=int, default=6000)
+    ap.add_argument('--views', type=int, default=2)
+    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--part', default='0/1', help='k/n: this worker takes shards with index %% n == k')
+    ap.add_argument('--sets', default=','.join(S.EVAL_SETS))
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    (do_train if args.what == 'train' else do_eval)(args)
+
+
+if __name__ == '__main__':
+    main()

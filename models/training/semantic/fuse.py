@@ -1,0 +1,104 @@
+# Fuses the semantic branch with the shipped artefact model, file by file: logistic regression on the two logits
+# (semantic: the file's logit; artefact: logit of veracity-detector 1.0's file score, top-3 mean of at most 32 tiles,
+# as card_v1.py scores it). Fitted on the validation split only (val_raw + val_tx pooled); the validation figures
+# are leave-one-source-out (each validation source scored by a fit that never saw it), modern/ is scored by the fit
+# on all of validation (modern/ is never fitted on). Writes runs/OUT/scores-<set>.json (card_v1.py format, one tile:
+# the fused probability) and prints AUCs; then `card_v1.py OUT` gives the card figures.
+#   /usr/bin/python3 fuse.py SEM_RUN OUT [--artefact /work/main/models/training/runs/v1-ft-data2]
+import argparse
+import json
+import os
+
+import numpy as np
+
+import sem_common as S
+import card_v1
+
+VAL = ('val_raw', 'val_tx')
+MODERN = ('modern_raw', 'modern_jpeg90')
+
+
+def logit(p):
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def load(run_dir, name):
+    return {r['path']: r for r in json.load(open(os.path.join(run_dir, 'scores-%s.json' % name)))['rows']}
+
+
+def pairs(sem_dir, art_dir, name):
+    sem, art = load(sem_dir, name), load(art_dir, name)
+    out = []
+    for p, r in art.items():
+        if p in sem:
+            a = logit(card_v1.file_score(r, 3, 32))
+            out.append((r['label'], r['source'], p, sem[p]['logit'], float(a), r))
+    return out
+
+
+def fit_lr(X, y, w=None, l2=1e-2, iters=50):
+    """Logistic regression by Newton's method (standardised inputs, small L2), class-balanced weights."""
+    mu, sd = X.mean(0), X.std(0) + 1e-9
+    Z = np.hstack([(X - mu) / sd, np.ones((len(X), 1))])
+    if w is None:
+        w = np.where(y == 1, 0.5 / max(1, y.sum()), 0.5 / max(1, (1 - y).sum()))
+    b = np.zeros(Z.shape[1])
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-Z @ b))
+        g = Z.T @ (w * (p - y)) + l2 * np.r_[b[:-1], 0]
+        H = (Z * (w * p * (1 - p))[:, None]).T @ Z + l2 * np.diag(np.r_[np.ones(len(b) - 1), 0])
+        b -= np.linalg.solve(H, g)
+    return mu, sd, b
+
+
+def predict(m, X):
+    mu, sd, b = m
+    return np.hstack([(X - mu) / sd, np.ones((len(X), 1))]) @ b
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('sem')
+    ap.add_argument('out')
+    ap.add_argument('--artefact', default=S.SHIPPED_RUN)
+    ap.add_argument('--features', default='both', choices=['both', 'sem', 'art'])
+    args = ap.parse_args()
+    sem_dir = os.path.join(S.RUNS, args.sem)
+    out_dir = os.path.join(S.RUNS, args.out)
+    os.makedirs(out_dir, exist_ok=True)
+    cols = {'both': [3, 4], 'sem': [3], 'art': [4]}[args.features]
+    val = []
+    for name in VAL:
+        val += [(name,) + t for t in pairs(sem_dir, args.artefact, name)]
+    X = np.array([[t[1 + c] for c in cols] for t in val])
+    y = np.array([1.0 if t[1] == 'ai' else 0.0 for t in val])
+    src = np.array([t[2] for t in val])
+    z = np.zeros(len(val))
+    for s in sorted(set(src)):  # leave one validation source out (both of its sets)
+        m = fit_lr(X[src != s], y[src != s])
+        z[src == s] = predict(m, X[src == s])
+    full = fit_lr(X, y)
+    info = dict(sem=args.sem, artefact=args.artefact, features=args.features, coef_standardised=full[2].tolist(),
+                mean=full[0].tolist(), sd=full[1].tolist(), fitted_on='val_raw + val_tx (LOSO for their own scores)')
+    res = {}
+    for name in VAL + MODERN:
+        if name in VAL:
+            idx = [i for i, t in enumerate(val) if t[0] == name]
+            tl, zz = [val[i] for i in idx], z[idx]
+        else:
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name)]
+            zz = predict(full, np.array([[t[1 + c] for c in cols] for t in tl]))
+        rows = [dict(label=t[1], source=t[2], path=t[3], tiles=[float(1 / (1 + np.exp(-v)))], grid=1, logit=float(v),
+                     sem_logit=t[4], art_logit=t[5]) for t, v in zip(tl, zz)]
+        json.dump(dict(step=None, ckpt=None, set=name, tile=None, stride=None, heat=1, rows=rows, fusion=info),
+                  open(os.path.join(out_dir, 'scores-%s.json' % name), 'w'))
+        ai = [r['logit'] for r in rows if r['label'] == 'ai']
+        re = [r['logit'] for r in rows if r['label'] == 'real']
+        res[name] = card_v1.auc(ai, re)
+    json.dump(info, open(os.path.join(out_dir, 'fusion.json'), 'w'), indent=1)
+    print(json.dumps(info), json.dumps(res))
+
+
+if __name__ == '__main__':
+    main()

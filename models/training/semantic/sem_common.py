@@ -1,0 +1,113 @@
+# Shared pieces of the semantic branch: paths, the 224-px input (whole image resized, nsfwjs' way), the trunk/head
+# split of MobileNetV2, the file lists (the same files as the shipped model's score files, so the two branches fuse
+# file by file) and the training subsample.
+import io
+import json
+import os
+import random
+import sys
+
+import numpy as np
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRAINING = os.path.dirname(HERE)
+sys.path.insert(0, TRAINING)
+sys.path.insert(0, os.path.join(TRAINING, 'data'))
+import common  # noqa: E402
+import transforms  # noqa: E402
+
+OUT = os.path.join(HERE, 'out')
+# The checkout whose runs/ holds the shipped model's score files; their paths are relative to it, and val_tx's
+# transform key is the absolute path there (eval_v1.py), so the same transformed bytes are rebuilt here.
+MAIN = os.environ.get('VERACITY_MAIN', '/work/main/models/training')
+SHIPPED_RUN = os.path.join(MAIN, 'runs', 'v1-ft-data2')
+CACHE = os.path.join(common.CACHE, 'semantic')
+RUNS = common.RUNS
+SIZE = 224
+SPLIT = 'block_12_add'     # frozen trunk: input .. block 12 (14x14x96); trainable: blocks 13-16, Conv_1, new head
+Image.MAX_IMAGE_PIXELS = 60_000_000
+EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90')
+
+
+def decode(data):
+    """As eval_v1.decode (the product's sharp .removeAlpha().raw()): alpha dropped, orientation not applied."""
+    im = Image.open(io.BytesIO(data))
+    im.load()
+    if im.mode in ('RGBA', 'LA'):
+        im = im.convert('RGBA').convert('RGB')
+    return np.asarray(im.convert('RGB'), dtype=np.uint8)
+
+
+def to224(arr):
+    """The semantic branch's input: the whole picture resized to 224x224 (aspect not kept, nothing cropped away,
+    as nsfwjs feeds its models), antialiased bilinear (PIL; reducing_gap for speed on 12-MP files)."""
+    im = Image.fromarray(arr)
+    return np.asarray(im.resize((SIZE, SIZE), Image.BILINEAR, reducing_gap=3.0), dtype=np.uint8)
+
+
+def jpeg(arr, q):
+    b = io.BytesIO()
+    Image.fromarray(arr).save(b, 'JPEG', quality=q)
+    return np.asarray(Image.open(io.BytesIO(b.getvalue())).convert('RGB'))
+
+
+def tx(data, key, seed='eval-v1'):
+    b, _ = transforms.transform(transforms.open_image(data), seed, key)
+    return np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))
+
+
+def shipped_rows(name):
+    return json.load(open(os.path.join(SHIPPED_RUN, 'scores-%s.json' % name)))['rows']
+
+
+def eval_files(name):
+    """[(label, source, relpath, abspath)] of the shipped model's score file for that set, in its order."""
+    return [(r['label'], r['source'], r['path'], os.path.normpath(os.path.join(MAIN, r['path']))) for r in shipped_rows(name)]
+
+
+def eval_input(name, data, abspath):
+    if name in ('val_raw', 'modern_raw'):
+        return decode(data)
+    if name == 'modern_jpeg90':
+        return jpeg(decode(data), 90)
+    if name == 'val_tx':
+        return tx(data, abspath)
+    raise ValueError(name)
+
+
+def parity_files():
+    rows = eval_files('val_raw') + eval_files('modern_raw')
+    pick = []
+    for lab in ('ai', 'real'):
+        for pre in ('v1/', 'train/', 'modern/'):
+            c = [r for r in rows if r[0] == lab and r[1].startswith(pre)]
+            if c:
+                pick.append(c[len(c) // 2][3])
+    return pick
+
+
+def train_subsample(total=6000, seed=0):
+    """Training files (crops_v1.training_files('train'): Data 2.0 train sources + shared/datasets/train minus its
+    held-out sources), subsampled per source: each class gets total/2 images, a source's share ~ sqrt(its size)
+    (capped at its size), as train_v1.py weights sources."""
+    import crops_v1
+    files = [f for f in crops_v1.training_files('train') if not f[2].lower().endswith(('.heic', '.heif'))]
+    by = {}
+    for f in files:
+        by.setdefault((f[0], f[1]), []).append(f)
+    out = []
+    for label in ('ai', 'real'):
+        keys = sorted(k for k in by if k[0] == label)
+        sizes = {k: len(by[k]) for k in keys}
+        # water-filling: quota_k = min(size_k, c*sqrt(size_k)) summing to total/2
+        lo, hi = 0.0, 1000.0
+        for _ in range(60):
+            c = (lo + hi) / 2
+            s = sum(min(sizes[k], c * np.sqrt(sizes[k])) for k in keys)
+            lo, hi = (c, hi) if s < total / 2 else (lo, c)
+        for k in keys:
+            fs = sorted(by[k])
+            random.Random('sem|%s|%s|%d' % (k[0], k[1], seed)).shuffle(fs)
+            out += fs[:int(round(min(sizes[k], lo * np.sqrt(sizes[k]))))]
+    return out

@@ -1,0 +1,155 @@
+# Fine-tunes the semantic branch on the trunk cache of cache.py: nsfwjs' MobileNetV2 (ImageNet-initialised, then
+# nsfwjs-trained) with its 5-class head replaced by one AI-vs-real logit (global average pool -> dropout -> linear).
+#   --train-from block_13 : blocks 13-16 + Conv_1 + head trained (last 4 inverted-residual blocks), trunk frozen
+#   --train-from block_15 : blocks 15-16 + Conv_1 + head trained; blocks 13-14 frozen (run once over the cache)
+#   --train-from head     : linear probe on the frozen pooled 1280-d features
+# BatchNorm statistics stay frozen (pretrained moving mean/variance; gamma/beta train with their block). The cached
+# views are a per-source sqrt-weighted, class-balanced subsample, so batches are drawn uniformly. Augmentation on the
+# cached maps: horizontal flip. AdamW, warm-up + cosine. Then scores the eval caches and writes
+# runs/RUN/scores-<set>.json in eval_v1.py's format (one "tile" per file: the sigmoid of the file's logit; grid 1).
+#   OMP_NUM_THREADS=1 nice -n 5 /usr/bin/python3 train.py RUN --train-from block_13 --epochs 3
+import argparse
+import glob
+import json
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import keras_torch
+import sem_common as S
+
+STARTS = {'block_13': 'block_12_add', 'block_15': 'block_14_add', 'head': 'out_relu'}
+
+
+class Head(nn.Module):
+    def __init__(self, start, drop=0.2):
+        super().__init__()
+        self.body = keras_torch.KerasGraph('mobilenet_v2', start=start, end='out_relu') if start != 'out_relu' else None
+        self.drop = nn.Dropout(drop)
+        self.fc = nn.Linear(1280, 1)
+
+    def forward(self, x):
+        if self.body is not None:
+            x = self.body(x)
+        if x.dim() == 4:
+            x = x.mean((2, 3))
+        return self.fc(self.drop(x)).view(-1)
+
+
+@torch.no_grad()
+def precompute(start, f, batch=128):
+    """Frozen layers between the cache (block_12_add) and `start`, run once; pooled for the probe."""
+    if start == S.SPLIT:
+        return f
+    g = keras_torch.KerasGraph('mobilenet_v2', start=S.SPLIT, end=start).eval()
+    out = []
+    for i in range(0, len(f), batch):
+        y = g(torch.from_numpy(f[i:i + batch]).float())
+        out.append((y.mean((2, 3)) if start == 'out_relu' else y).numpy().astype(np.float16))
+    return np.concatenate(out)
+
+
+def load_train():
+    sh = sorted(glob.glob(os.path.join(S.CACHE, 'train_*.npz')))
+    d = [np.load(p) for p in sh if not p.endswith('.tmp.npz')]
+    return (np.concatenate([x['f'] for x in d]), np.concatenate([x['y'] for x in d]),
+            np.concatenate([x['s'] for x in d]), np.concatenate([x['i'] for x in d]), len(d))
+
+
+@torch.no_grad()
+def logits(model, f, batch=128):
+    model.eval()
+    return np.concatenate([model(torch.from_numpy(f[i:i + batch]).float()).numpy() for i in range(0, len(f), batch)])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('run')
+    ap.add_argument('--train-from', default='block_13', choices=sorted(STARTS))
+    ap.add_argument('--epochs', type=float, default=3)
+    ap.add_argument('--batch', type=int, default=64)
+    ap.add_argument('--lr', type=float, default=3e-4)
+    ap.add_argument('--head-lr', type=float, default=1e-3)
+    ap.add_argument('--wd', type=float, default=1e-2)
+    ap.add_argument('--seed', type=int, default=0)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    run_dir = os.path.join(S.RUNS, args.run)
+    os.makedirs(run_dir, exist_ok=True)
+    t0 = time.time()
+    f, y, s, fi, nshards = load_train()
+    start = STARTS[args.train_from]
+    x = precompute(start, f)
+    del f
+    print('train views %d (files %d, shards %d), input %s, precompute %.0f s' % (
+        len(y), len(np.unique(fi)), nshards, x.shape[1:], time.time() - t0), flush=True)
+    model = Head(start)
+    body = [p for n, p in model.named_parameters() if n.startswith('body.')]
+    opt = torch.optim.AdamW([dict(params=body, lr=args.lr), dict(params=model.fc.parameters(), lr=args.head_lr)],
+                            weight_decay=args.wd)
+    steps = int(args.epochs * len(y) / args.batch)
+    warm = max(1, steps // 20)
+    base = [g['lr'] for g in opt.param_groups]
+    log = open(os.path.join(run_dir, 'log.jsonl'), 'w')
+    t1 = time.time()
+    seen = 0
+    model.train()
+    for step in range(steps):
+        k = min(1.0, (step + 1) / warm) * 0.5 * (1 + np.cos(np.pi * step / steps))
+        for g, b in zip(opt.param_groups, base):
+            g['lr'] = b * k
+        i = rng.integers(0, len(y), args.batch)
+        xb = torch.from_numpy(x[i]).float()
+        if xb.dim() == 4:
+            flip = torch.from_numpy(rng.random(args.batch) < 0.5)
+            xb[flip] = xb[flip].flip(3)
+        yb = torch.from_numpy(y[i]).float()
+        loss = F.binary_cross_entropy_with_logits(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        seen += args.batch
+        if step % 20 == 0 or step == steps - 1:
+            rec = dict(step=step, loss=float(loss), lr=opt.param_groups[0]['lr'], seen=seen, t=round(time.time() - t1, 1))
+            log.write(json.dumps(rec) + '\n')
+            log.flush()
+            print(rec, flush=True)
+    train_s = time.time() - t1
+    torch.save(dict(state=model.state_dict(), args=vars(args), start=start), os.path.join(run_dir, 'ckpt.pt'))
+    n_params = sum(p.numel() for p in model.parameters())
+    cfg = dict(args=vars(args), start=start, cache_split=S.SPLIT, trainable_params=n_params,
+               train_views=int(len(y)), train_files=int(len(np.unique(fi))), views_seen=seen, steps=steps,
+               train_wall_s=round(train_s, 1), input='whole image resized to 224x224 (antialiased bilinear)',
+               cache=json.load(open(os.path.join(S.CACHE, 'train.json'))))
+    # score the eval sets in eval_v1.py's format
+    pre = {}
+    for name in S.EVAL_SETS:
+        p = os.path.join(S.CACHE, name + '.npz')
+        if not os.path.exists(p):
+            print('no cache for', name)
+            continue
+        d = np.load(p)
+        z = logits(model, precompute(start, d['f']))
+        rows_in = S.shipped_rows(name)
+        rows = []
+        for j, lg in zip(d['row'], z):
+            r = rows_in[j]
+            rows.append(dict(label=r['label'], source=r['source'], path=r['path'], tiles=[float(1 / (1 + np.exp(-lg)))],
+                             grid=1, size=r.get('size'), logit=float(lg)))
+        json.dump(dict(step=steps, ckpt='ckpt.pt', set=name, tile=S.SIZE, stride=None, heat=1, rows=rows),
+                  open(os.path.join(run_dir, 'scores-%s.json' % name), 'w'))
+        pre[name] = len(rows)
+    cfg['scored'] = pre
+    cfg['total_wall_s'] = round(time.time() - t0, 1)
+    json.dump(cfg, open(os.path.join(run_dir, 'config.json'), 'w'), indent=1)
+    print('done', json.dumps(cfg)[:600], flush=True)
+
+
+if __name__ == '__main__':
+    main()
