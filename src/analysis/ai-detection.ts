@@ -185,7 +185,8 @@ export async function resizeForSemantic(img: RgbImage, size: number): Promise<Bu
   return data;
 }
 
-async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?: AbortSignal): Promise<number> {
+/** The semantic model's logit of the whole picture (resized as the manifest says). */
+export async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?: AbortSignal): Promise<number> {
   const spec = model.manifest.semantic!;
   const { size, scale } = spec.input;
   signal?.throwIfAborted();
