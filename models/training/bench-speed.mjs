@@ -1,7 +1,9 @@
 // Times the shipped detector the way the product runs it on a 12-megapixel JPEG: sharp decode to raw sRGB,
 // the manifest's tiling (stride grid sampled evenly down to heatmapMaxTiles, every one of them run through the
 // model, as the product does for the heatmap), normalisation, onnxruntime-node on 2 threads, sigmoid and top-k mean
-// (over all of them here; the product's file score uses the maxTiles subset, the same work).
+// (over all of them here; the product's file score uses the maxTiles subset, the same work). From 1.1 also the
+// semantic branch as the product runs it: sharp resize of the decoded pixels to 224x224 (linear), onnxruntime-node,
+// and the manifest's fusion of the two scores.
 // Writes models/veracity-detector/speed.json.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +38,26 @@ const session = await ort.InferenceSession.create(path.join(dir, manifest.file),
   interOpNumThreads: 1,
 });
 
+const sem = manifest.semantic;
+const semSession = sem
+  ? await ort.InferenceSession.create(path.join(dir, sem.file), { intraOpNumThreads: threads, interOpNumThreads: 1 })
+  : null;
+
+async function semantic(data, info, artefact) {
+  const size = sem.input.size;
+  const small = await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
+    .resize(size, size, { fit: 'fill', kernel: 'linear' })
+    .raw()
+    .toBuffer();
+  const x = Float32Array.from(small, (v) => v * sem.input.scale);
+  const out = await semSession.run({ [sem.input.name]: new ort.Tensor('float32', x, [1, size, size, 3]) });
+  const f = { semantic: out[sem.output.name].data[0] };
+  const p = Math.min(1 - manifest.fusion.clip, Math.max(manifest.fusion.clip, artefact));
+  f.artefact = Math.log(p / (1 - p));
+  const z = manifest.fusion.features.reduce((acc, ft) => acc + (ft.weight * (f[ft.name] - ft.mean)) / ft.std, manifest.fusion.bias);
+  return 1 / (1 + Math.exp(-z));
+}
+
 async function analyse(buf, maxTiles = manifest.tiling.heatmapMaxTiles ?? manifest.tiling.maxTiles) {
   const t0 = performance.now();
   const { data, info } = await sharp(buf).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -62,7 +84,9 @@ async function analyse(buf, maxTiles = manifest.tiling.heatmapMaxTiles ?? manife
   const k = Math.min(manifest.aggregation.k, probs.length);
   const score = probs.sort((a, b) => b - a).slice(0, k).reduce((a, b) => a + b, 0) / k;
   const t3 = performance.now();
-  return { decodeMs: t1 - t0, tilingMs: t2 - t1, inferenceMs: t3 - t2, totalMs: t3 - t0, tiles: origins.length, gridTiles: grid.length, score };
+  const fused = semSession ? await semantic(data, info, score) : score;
+  const t4 = performance.now();
+  return { decodeMs: t1 - t0, tilingMs: t2 - t1, inferenceMs: t3 - t2, semanticMs: t4 - t3, totalMs: t4 - t0, tiles: origins.length, gridTiles: grid.length, score: fused };
 }
 
 // BENCH_MAX_TILES=64,128,256: the same measurement for other tile budgets, interleaved round by round so that
@@ -81,6 +105,7 @@ if (sweep) {
   fs.writeFileSync(path.join(dir, 'speed-maxtiles.json'), JSON.stringify(out, null, 2) + '\n');
   console.log(JSON.stringify(out, null, 2));
   await session.release();
+await semSession?.release();
   process.exit(0);
 }
 
@@ -89,7 +114,8 @@ const runs = [];
 for (let i = 0; i < 5; i++) runs.push(await analyse(jpeg));
 const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
 const result = {
-  note: 'median of 5 runs after a warm-up; decode included; the machine is shared, so other processes add noise',
+  note: 'median of 5 runs after a warm-up; decode included; semantic = sharp resize to 224 + semantic model + fusion (1.1); the machine is shared, so other processes add noise',
+  model: `${manifest.name}@${manifest.version}`,
   image: `${W}x${H} JPEG q90 (${(jpeg.length / 1e6).toFixed(1)} MB), generated`,
   intraOpNumThreads: threads,
   cpu: os.cpus()[0]?.model ?? 'unknown',
@@ -97,9 +123,10 @@ const result = {
   loadAverage1m: os.loadavg()[0],
   tiles: runs[0].tiles,
   gridTiles: runs[0].gridTiles,
-  medianMs: { decode: med('decodeMs'), tiling: med('tilingMs'), inference: med('inferenceMs'), total: med('totalMs') },
+  medianMs: { decode: med('decodeMs'), tiling: med('tilingMs'), inference: med('inferenceMs'), semantic: med('semanticMs'), total: med('totalMs') },
   maxTotalMs: Math.max(...runs.map((r) => r.totalMs)),
 };
 fs.writeFileSync(path.join(dir, 'speed.json'), JSON.stringify(result, null, 2) + '\n');
 console.log(JSON.stringify(result, null, 2));
 await session.release();
+await semSession?.release();

@@ -26,4 +26,15 @@ EVAL_PER_SOURCE=40 $PY eval_v1.py v1-ft-data2 --ckpt ema-00500.pt --sets val_tx,
 $PY card_v1.py v1-ft-data2 --json runs/v1-ft-data2/card.json
 # 5. ONNX, manifest, parity fixtures, eval-results.json; then the product's speed on a 12-MP JPEG
 $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.json
+# 6. 1.1.0: the semantic branch (semantic/README.md; nsfwjs 4.4.0 from npm, integrity-checked), its fusion with the
+#    artefact scores above (fitted on validation only), then ship_v11.py (semantic.onnx, manifest semantic/fusion,
+#    fused thresholds, eval-results.json, 224x224 parity fixtures)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" \
+  && $PY nsfwjs_weights.py --models mobilenet_v2 \
+  && $PY cache.py eval && $PY cache.py train --total 6000 --views 1 \
+  && $PY train.py sem-ft4 --train-from block_13 --epochs 3 \
+  && $PY fuse.py sem-ft4 fuse-ft4 \
+  && $PY results.py fuse-ft4 \
+  && $PY export_onnx.py sem-ft4 \
+  && $PY ship_v11.py)
 node bench-speed.mjs

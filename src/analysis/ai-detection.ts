@@ -1,17 +1,24 @@
 // Scores decoded pixels with the detector model exactly as the model was evaluated (models/training/common.py):
 // native-resolution tiles on a stride grid, evenly sampled down to maxTiles, per-tile P(AI), top-k mean per image;
-// on large images the heatmap covers more tiles (heatmapMaxTiles) than the file score.
+// on large images the heatmap covers more tiles (heatmapMaxTiles) than the file score. From 1.1 the file score fuses
+// that artefact score with a content model's logit of the whole picture resized (manifest `semantic` + `fusion`).
+import sharp from 'sharp';
 import type { RegionGrid } from '../api/schemas.js';
 import type { LoadedModel } from './model-session.js';
-import type { RgbImage } from './decode-image.js';
+import { MAX_PIXELS, type RgbImage } from './decode-image.js';
+import type { ModelManifest } from './model-manifest.js';
 import { AnalysisError } from './analysis-results.js';
 import { gridOrigins } from '../api/tile-grid.js';
 
 export { gridOrigins };
 
 export interface ImageScore {
-  /** Aggregated P(AI) of the image (top-k mean of its tile probabilities). */
+  /** The file's P(AI): the fused score when the model has a semantic branch, else the artefact score. */
   score: number;
+  /** The artefact model's P(AI) of the image (top-k mean of its tile probabilities; what the heatmap shows). */
+  artefactScore: number;
+  /** The semantic model's P(AI) of the whole picture (sigmoid of its logit); absent before 1.1. */
+  semanticScore?: number;
   grid: RegionGrid;
 }
 
@@ -143,10 +150,17 @@ export async function scoreImage(
   const origins = heat.map((i) => grid[i]);
   if (origins.length === 0) throw new AnalysisError('internal_error', 'the image yields no tile to score');
   const probs = await scoreTiles(model, padded.image, origins, signal);
-  const score = topKMean(
+  const artefactScore = topKMean(
     probs.filter((_, i) => scoring.has(heat[i])),
     manifest.aggregation.k,
   );
+  let score = artefactScore;
+  let semanticScore: number | undefined;
+  if (manifest.semantic && manifest.fusion && model.semantic) {
+    const semanticLogit = await semanticLogitOf(model, img, signal);
+    semanticScore = sigmoid(semanticLogit);
+    score = fuseScores(manifest.fusion, { semantic: semanticLogit, artefact: artefactScore });
+  }
   // Tile geometry in the analysed image's own pixels (padding removed and clipped), for the heatmap.
   const tiles = origins.map(([x, y], i) => {
     const x0 = Math.max(0, x - padded.offsetX);
@@ -155,5 +169,56 @@ export async function scoreImage(
     const y1 = Math.min(img.height, y - padded.offsetY + tile);
     return { x: x0, y: y0, w: Math.max(1, x1 - x0), h: Math.max(1, y1 - y0), score: probs[i] };
   });
-  return { score, grid: { source, width: img.width, height: img.height, tiles } };
+  return { score, artefactScore, semanticScore, grid: { source, width: img.width, height: img.height, tiles } };
+}
+
+/** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */
+const RESIZE_TIMEOUT_S = 30;
+
+/**
+ * The whole picture resized to size x size (aspect not kept, nothing cropped), antialiased linear: sharp's closest
+ * kernel to the training resize (PIL bilinear); their agreement is measured in MODEL_CARD.md.
+ */
+export async function resizeForSemantic(img: RgbImage, size: number): Promise<Buffer> {
+  const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 }, limitInputPixels: MAX_PIXELS })
+    .timeout({ seconds: RESIZE_TIMEOUT_S })
+    .resize(size, size, { fit: 'fill', kernel: 'linear' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.width !== size || info.height !== size || info.channels !== 3) {
+    throw new AnalysisError('internal_error', `the semantic resize gave ${info.width}x${info.height}x${info.channels}`);
+  }
+  return data;
+}
+
+/** The semantic model's logit of the whole picture (resized as the manifest says). */
+export async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?: AbortSignal): Promise<number> {
+  const spec = model.manifest.semantic!;
+  const { size, scale } = spec.input;
+  signal?.throwIfAborted();
+  const pixels = await resizeForSemantic(img, size);
+  signal?.throwIfAborted();
+  const input = new Float32Array(pixels.length);
+  for (let i = 0; i < pixels.length; i++) input[i] = pixels[i] * scale;
+  const ort = await import('onnxruntime-node');
+  let out: Float32Array;
+  try {
+    const result = await model.semantic!.run({ [spec.input.name]: new ort.Tensor('float32', input, [1, size, size, 3]) });
+    out = result[spec.output.name].data as Float32Array;
+  } catch (err) {
+    throw new AnalysisError('result_unavailable', `the semantic model failed to run: ${(err as Error).message}`);
+  }
+  if (out.length !== 1 || !Number.isFinite(out[0])) {
+    throw new AnalysisError('result_unavailable', 'the semantic model returned no finite score');
+  }
+  return out[0];
+}
+
+/** The manifest's logistic regression: sigmoid(bias + sum weight * (feature - mean) / std). */
+export function fuseScores(fusion: NonNullable<ModelManifest['fusion']>, x: { semantic: number; artefact: number }): number {
+  const c = fusion.clip;
+  const p = Math.min(1 - c, Math.max(c, x.artefact));
+  const features = { semantic: x.semantic, artefact: Math.log(p / (1 - p)) };
+  const z = fusion.features.reduce((s, f) => s + (f.weight * (features[f.name] - f.mean)) / f.std, fusion.bias);
+  return sigmoid(z);
 }

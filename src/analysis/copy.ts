@@ -364,6 +364,10 @@ export function aggregationCopy(m: ModelManifest, kind: FileKind): string {
   const base =
     `${m.input.tileSize}px tiles at native resolution every ${m.tiling.stride}px (at most ${m.tiling.maxTiles}, evenly sampled), ` +
     `image score = mean of the ${m.aggregation.k} highest tile probabilities` +
-    ((m.tiling.heatmapMaxTiles ?? 0) > m.tiling.maxTiles ? `; the heatmap shows up to ${m.tiling.heatmapMaxTiles} tiles, sampled the same way` : '');
+    ((m.tiling.heatmapMaxTiles ?? 0) > m.tiling.maxTiles ? `; the heatmap shows up to ${m.tiling.heatmapMaxTiles} tiles, sampled the same way` : '') +
+    (m.semantic
+      ? `; the file score also weighs the whole picture's content (a second model reads it resized to ${m.semantic.input.size}x${m.semantic.input.size}), ` +
+        'so it is not the heatmap\'s tile scores alone'
+      : '');
   return kind === 'pdf' ? `${base}; document score = the highest image or scanned-page score` : base;
 }

@@ -68,11 +68,60 @@ export const ModelManifest = z
       })
       .strict()
       .optional(),
+    /**
+     * 1.1: a second network that reads the whole picture's content (resized to size x size), fused with the artefact
+     * file score by `fusion`. Absent (models before 1.1): the file score is the artefact score alone.
+     */
+    semantic: z
+      .object({
+        file: z.string().regex(/^[\w.-]+\.onnx$/),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        input: z.object({
+          name: z.string().min(1),
+          layout: z.literal('NHWC'),
+          size: z.number().int().min(16).max(1024), // the whole picture resized to size x size, aspect not kept
+          channels: z.literal(3),
+          colorSpace: z.literal('sRGB'),
+          dtype: z.literal('float32'),
+          scale: z.number().positive(), // x = pixel * scale
+          resize: z.string().min(1),
+          batchDynamic: z.boolean(),
+        }),
+        output: z.object({ name: z.string().min(1), kind: z.literal('logit'), meaning: z.string().min(1) }),
+      })
+      .strict()
+      .optional(),
+    /** File score = sigmoid(bias + sum weight * (feature - mean) / std), features as named (logistic regression). */
+    fusion: z
+      .object({
+        method: z.literal('logistic_regression'),
+        features: z
+          .array(
+            z.object({
+              name: z.enum(['semantic', 'artefact']),
+              definition: z.string().min(1),
+              mean: z.number(),
+              std: z.number().positive(),
+              weight: z.number(),
+            }),
+          )
+          .min(1),
+        bias: z.number(),
+        /** The artefact probability is clipped to [clip, 1 - clip] before its logit is taken. */
+        clip: z.number().positive().max(0.01),
+        description: z.string().min(1),
+      })
+      .strict()
+      .optional(),
     training: z.object({
       sources: z.array(z.string()),
       licences: z.array(z.string()),
       command: z.string(),
     }),
   })
-  .strict();
+  .strict()
+  .refine((m) => (m.semantic === undefined) === (m.fusion === undefined), {
+    message: 'a semantic model needs a fusion section, and a fusion section a semantic model',
+    path: ['fusion'],
+  });
 export type ModelManifest = z.infer<typeof ModelManifest>;

@@ -14,6 +14,8 @@ export const DEFAULT_MODEL_NAME = 'veracity-detector';
 export interface LoadedModel {
   manifest: ModelManifest;
   session: OrtSession;
+  /** The content model (manifest `semantic`, 1.1 on), loaded with the same thread counts; absent before 1.1. */
+  semantic?: OrtSession;
   /** e.g. "veracity-detector@1.0.0" */
   version: string;
   modelPath: string;
@@ -46,7 +48,9 @@ export async function closeModel(): Promise<void> {
 
 async function releaseSession(p: Promise<LoadedModel>): Promise<void> {
   try {
-    await (await p).session.release();
+    const m = await p;
+    await m.session.release();
+    await m.semantic?.release();
   } catch {
     // a session that failed to load has nothing to release
   }
@@ -82,16 +86,32 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
   const dir = join(modelsDir, DEFAULT_MODEL_NAME);
   const manifest = await readManifest(modelsDir);
   const modelPath = join(dir, manifest.file);
+  const session = await openSession(modelPath, manifest.sha256, manifest.input.name, manifest.output.name, threads);
+  let semantic: OrtSession | undefined;
+  if (manifest.semantic) {
+    const { file, sha256, input, output } = manifest.semantic;
+    try {
+      semantic = await openSession(join(dir, file), sha256, input.name, output.name, threads);
+    } catch (err) {
+      await session.release().catch(() => undefined);
+      throw err;
+    }
+  }
+  return { manifest, session, semantic, version: `${manifest.name}@${manifest.version}`, modelPath };
+}
+
+/** One ONNX file, checked against its manifest's sha256 and input/output names, with explicit thread counts. */
+async function openSession(modelPath: string, sha256: string, inputName: string, outputName: string, threads: number): Promise<OrtSession> {
   try {
     await stat(modelPath);
   } catch {
     throw new AnalysisError('result_unavailable', `The detector model file ${modelPath} is missing.`);
   }
   const digest = await sha256File(modelPath);
-  if (digest !== manifest.sha256) {
+  if (digest !== sha256) {
     throw new AnalysisError(
       'result_unavailable',
-      `The detector model file ${modelPath} does not match its manifest (sha256 ${digest}, expected ${manifest.sha256}).`,
+      `The detector model file ${modelPath} does not match its manifest (sha256 ${digest}, expected ${sha256}).`,
     );
   }
   let session: OrtSession;
@@ -107,15 +127,15 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
   } catch (err) {
     throw new AnalysisError('result_unavailable', `The detector model ${modelPath} cannot be loaded: ${(err as Error).message}`);
   }
-  if (!session.inputNames.includes(manifest.input.name) || !session.outputNames.includes(manifest.output.name)) {
+  if (!session.inputNames.includes(inputName) || !session.outputNames.includes(outputName)) {
     await session.release().catch(() => undefined);
     throw new AnalysisError(
       'result_unavailable',
       `The detector model ${modelPath} has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}], ` +
-        `not the ${manifest.input.name} -> ${manifest.output.name} its manifest declares.`,
+        `not the ${inputName} -> ${outputName} its manifest declares.`,
     );
   }
-  return { manifest, session, version: `${manifest.name}@${manifest.version}`, modelPath };
+  return session;
 }
 
 function sha256File(path: string): Promise<string> {

@@ -141,12 +141,12 @@ export const GLOSSARY: { term: string; meaning: string }[] = [
   { term: VERDICT_WORDS.authentic, meaning: 'Capture evidence (a camera file built as that camera builds files) and no sign of AI generation. It does not prove the content is true or unedited by hand.' },
   { term: VERDICT_WORDS.inconclusive, meaning: 'The evidence is not strong enough either way; a specialist should look. The card says which way the detector leans.' },
   { term: 'High, medium, low confidence', meaning: 'How strongly the evidence supports the verdict (or, beside a check, that check’s own reading). A verdict can be less certain than one of its checks: it weighs all of them.' },
-  { term: CHECK_WORDS.ai_detection, meaning: 'A local model that scores tiles of the picture for traces of AI generation. Weak on generators it never saw, so it never decides alone.' },
+  { term: CHECK_WORDS.ai_detection, meaning: 'Local models: one scores tiles of the picture for traces of AI generation, a second reads the whole picture’s content; the score weighs both. Weak on generators they never saw, so it never decides alone.' },
   { term: CHECK_WORDS.provenance, meaning: 'What the file says about its origin: C2PA manifests, IPTC digital source type, editing-tool and generator tags.' },
   { term: CHECK_WORDS.capture, meaning: 'Whether the camera data in the file matches how that camera really builds files (its compression, thumbnail, layout). Copied camera tags do not pass. A file a program saved again (an editor, a resize, a conversion) is “re-saved”, which is not a sign of manipulation; only camera data and pixels that do not belong together (a thumbnail of another picture, another maker’s compression) are a sign of manipulation after capture, never of AI generation.' },
   { term: CHECK_WORDS.pdf_structure, meaning: 'How the PDF was produced and changed: producer, incremental updates, pages added after signing.' },
   { term: DIMENSION_WORDS.inconclusive, meaning: 'The check ran but found nothing that points one way or the other: its 50 % is not a measurement.' },
-  { term: 'Heatmap', meaning: 'The detector’s score of each tile of the picture: red tiles look generated, blue look authentic, clear tiles are undecided. Hatched areas were not scored.' },
+  { term: 'Heatmap', meaning: 'The detector’s score of each tile of the picture: red tiles look generated, blue look authentic, clear tiles are undecided. Hatched areas were not scored. The file’s score also weighs the whole picture’s content, so it is not the tiles’ alone.' },
 ];
 
 /** The kind of a file, from its detected media type. */

@@ -8,7 +8,9 @@ import { RegionGrid, Verdict } from '../../../src/api/schemas.js';
 import { AnalysisError, analyseFile, closeAnalysis, probeFile } from '../../../src/analysis/index.js';
 import { sniff } from '../../../src/api/media-kinds.js';
 import { getModel } from '../../../src/analysis/model-session.js';
-import { tileOrigins, topKMean } from '../../../src/analysis/ai-detection.js';
+import { fuseScores, semanticLogitOf, tileOrigins, topKMean } from '../../../src/analysis/ai-detection.js';
+import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
+import type { MediaType } from '../../../src/analysis/analysis-results.js';
 import {
   DATASETS,
   HAS_DATASETS,
@@ -34,6 +36,17 @@ afterAll(async () => {
   await closeAnalysis();
   tmp.cleanup();
 });
+
+/**
+ * The file score the product must give a picture whose artefact (tile) score is `artefact`: that score itself before
+ * 1.1, the manifest's fusion of it with the semantic model's logit of the whole picture from 1.1 on.
+ */
+async function expectedFileScore(path: string, mediaType: MediaType, artefact: number): Promise<number> {
+  const model = await getModel(MODELS, 1);
+  if (!model.manifest.fusion) return artefact;
+  const semantic = await semanticLogitOf(model, await decodeImageBuffer(readFileSync(path), mediaType));
+  return fuseScores(model.manifest.fusion, { semantic, artefact });
+}
 
 const A1111 = 'a cat\nNegative prompt: dog\nSteps: 20, Sampler: Euler a, CFG scale: 7, Seed: 1, Size: 512x512, Model: v1-5';
 
@@ -64,7 +77,8 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     }
     const top = [...grid.tiles.map((t) => t.score)].sort((a, b) => b - a).slice(0, manifest.aggregation.k);
     const ai = r.verdict.dimensions[0];
-    expect(ai.score).toBeCloseTo(top.reduce((s, v) => s + v, 0) / top.length, 3);
+    // the heatmap shows the artefact tiles; from 1.1 the file score also weighs the whole picture (fusion)
+    expect(ai.score).toBeCloseTo(await expectedFileScore(path, 'image/jpeg', top.reduce((s, v) => s + v, 0) / top.length), 3);
     expect(r.modelVersion).toBe(`${manifest.name}@${manifest.version}`);
     expect(r.aggregation).toMatch(/tiles at native resolution/);
     expect(r.verdict.display.description).toMatch(/absence is not evidence of authenticity/);
@@ -180,8 +194,10 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     expect(scoring).toHaveLength(manifest.tiling.maxTiles);
     const scoringScores = scoring.map(([x, y]) => byOrigin.get(`${x},${y}`));
     expect(scoringScores.every((s) => typeof s === 'number')).toBe(true);
-    expect(r.verdict.dimensions[0].score).toBeCloseTo(topKMean(scoringScores as number[], manifest.aggregation.k), 3);
+    const artefact = topKMean(scoringScores as number[], manifest.aggregation.k);
+    expect(r.verdict.dimensions[0].score).toBeCloseTo(await expectedFileScore(path, 'image/jpeg', artefact), 3);
     expect(r.aggregation).toMatch(new RegExp(`heatmap shows up to ${heat} tiles`));
+    if (manifest.semantic) expect(r.aggregation).toMatch(/also weighs the whole picture's content/);
     expect(ms).toBeLessThan(15_000);
     expect(grown).toBeLessThan(600);
   });
@@ -228,6 +244,10 @@ describe.skipIf(!HAS_MODEL || !HAS_DATASETS)('real files (../shared/datasets), t
       ['modern', list('modern')],
       ['validation', list('train').filter((x) => VAL.has(x.key))],
     ];
+    // 1.0 (tiles only): the same pixels, the same network: 1e-3. From 1.1 the semantic branch reads the picture resized
+    // to 224x224, by sharp here and by PIL in training: measured fused |diff| max 0.016, mean 0.0026 on 54 validation
+    // and modern/ files (models/veracity-detector/semantic-agreement.json), hence 0.03.
+    const TOLERANCE = (await getModel(MODELS, 1)).manifest.fusion ? 0.03 : 1e-3;
     const report: string[] = [];
     for (const [split, files] of splits) {
       const rec = recorded.file_scores?.[split];
@@ -246,7 +266,7 @@ describe.skipIf(!HAS_MODEL || !HAS_DATASETS)('real files (../shared/datasets), t
         }
         const diff = Math.abs((await aiScore(files[i].path)) - rec[i].score);
         worst = Math.max(worst, diff);
-        expect(diff, files[i].path).toBeLessThan(1e-3);
+        expect(diff, files[i].path).toBeLessThan(TOLERANCE);
         compared++;
       }
       report.push(`${split}: ${compared} files match the recorded scores (max |diff| ${worst.toExponential(1)}), ${skipped} skipped (EXIF orientation or ICC)`);

@@ -1,11 +1,11 @@
 // Model loading failures become result_unavailable naming the file (DECISIONS 22): missing folder, invalid manifest,
 // missing model file, sha256 mismatch, bytes that are not ONNX. The real model's own checks are in analyse.test.ts.
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalysisError, analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
-import { makeJpeg, tempDir } from './fixtures.js';
+import { REPO, makeJpeg, tempDir } from './fixtures.js';
 
 const tmp = tempDir();
 afterAll(async () => {
@@ -68,6 +68,18 @@ describe('detector model loading', () => {
     const mismatch = await failure(modelsDir('sha', { 'manifest.json': JSON.stringify(manifest()), 'model.onnx': 'tampered' }));
     expect(mismatch.code).toBe('result_unavailable');
     expect(mismatch.message).toMatch(/does not match its manifest \(sha256 [0-9a-f]{64}, expected 0{64}\)/);
+  });
+
+  it('1.1 semantic model: missing file named; a semantic section without fusion refused by the schema', async () => {
+    const shipped = join(REPO, 'models', 'veracity-detector');
+    const real = JSON.parse(readFileSync(join(shipped, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    if (!real.semantic) return; // models before 1.1 have no semantic branch to miss
+    const model = readFileSync(join(shipped, real.file as string));
+    const missing = await failure(modelsDir('no-semantic', { 'manifest.json': JSON.stringify(real), 'model.onnx': model }));
+    expect(missing.code).toBe('result_unavailable');
+    expect(missing.message).toMatch(/no-semantic\/veracity-detector\/semantic\.onnx is missing/);
+    const unfused = await failure(modelsDir('no-fusion', { 'manifest.json': JSON.stringify({ ...real, fusion: undefined }), 'model.onnx': model }));
+    expect(unfused.message).toMatch(/manifest\.json is invalid \(fusion: a semantic model needs a fusion section/);
   });
 
   it('bytes that are not an ONNX model: result_unavailable, and a later call tries again', async () => {

@@ -138,3 +138,50 @@ describe('veracity-detector model', () => {
     expect(Math.abs(zNoise - zFlat)).toBeGreaterThan(1e-3);
   });
 });
+
+interface SemanticFixture {
+  file: string;
+  width: number;
+  height: number;
+  logit: number;
+}
+
+const semanticParity = (parity as { semantic?: { fixtures: SemanticFixture[] } }).semantic;
+
+describe.skipIf(!manifest.semantic)('veracity-detector semantic model (1.1: the whole picture at 224x224)', () => {
+  const spec = manifest.semantic!;
+  let session: ort.InferenceSession;
+
+  beforeAll(async () => {
+    session = await ort.InferenceSession.create(path.join(modelDir, spec.file), { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  });
+  afterAll(async () => {
+    await session?.release();
+  });
+
+  it('its sha256 matches the manifest, both files together stay under 60 MB, and the fusion names both features', () => {
+    const bytes = fs.readFileSync(path.join(modelDir, spec.file));
+    expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(spec.sha256);
+    expect(bytes.length + fs.statSync(path.join(modelDir, manifest.file)).size).toBeLessThan(60 * 1000 * 1000);
+    expect(session.inputNames).toEqual([spec.input.name]);
+    expect(session.outputNames).toEqual([spec.output.name]);
+    expect(manifest.fusion!.features.map((f) => f.name).sort()).toEqual(['artefact', 'semantic']);
+  });
+
+  it('has parity fixtures for every 224x224 fixture PNG', () => {
+    const pngs = fs.readdirSync(path.join(fixtureDir, 'semantic')).filter((f) => f.endsWith('.png')).sort();
+    expect(semanticParity!.fixtures.map((f) => f.file.replace(/^semantic\//, '')).sort()).toEqual(pngs);
+    expect(pngs.length).toBeGreaterThanOrEqual(3);
+  });
+
+  for (const fx of semanticParity?.fixtures ?? []) {
+    it(`matches PyTorch on ${fx.file} (no resize: the fixture is already ${spec.input.size}x${spec.input.size})`, async () => {
+      const { data, info } = await sharp(path.join(fixtureDir, fx.file)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      expect([info.width, info.height, info.channels]).toEqual([spec.input.size, spec.input.size, 3]);
+      const x = Float32Array.from(data, (v) => v * spec.input.scale);
+      const out = await session.run({ [spec.input.name]: new ort.Tensor('float32', x, [1, spec.input.size, spec.input.size, 3]) });
+      const z = (out[spec.output.name].data as Float32Array)[0];
+      expect(Math.abs(z - fx.logit)).toBeLessThanOrEqual(TOLERANCE);
+    });
+  }
+});

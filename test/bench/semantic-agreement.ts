@@ -1,0 +1,81 @@
+// Measures how far the product's fused score (sharp decode + sharp linear resize to 224 + both ONNX models) is from
+// the training side's (PIL decode + PIL bilinear resize, PyTorch), file by file, on validation and modern/ files:
+// the figure behind analyse.test.ts's tolerance and the model card's "resize agreement".
+//   npx tsx test/bench/semantic-agreement.ts [--every-val 24] [--every-modern 10] [--main /work/main/models/training] [--runs DIR]
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import sharp from 'sharp';
+import { fuseScores, scoreImage } from '../../src/analysis/ai-detection.js';
+import { decodeImageBuffer } from '../../src/analysis/decode-image.js';
+import { closeModel, getModel } from '../../src/analysis/model-session.js';
+import { sniff } from '../../src/api/media-kinds.js';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+const REPO = resolve(import.meta.dirname, '..', '..');
+const MAIN = arg('main', '/work/main/models/training'); // score files' paths are relative to this checkout
+const RUNS = arg('runs', join(REPO, 'models', 'training', 'runs'));
+const EVERY: Record<string, number> = { val_raw: Number(arg('every-val', '24')), modern_raw: Number(arg('every-modern', '10')) };
+
+interface Row {
+  label: string;
+  path: string;
+  sem_logit: number;
+  art_logit: number;
+}
+
+async function main() {
+  const model = await getModel(join(REPO, 'models'), 1);
+  const fusion = model.manifest.fusion!;
+  const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+  const out: Array<Record<string, number | string>> = [];
+  for (const set of ['val_raw', 'modern_raw']) {
+    const rows = (JSON.parse(readFileSync(join(RUNS, 'fuse-ft4', `scores-${set}.json`), 'utf8')) as { rows: Row[] }).rows;
+    for (let i = 0; i < rows.length; i += EVERY[set]) {
+      const r = rows[i];
+      const path = resolve(MAIN, r.path);
+      const buf = readFileSync(path);
+      const meta = await sharp(buf).metadata();
+      if ((meta.orientation ?? 1) !== 1 || meta.icc) continue; // PIL (training) applies neither
+      const kind = sniff(buf.subarray(0, 64));
+      if (!kind) continue;
+      let img;
+      try {
+        img = await decodeImageBuffer(buf, kind.mediaType);
+      } catch {
+        continue; // the product refuses it (e.g. a corrupt JPEG); the training loader is more lenient
+      }
+      const s = await scoreImage(model, img, { kind: 'image' });
+      // Python's fused score with the shipped fit (validation rows carry LOSO scores; recompute with the full fit)
+      const python = fuseScores(fusion, { semantic: r.sem_logit, artefact: sigmoid(r.art_logit) });
+      const semLogit = Math.log(s.semanticScore! / (1 - s.semanticScore!));
+      out.push({
+        set,
+        file: r.path.replace(/^.*datasets\//, ''),
+        product: s.score,
+        python,
+        diff: Math.abs(s.score - python),
+        semLogitDiff: Math.abs(semLogit - r.sem_logit),
+        artScoreDiff: Math.abs(s.artefactScore - sigmoid(r.art_logit)),
+      });
+      process.stderr.write(`${set} ${i} ${Math.abs(s.score - python).toFixed(4)}\n`);
+    }
+  }
+  await closeModel();
+  const stat = (key: string, set?: string) => {
+    const v = out.filter((o) => !set || o.set === set).map((o) => o[key] as number);
+    return { n: v.length, max: Math.max(...v), mean: v.reduce((a, b) => a + b, 0) / v.length, over005: v.filter((x) => x > 0.05).length };
+  };
+  const summary = {
+    fused: stat('diff'),
+    fusedVal: stat('diff', 'val_raw'),
+    fusedModern: stat('diff', 'modern_raw'),
+    semanticLogit: stat('semLogitDiff'),
+    artefactScore: stat('artScoreDiff'),
+  };
+  console.log(JSON.stringify({ summary, files: out }, null, 1));
+}
+
+void main();
