@@ -149,5 +149,5 @@ export async function scoreImage(
     const y1 = Math.min(img.height, y - padded.offsetY + tile);
     return { x: x0, y: y0, w: Math.max(1, x1 - x0), h: Math.max(1, y1 - y0), score: probs[i] };
   });
-  return { score, grid: { source, width: img.width, height: img.height, tiles } };
+  return { score, grid: { source, width: img.width, height: img.height, tiles, thresholds: manifest.thresholds } };
 }
