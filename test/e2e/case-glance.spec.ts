@@ -21,6 +21,8 @@ test.describe.configure({ timeout: 600_000 });
 async function finished(page: Page, count: number): Promise<void> {
   await expect(cards(page)).toHaveCount(count);
   await expect(page.locator('[data-testid="verdict-card"][data-status="processing"]')).toHaveCount(0, { timeout: 480_000 });
+  // Every file assessed (an analysis stopped by the core's per-file time limit would be "not assessed").
+  await expect(page.locator('[data-testid="verdict-card"][data-status="completed"]')).toHaveCount(count);
 }
 
 /** Eight 320x240 photos-like images of one case, dropped at once. */
