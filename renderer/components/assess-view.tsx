@@ -264,8 +264,8 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
 
       {view === 'rows' && <CaseRows client={client} cards={cardsShown} onView={(key) => setViewing(key)} />}
       {view === 'cards' && notesShown.length > 0 && (
-        <section className="case-notes" aria-labelledby="case-notes-title" data-testid="case-notes">
-          <h3 id="case-notes-title">Said of several files of this case</h3>
+        <section className="shared-notes" aria-labelledby="shared-notes-title" data-testid="shared-notes">
+          <h3 id="shared-notes-title">Said of several files of this case</h3>
           <p className="hint">Said once here; each card shows “case note N” where the sentence belongs, and its text when pointed at.</p>
           <ol>
             {notesShown.map((note) => (
