@@ -73,7 +73,7 @@ export const NOTE_MIN_LENGTH = 40;
 
 /**
  * The sentences said of at least two files of the case (each file counted once), numbered in the order they are first
- * said; shorter sentences stay where they are. A specialist reads a case's boilerplate once and each card for
+ * said; shorter sentences and sentences with figures stay where they are. A specialist reads a case's boilerplate once and each card for
  * what is particular to its file; a card shows the note's number where the sentence was, with its text on hover.
  */
 export function caseNotes(results: FileResult[]): { notes: CaseNote[]; numberOf: Map<string, number> } {
@@ -81,7 +81,8 @@ export function caseNotes(results: FileResult[]): { notes: CaseNote[]; numberOf:
   const order: string[] = [];
   for (const r of results) {
     for (const s of new Set(cardSentences(r))) {
-      if (s.length < NOTE_MIN_LENGTH) continue;
+      // A sentence with a figure in it (a score, a size) is about its own file, even where two files share it.
+      if (s.length < NOTE_MIN_LENGTH || /\d/.test(s)) continue;
       if (!files.has(s)) order.push(s);
       files.set(s, (files.get(s) ?? 0) + 1);
     }

@@ -51,5 +51,8 @@ describe('case view', () => {
     // "No evidence either way", the provenance check's words on all three, is too short to fold.
     expect([...numberOf.keys()]).not.toContain('No evidence either way');
     expect(caseNotes([files[0]]).notes).toEqual([]);
+    // A score said of two files stays on each card: it is that file's figure.
+    const twins = [result('d.jpg', "The pixel detector's AI score is 7%; it leans away from AI generation here."), result('e.jpg', "The pixel detector's AI score is 7%; it leans away from AI generation here.")];
+    expect(caseNotes(twins).notes).toEqual([]);
   });
 });
