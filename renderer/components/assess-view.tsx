@@ -9,7 +9,9 @@ import { stageCounts, type AppKey, type CaseSession } from '../lib/case-session.
 import type { CollectedFile } from '../lib/collect-files.js';
 import { caseFiles, countByState, countReviewed, duplicatesOf, filterFiles, pendingState, sortFiles, TRIAGE_STATES, withPending, type Filter, type SortKey } from '../lib/triage.js';
 import { EFFECTIVE_VERDICT_WORDS, REVIEW_FILTER_WORDS, STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
+import { caseNotes, cardSentences, nameMatches, saveCaseView, savedCaseView, type CaseView } from '../lib/case-view.js';
 import { CaseHeader } from './case-header.js';
+import { CaseRows } from './case-rows.js';
 import { DropConfirm } from './drop-confirm.js';
 import { DropZone } from './drop-zone.js';
 import { EvidenceViewer } from './evidence-viewer.js';
@@ -52,8 +54,25 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   const reviewed = useMemo(() => countReviewed(files), [files]);
   const duplicates = useMemo(() => duplicatesOf(files), [files]);
   const filterWords = (f: Filter): string => (f === 'reviewed' || f === 'not_reviewed' ? REVIEW_FILTER_WORDS[f] : f === 'all' ? 'All' : STATE_WORDS[f]);
-  const shown = useMemo(() => sortFiles(filterFiles(files, filter), sortKey), [files, filter, sortKey]);
-  const cardsShown = useMemo(() => withPending(shown, state.pending, sortKey, filter), [shown, state.pending, sortKey, filter]);
+  const [query, setQuery] = useState('');
+  const [view, setView] = useState<CaseView>(() => savedCaseView());
+  const chooseView = (next: CaseView): void => {
+    setView(next);
+    saveCaseView(next);
+  };
+  // Once the case has files the intake folds to one bar, so the verdicts come first; the specialist can open it again.
+  const [intakeOpen, setIntakeOpen] = useState(false);
+  const intakeFolded = allCount > 0 && !intakeOpen;
+  const shown = useMemo(() => sortFiles(filterFiles(files, filter), sortKey).filter((f) => nameMatches(f.result.file.name, query)), [files, filter, sortKey, query]);
+  const cardsShown = useMemo(
+    () => withPending(shown, state.pending.filter((p) => nameMatches(p.name, query)), sortKey, filter),
+    [shown, state.pending, sortKey, filter, query],
+  );
+  const { notes, numberOf } = useMemo(() => caseNotes(files.map((f) => f.result)), [files]);
+  const notesShown = useMemo(() => {
+    const used = new Set(shown.flatMap((f) => cardSentences(f.result)).map((s) => numberOf.get(s)));
+    return notes.filter((n) => used.has(n.n));
+  }, [notes, numberOf, shown]);
   // The viewer follows a file by its key, so a poll that reorders the cards does not swap the file under it.
   const [viewing, setViewing] = useState<string | null>(null);
   const viewingIndex = viewing ? shown.findIndex((f) => f.key === viewing) : -1;
@@ -99,12 +118,19 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
         Assess files
       </h2>
       {state.activeCase && <CaseHeader activeCase={state.activeCase} onChange={(patch) => session.updateActiveCase(patch)} />}
-      <div className="intake">
-        <label className="case-name">
-          Case name for loose files <span className="hint">(left empty: the open case, or a new one named after the date and time; a dropped folder is a case of its own)</span>
-          <input value={caseName} onChange={(e) => setCaseName(e.target.value)} maxLength={CASE_NAME_MAX} placeholder="e.g. Harbour fire, 12 May" />
-        </label>
-        <DropZone caseName={caseName.trim() || null} onFiles={onFiles} />
+      <div className={`intake${intakeFolded ? ' folded' : ''}`} data-testid="intake" data-folded={intakeFolded ? 'true' : 'false'}>
+        {!intakeFolded && (
+          <label className="case-name">
+            Case name for loose files <span className="hint">(left empty: the open case, or a new one named after the date and time; a dropped folder is a case of its own)</span>
+            <input value={caseName} onChange={(e) => setCaseName(e.target.value)} maxLength={CASE_NAME_MAX} placeholder="e.g. Harbour fire, 12 May" />
+          </label>
+        )}
+        <DropZone caseName={caseName.trim() || null} onFiles={onFiles} compact={intakeFolded} />
+        {allCount > 0 && (
+          <button type="button" className="link intake-toggle" aria-expanded={!intakeFolded} onClick={() => setIntakeOpen(intakeFolded)} data-testid="intake-toggle">
+            {intakeFolded ? 'Show the case name field and the full drop area' : 'Fold the drop area'}
+          </button>
+        )}
         {state.confirm && <DropConfirm asked={state.confirm} onChoice={(choice) => void session.confirmDrop(choice)} />}
         {missing.length > 0 && (
           <p className="warning" role="status">
@@ -196,6 +222,18 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
               </button>
             ))}
           </div>
+          <label className="name-search">
+            Find by file name{' '}
+            <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="name-search" placeholder="e.g. IMG_20" />
+          </label>
+          <div className="view-switch" role="group" aria-label="Show the case as">
+            <button type="button" aria-pressed={view === 'cards'} onClick={() => chooseView('cards')} data-testid="view-cards">
+              Cards
+            </button>
+            <button type="button" aria-pressed={view === 'rows'} onClick={() => chooseView('rows')} data-testid="view-rows">
+              Rows
+            </button>
+          </div>
           <label className="sort">
             Sort by{' '}
             <select value={sortKey} onChange={(e) => setSortKey(e.target.value as SortKey)}>
@@ -207,15 +245,39 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
           </label>
         </div>
       )}
-      {filter !== 'all' && (
-        <p className="hint" role="status">
-          Showing {cardsShown.length} of {allCount} files: {filterWords(filter)}.{' '}
-          <button type="button" className="link" onClick={() => setFilter('all')}>
+      {(filter !== 'all' || query.trim() !== '') && (
+        <p className="hint" role="status" data-testid="shown-count">
+          Showing {cardsShown.length} of {allCount} files
+          {filter !== 'all' ? `: ${filterWords(filter)}` : ''}
+          {query.trim() !== '' ? ` whose name holds “${query.trim()}”` : ''}.{' '}
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setFilter('all');
+              setQuery('');
+            }}
+          >
             Show all
           </button>
         </p>
       )}
 
+      {view === 'rows' && <CaseRows client={client} cards={cardsShown} onView={(key) => setViewing(key)} />}
+      {view === 'cards' && notesShown.length > 0 && (
+        <section className="shared-notes" aria-labelledby="shared-notes-title" data-testid="shared-notes">
+          <h3 id="shared-notes-title">Said of several files of this case</h3>
+          <p className="hint">Said once here; each card shows “case note N” where the sentence belongs, and its text when pointed at.</p>
+          <ol>
+            {notesShown.map((note) => (
+              <li key={note.n} value={note.n} data-testid="case-note" data-note={note.n}>
+                {note.text} <span className="hint">({note.files} files)</span>
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+      {view === 'cards' && (
       <ul className="cards" aria-label="Verdicts">
         {cardsShown.map((card) =>
           card.kind === 'pending' ? (
@@ -237,11 +299,13 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
                 focused={focused === card.file.result.file.id}
                 onRemove={state.activeCase && state.activeCase.status !== 'closed' ? () => session.removeFromCase(card.file.tracked.job.jobId, card.file.result.file.id) : undefined}
                 caseName={state.activeCase?.name ?? null}
+                notes={numberOf}
               />
             </li>
           ),
         )}
       </ul>
+      )}
       {viewing && viewingIndex >= 0 && (
         <EvidenceViewer
           client={client}

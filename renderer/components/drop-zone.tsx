@@ -6,9 +6,11 @@ import { collectFromEntries, collectFromFileList, type CollectedFile, type Entry
 interface Props {
   caseName: string | null;
   onFiles: (files: CollectedFile[]) => void;
+  /** One line, once the case has files: the verdicts come first (issue 22). */
+  compact?: boolean;
 }
 
-export function DropZone({ caseName, onFiles }: Props): React.JSX.Element {
+export function DropZone({ caseName, onFiles, compact = false }: Props): React.JSX.Element {
   const [over, setOver] = useState(false);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
@@ -30,7 +32,7 @@ export function DropZone({ caseName, onFiles }: Props): React.JSX.Element {
 
   return (
     <div
-      className={`drop-zone${over ? ' over' : ''}`}
+      className={`drop-zone${over ? ' over' : ''}${compact ? ' compact' : ''}`}
       data-testid="drop-zone"
       onDragOver={(e) => {
         e.preventDefault();
@@ -40,8 +42,8 @@ export function DropZone({ caseName, onFiles }: Props): React.JSX.Element {
       onDragLeave={() => setOver(false)}
       onDrop={(e) => void onDrop(e)}
     >
-      <p className="drop-title">Drop images, PDFs or whole folders here</p>
-      <p className="hint">JPEG, PNG and HEIC images up to 25 MB, PDFs up to 2 MB. A folder becomes a case named after it.</p>
+      <p className="drop-title">{compact ? 'Drop more files or folders here' : 'Drop images, PDFs or whole folders here'}</p>
+      {!compact && <p className="hint">JPEG, PNG and HEIC images up to 25 MB, PDFs up to 2 MB. A folder becomes a case named after it.</p>}
       <div className="pickers">
         <button type="button" className="primary" onClick={() => filesInput.current?.click()}>
           Choose files…

@@ -7,12 +7,15 @@ import { REGION_TILES_MAX } from '../../src/api/limits.js';
 import type { FileRegions, RegionGrid } from '../../src/api/schemas.js';
 import { originsInRect } from '../../src/api/tile-grid.js';
 import { ApiFailure, type ApiClient } from '../lib/api-client.js';
+import { bandWords, scoreBand } from '../lib/score-bands.js';
 import { coverageWords, gridCoverage, overlayTiles, pdfImageOverlayMatrix, tilesAt, withTiles, type GridCoverage, type Matrix, type OverlayTile } from '../lib/heatmap.js';
+import { pixelWords } from '../lib/case-view.js';
 import { imagePlacements, openPdf, renderPage } from '../lib/pdf-thumbnail.js';
 import { aiScore, type CaseFile } from '../lib/triage.js';
 import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, failureWords, MEDIA_WORDS, verdictTitleWords } from '../lib/words.js';
 import { fitView, nativeView, panBy, visibleRect, zoomAbout, ZOOM_STEP, type Size, type View } from '../lib/zoom.js';
 import { C2paChain } from './c2pa-chain.js';
+import { ScoreLegend } from './score-legend.js';
 
 interface Props {
   client: ApiClient;
@@ -78,6 +81,7 @@ export function EvidenceViewer({ client, files, index, onIndex, onClose }: Props
           </h2>
           <span className="hint" data-testid="viewer-position">
             File {index + 1} of {files.length} · {MEDIA_WORDS[result.file.type] ?? result.file.type}
+            {result.pixelSize ? <span data-testid="viewer-pixel-size"> · {pixelWords(result.pixelSize)}</span> : null}
           </span>
           <div className="row viewer-nav">
             <button type="button" disabled={index === 0} onClick={() => onIndex(index - 1)} aria-label="Previous file (Left arrow)">
@@ -408,17 +412,7 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
             <p className="tile-readout" data-testid="tile-score">
               {hover ?? 'Point at the picture to read a tile’s score.'}
             </p>
-            <p className="hint legend">
-              <span>
-                <span className="swatch swatch-ai" aria-hidden="true" /> red: looks generated
-              </span>
-              <span>
-                <span className="swatch swatch-real" aria-hidden="true" /> blue: looks authentic
-              </span>
-              <span>
-                <span className="swatch swatch-unscored" aria-hidden="true" /> hatched: not scored
-              </span>
-            </p>
+            <ScoreLegend thresholds={grids[0].grid.thresholds} unscored />
           </>
         )}
         {regions && grids.length === 0 && <p className="hint">The detector scored no picture in this file, so there is no heatmap.</p>}
@@ -469,7 +463,7 @@ function hoverWords(event: React.PointerEvent, grids: GridView[]): string | null
   if (!cell) return null;
   const centre = { x: ((cell.left + cell.width / 2) / 100) * view.grid.width, y: ((cell.top + cell.height / 2) / 100) * view.grid.height };
   const overlapping = tilesAt(view.grid, centre.x, centre.y);
-  const leaning = cell.score >= 0.5 ? 'looks generated' : 'looks authentic';
+  const leaning = view.grid.thresholds ? bandWords(scoreBand(cell.score, view.grid.thresholds)).toLowerCase() : 'no band stored';
   return sentence(`tile score ${Math.round(cell.score * 100)} % (${leaning})${overlapping > 1 ? `, the mean of ${overlapping} overlapping tiles` : ''}.`);
 }
 

@@ -9,7 +9,11 @@ import { overlayTiles, pickGrid } from '../lib/heatmap.js';
 import { aiScore, effectiveState, verdictSource } from '../lib/triage.js';
 import { formatBytes } from '../lib/plan-submission.js';
 import { ACCEPTED_STAGE_WORD, ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
+import { pixelWords } from '../lib/case-view.js';
+import { dimensionBand } from '../lib/score-bands.js';
 import { ReviewPanel } from './review-panel.js';
+import { BandSwatch, ScoreLegend } from './score-legend.js';
+import { Sentences } from './sentences.js';
 import { Thumbnail } from './thumbnail.js';
 import { C2paChain } from './c2pa-chain.js';
 
@@ -31,9 +35,11 @@ interface Props {
   /** Takes the file out of the case on screen (its job stays in History); absent where there is no case to leave. */
   onRemove?: () => Promise<boolean>;
   caseName?: string | null;
+  /** Sentences said once for the case, above the cards (renderer/lib/case-view.ts): the card shows their number. */
+  notes?: Map<string, number>;
 }
 
-export function VerdictCard({ client, tracked, result, viewerKey, onView, stage, onJobUpdated, onReassess, duplicateOf, focused, onRemove, caseName: openCase }: Props): React.JSX.Element {
+export function VerdictCard({ client, tracked, result, viewerKey, onView, stage, onJobUpdated, onReassess, duplicateOf, focused, onRemove, caseName: openCase, notes }: Props): React.JSX.Element {
   const [reassessing, setReassessing] = useState(false);
   const [removing, setRemoving] = useState<'ask' | 'busy' | null>(null);
   const { job, apiKey } = tracked;
@@ -64,6 +70,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
   const hasHeatmap = result.status === 'completed' && aiScore(result) !== null;
   const title = verdictTitleWords(result.verdict);
   const lessCertain = result.verdict ? lessCertainWords(result.verdict.confidence, dimensions) : null;
+  const pixels = pixelWords(result.pixelSize);
 
   return (
     <article
@@ -100,6 +107,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
         </h3>
         <p className="facts">
           {MEDIA_WORDS[result.file.type] ?? result.file.type} · {formatBytes(result.file.size)}
+          {pixels ? <span data-testid="pixel-size"> · {pixels}</span> : null}
           {caseName ? <> · case “{caseName}”</> : null}
         </p>
         {duplicateOf && (
@@ -139,7 +147,11 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
             </p>
             <p className="confidence">{CONFIDENCE_WORDS[result.verdict.confidence]}</p>
             {title && <p className="verdict-title">{title}</p>}
-            {result.verdict.display.description && <p className="verdict-description">{result.verdict.display.description}</p>}
+            {result.verdict.display.description && (
+              <p className="verdict-description">
+                <Sentences text={result.verdict.display.description} notes={notes} />
+              </p>
+            )}
           </div>
         )}
 
@@ -147,10 +159,14 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
           <ul className="dimensions" aria-label="What each check found">
             {dimensions.map((d) => {
               const pct = Math.round(d.score * 100);
+              const band = d.key === 'ai_detection' ? dimensionBand(d) : null;
               return (
-                <li key={d.key} className="dimension" data-testid="dimension" data-key={d.key}>
+                <li key={d.key} className="dimension" data-testid="dimension" data-key={d.key} data-band={band ?? undefined}>
                   <div className="dimension-head">
-                    <span className="dimension-label">{checkName(d)}</span>
+                    <span className="dimension-label">
+                      {band && <BandSwatch band={band} />}
+                      {checkName(d)}
+                    </span>
                     {isEvidence(d) && <span className="dimension-score">{pct} %</span>}
                   </div>
                   {isEvidence(d) ? (
@@ -159,8 +175,8 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
                       <span className="bar-fill" style={{ width: `${pct}%`, backgroundSize: `${pct > 0 ? 10000 / pct : 100}% 100%` }} />
                     </div>
                   ) : null}
-                  <p className="dimension-finding">
-                    {dimensionFinding(d)}
+                  <p className="dimension-finding" data-testid="dimension-finding">
+                    <Sentences text={dimensionFinding(d)} notes={notes} />
                     {/* The detector's score is a reading even when it decides nothing: it is what "AI score" sorts by. */}
                     {!isEvidence(d) && d.key === 'ai_detection' ? ` · detector score ${pct} %` : ''}
                   </p>
@@ -190,17 +206,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
         )}
         {showHeatmap && regionsError && <p className="result-error">{regionsError}</p>}
         {showHeatmap && regions && !grid && <p className="hint">No tile scores for this file.</p>}
-        {showHeatmap && grid && (
-          <p className="hint legend">
-            <span>
-              <span className="swatch swatch-ai" aria-hidden="true" /> red: tiles that look generated
-            </span>
-            <span>
-              <span className="swatch swatch-real" aria-hidden="true" /> blue: tiles that look authentic
-            </span>
-            {regions?.modelVersion ? <span>model {regions.modelVersion}</span> : null}
-          </p>
-        )}
+        {showHeatmap && grid && <ScoreLegend thresholds={grid.thresholds} modelVersion={regions?.modelVersion ?? null} />}
 
         {result.expertReview && (
           <p className="hint effective" data-testid="effective-verdict" data-source={verdictSource(result)}>

@@ -2,6 +2,7 @@
 // overlay fits the thumbnail at any zoom.
 import type { RegionGrid } from '../../src/api/schemas.js';
 import { multiply, type Matrix } from '../../src/api/pdf-image-order.js';
+import { tileColor } from './score-bands.js';
 
 export type { Matrix };
 
@@ -11,14 +12,8 @@ export interface OverlayTile {
   width: number;
   height: number;
   score: number;
+  /** Its band's colour under the thresholds of the model that scored the grid (renderer/lib/score-bands.ts). */
   color: string;
-}
-
-/** Colour of a score: transparent blue for likely authentic, through clear, to strong red for likely AI. */
-export function tileColor(score: number): string {
-  const s = Math.min(1, Math.max(0, score));
-  if (s >= 0.5) return `rgba(220, 38, 38, ${((s - 0.5) * 1.3).toFixed(3)})`;
-  return `rgba(37, 99, 235, ${((0.5 - s) * 0.9).toFixed(3)})`;
 }
 
 /**
@@ -46,7 +41,7 @@ export function overlayTiles(grid: RegionGrid): OverlayTile[] {
         width: pct(xs[i + 1] - xs[i], grid.width),
         height: pct(ys[j + 1] - ys[j], grid.height),
         score,
-        color: tileColor(score),
+        color: tileColor(score, grid.thresholds),
       });
     }
   }

@@ -169,7 +169,9 @@ export async function scoreImage(
     const y1 = Math.min(img.height, y - padded.offsetY + tile);
     return { x: x0, y: y0, w: Math.max(1, x1 - x0), h: Math.max(1, y1 - y0), score: probs[i] };
   });
-  return { score, artefactScore, semanticScore, grid: { source, width: img.width, height: img.height, tiles } };
+  // The tiles are the artefact model's: their bands come from its own calibration where the file score is fused.
+  const thresholds = manifest.tileThresholds ?? manifest.thresholds;
+  return { score, artefactScore, semanticScore, grid: { source, width: img.width, height: img.height, tiles, thresholds } };
 }
 
 /** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */

@@ -1,6 +1,7 @@
 // Fuses the detectors' findings and dimensions into one verdict with a calibrated confidence and the findings it rests
 // on, in the order the copy tells them. It reads codes, weights and dimensions only, never words meant for people
 // (copy.ts writes those last). The rules are documented in README.md.
+import { detectorReading } from '../api/detector-bands.js';
 import type { ConfidenceLevel, Dimension, VerdictAssessment } from '../api/schemas.js';
 import { dimensionOf } from './copy.js';
 import { isResaveSign } from './capture/signs.js';
@@ -9,21 +10,9 @@ import type { ModelManifest } from './model-manifest.js';
 
 export type Thresholds = ModelManifest['thresholds'];
 
-/** The ai_detection dimension from the aggregated score and the manifest's calibrated thresholds. */
+/** The ai_detection dimension from the aggregated score and the manifest's calibrated thresholds (src/api/detector-bands.ts). */
 export function aiDimension(score: number, t: Thresholds): Dimension {
-  const [bandLo, bandHi] = t.inconclusiveBand;
-  let assessment: Dimension['assessment'];
-  let confidence: ConfidenceLevel;
-  if (score >= bandLo && score <= bandHi) {
-    assessment = 'inconclusive';
-    confidence = 'low';
-  } else if (score >= t.decision) {
-    assessment = 'likely_ai';
-    confidence = score >= t.highAi ? 'high' : 'medium';
-  } else {
-    assessment = 'likely_authentic';
-    confidence = score <= t.highAuthentic ? 'high' : 'medium';
-  }
+  const { assessment, confidence } = detectorReading(score, t);
   return dimensionOf('ai_detection', round(score), assessment, confidence);
 }
 

@@ -1,6 +1,7 @@
 // The manifest that ships beside every model in models/<name>/: checked with zod when the model is loaded,
 // so a model whose file, layout or normalisation does not match what the pipeline feeds it is refused by name.
 import { z } from 'zod';
+import { DetectorThresholds } from '../api/detector-bands.js';
 
 export const ModelManifest = z
   .object({
@@ -45,13 +46,13 @@ export const ModelManifest = z
       k: z.number().int().positive(),
       description: z.string().min(1),
     }),
-    /** Calibrated thresholds on the aggregated file score, with the figures behind them in MODEL_CARD.md. */
-    thresholds: z.object({
-      decision: z.number().min(0).max(1), // >= decision: likely_ai
-      highAi: z.number().min(0).max(1), // >= highAi: likely_ai with high confidence
-      highAuthentic: z.number().min(0).max(1), // <= highAuthentic: likely_authentic with high confidence
-      inconclusiveBand: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]), // scores inside: inconclusive
-    }),
+    /** Calibrated thresholds on the aggregated file score (the detector's bands), with the figures behind them in MODEL_CARD.md. */
+    thresholds: DetectorThresholds,
+    /**
+     * 1.1: the artefact model's own thresholds on a tile's P(AI), for the heatmap's bands (from 1.1 `thresholds` are
+     * the fused file score's). Absent: the tiles share the file score's thresholds, as before 1.1.
+     */
+    tileThresholds: DetectorThresholds.optional(),
     /**
      * What the thresholds were measured to do on the by-source validation split (never on modern/): whether a score
      * >= highAi may decide `ai_generated` from the pixels alone (fusion rule 2), and the shares behind it.

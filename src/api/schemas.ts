@@ -2,6 +2,7 @@
 // of its routes (the server validates requests and responses with them and describes itself from them). The one
 // part of src/ the renderer may import.
 import { z } from 'zod';
+import { DetectorThresholds } from './detector-bands.js';
 import { CASE_NAME_MAX, IDEMPOTENCY_KEY_MAX, MAX_FILES_PER_REQUEST, PAGE_SIZE_MAX } from './limits.js';
 
 export const ERROR_CODES = [
@@ -240,6 +241,11 @@ export const RegionGrid = z.object({
       score: z.number().min(0).max(1),
     }),
   ),
+  /**
+   * The calibrated thresholds of the model that scored the tiles: they set the bands a tile's score falls in, and so
+   * its colour on a heatmap (src/api/detector-bands.ts). Absent on grids stored before they were kept.
+   */
+  thresholds: DetectorThresholds.optional(),
 });
 export type RegionGrid = z.infer<typeof RegionGrid>;
 export const FileRegions = z.object({

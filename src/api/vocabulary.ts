@@ -78,6 +78,12 @@ export const DIMENSION_WORDS: Record<DimensionAssessment, string> = {
   inconclusive: 'No evidence either way',
 };
 
+/**
+ * The AI-generation detector's score inside its model's undecided band (src/api/detector-bands.ts). Unlike a check
+ * that found nothing, the detector did read the picture: its score is a measurement that points neither way.
+ */
+export const DETECTOR_NEITHER_WORDS = 'Points neither way';
+
 /** What the capture check says when the file's camera data and its pixels do not belong together (never for a re-save). */
 export const CAPTURE_CONTRADICTED_WORDS =
   'Contradicted: the camera data and the picture do not belong together (for example, the embedded thumbnail shows another picture or another shape), so the picture was changed after capture or its camera data was copied in. A sign of manipulation, not of AI generation.';
@@ -109,7 +115,7 @@ export function isEvidence(d: Pick<Dimension, 'assessment' | 'confidence'>): boo
 export function dimensionFinding(d: DimensionLike): string {
   if (isCaptureContradiction(d)) return CAPTURE_CONTRADICTED_WORDS;
   if (isCaptureResave(d)) return CAPTURE_RESAVED_WORDS;
-  if (!d.assessment || d.assessment === 'inconclusive') return DIMENSION_WORDS.inconclusive;
+  if (!d.assessment || d.assessment === 'inconclusive') return d.key === 'ai_detection' ? DETECTOR_NEITHER_WORDS : DIMENSION_WORDS.inconclusive;
   const direction = DIMENSION_WORDS[d.assessment];
   if (!isEvidence(d)) return `Weak hint only: ${direction.toLowerCase()} (low confidence)`;
   return `${direction} · ${confidencePhrase(d.confidence ?? 'low')}`;

@@ -2,10 +2,11 @@
 // per file (thumbnail with heatmap, verdict, findings, expert review, hashes), page numbers, a sign-off block, and
 // the SHA-256 of the report's canonical JSON, which binds this printout to the JSON served beside it.
 import PDFDocument from 'pdfkit';
+import { BAND_RGB } from '../api/detector-bands.js';
 import type { CaseReport, CaseReportFile, VerdictAssessment } from '../api/schemas.js';
 import { c2paChainOf, c2paManifestRows, c2paManifestTitle, CASE_STATUS_WORDS, checkName, confidencePhrase, dimensionFinding, isEvidence, lessCertainWords, MEDIA_WORDS, VERDICT_REASONS, VERDICT_WORDS } from '../api/vocabulary.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
-import { pictureGrid, scoreColour, thumbnailWithHeatmap } from './heatmap-picture.js';
+import { pictureGrid, thumbnailWithHeatmap } from './heatmap-picture.js';
 
 /** What the PDF is made from: the report's data (hashed as canonical JSON) and what is printed beside it. */
 export interface CaseReportData {
@@ -341,11 +342,11 @@ export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Bu
     const grid = pictureGrid(f.regions);
     let legendY = bodyTop + THUMB + 5;
     if (thumb && grid) {
-      for (const [score, label] of [
-        [0.95, 'leans AI'],
-        [0.05, 'leans authentic'],
+      for (const [band, label] of [
+        ['ai_high', 'leans AI'],
+        ['authentic_high', 'leans authentic'],
       ] as const) {
-        const [r, g, b] = scoreColour(score);
+        const [r, g, b] = BAND_RGB[band];
         d.rect(left, legendY + 1, 7, 7).fill(`#${[r, g, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`);
         put(label, left + 10, legendY, { size: 7.5, colour: MUTED, width: 70 });
         legendY += 10;

@@ -1,7 +1,9 @@
 // A file's thumbnail for the printed report with its heatmap drawn in: the picture the core made of the file
 // (never the original), downscaled, and the tile scores of GET .../regions composited over it with the window's
-// colours (renderer/lib/heatmap.ts): red where tiles lean AI-generated, blue where they lean authentic.
+// colours (src/api/detector-bands.ts): each tile in its band under the model's thresholds, red towards AI-generated,
+// blue towards authentic, clear where it points neither way.
 import sharp from 'sharp';
+import { tileRgba, type DetectorThresholds } from '../api/detector-bands.js';
 import type { RegionGrid } from '../api/schemas.js';
 
 /** The grid drawn over a file's picture: the image's own, or the first page of a PDF drawn as a scan. */
@@ -9,11 +11,10 @@ export function pictureGrid(grids: RegionGrid[]): RegionGrid | null {
   return grids.find((g) => g.source.kind === 'image') ?? grids.find((g) => g.source.kind === 'pdf_page' && g.source.page === 1) ?? null;
 }
 
-/** [r, g, b, alpha 0..255] of a score; the window's tileColor() in bytes. */
-export function scoreColour(score: number): [number, number, number, number] {
-  const s = Math.min(1, Math.max(0, score));
-  if (s >= 0.5) return [220, 38, 38, Math.round((s - 0.5) * 1.3 * 255)];
-  return [37, 99, 235, Math.round((0.5 - s) * 0.9 * 255)];
+/** [r, g, b, alpha 0..255] of a tile score in its band (src/api/detector-bands.ts); the window's tileColor() in bytes. */
+export function scoreColour(score: number, thresholds?: DetectorThresholds | null): [number, number, number, number] {
+  const [r, g, b, a] = tileRgba(score, thresholds);
+  return [r, g, b, Math.round(a * 255)];
 }
 
 /**
@@ -54,7 +55,7 @@ export async function thumbnailWithHeatmap(picture: Buffer, grid: RegionGrid | n
     const sx = width / grid.width;
     const sy = height / grid.height;
     for (const c of heatmapCells(grid)) {
-      const [r, g, b, a] = scoreColour(c.score);
+      const [r, g, b, a] = scoreColour(c.score, grid.thresholds);
       const x0 = Math.round(c.x0 * sx);
       const x1 = Math.min(width, Math.round(c.x1 * sx));
       const y1 = Math.min(height, Math.round(c.y1 * sy));

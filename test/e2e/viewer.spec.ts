@@ -173,7 +173,8 @@ test('the viewer opens from a card, zooms and pans, shows a tile score on hover 
   await expect(tile).toBeAttached();
   const tileBox = (await tile.boundingBox())!;
   await page.mouse.move(tileBox.x + tileBox.width / 2, tileBox.y + tileBox.height / 2);
-  await expect(viewer.getByTestId('tile-score')).toHaveText(/^Tile score \d+ % \(looks (generated|authentic)\)/i);
+  // The tile's band under the model's calibrated thresholds, in the words the cards and the legend use.
+  await expect(viewer.getByTestId('tile-score')).toHaveText(/^Tile score \d+ % \((points to (ai-generated|authentic) · (high|medium) confidence|points neither way)\)/i);
   await expect(viewer.getByTestId('unscored')).toHaveCount(2);
   await expect(viewer.getByTestId('coverage')).toContainText(`a ${STRIP_RIGHT}-pixel strip at the right and a ${STRIP_BOTTOM}-pixel strip at the bottom`);
   const strip = (await viewer.getByTestId('unscored').first().boundingBox())!;

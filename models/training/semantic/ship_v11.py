@@ -99,6 +99,8 @@ def main():
                     'split only (val_raw + val_tx, class-balanced, L2 0.01; semantic/fuse.py). The heatmap stays '
                     'the artefact model\'s tiles; the file score also weighs the whole picture\'s content.',
     )
+    # the heatmap's tiles are the artefact model's: they keep its own (1.0.0) thresholds
+    man['tileThresholds'] = man.get('tileThresholds') or dict(man['thresholds'])
     man['thresholds'] = dict(decision=thr['highAi'], highAi=thr['highAi'], highAuthentic=thr['highAuthentic'],
                              inconclusiveBand=[thr['highAuthentic'], thr['highAi']])
     man['calibration'] = dict(pixelsDecide=False, realAtHighAi=round(cal['real'], 4), aiAtHighAi=round(cal['ai'], 4),

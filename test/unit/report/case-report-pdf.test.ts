@@ -56,7 +56,8 @@ function file(n: number, over: Partial<CaseReportFile> = {}): CaseReportFile {
     expertReview: null,
     modelVersion: 'veracity-detector@0.2.0',
     aggregation: 'top-k mean',
-    regions: [{ source: { kind: 'image' }, width: 400, height: 300, tiles }],
+    // veracity-detector 0.2.0's thresholds, kept with its tile scores: they set each tile's band and colour.
+    regions: [{ source: { kind: 'image' }, width: 400, height: 300, tiles, thresholds: { decision: 0.5592, highAi: 0.957, highAuthentic: 0.2623, inconclusiveBand: [0.5592, 0.7387] } }],
     pixelSize: { width: 400, height: 300 },
     ...over,
   };
@@ -120,7 +121,7 @@ describe('heatmap', () => {
     expect(heatmapCells(grid).map((c) => [c.x0, c.x1, Number(c.score.toFixed(2))])).toEqual([[0, 64, 0.2], [64, 96, 0.5], [96, 160, 0.8]]);
   });
 
-  it('draws red over tiles that lean AI and blue over those that lean authentic', async () => {
+  it('draws red over tiles that lean AI and blue over those that lean authentic, in the bands of the grid\'s thresholds', async () => {
     const grid = file(1).regions[0];
     const { data, width, height } = await thumbnailWithHeatmap(await picture(), grid, 200);
     expect([width, height]).toEqual([200, 150]);
