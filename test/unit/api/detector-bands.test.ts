@@ -11,20 +11,25 @@ import { dimensionFinding } from '../../../src/api/vocabulary.js';
 import { bandColor, dimensionBand, legendEntries, tileColor } from '../../../renderer/lib/score-bands.js';
 import { MODELS_DIR } from '../analysis/fixtures.js';
 
-const SHIPPED = ModelManifest.parse(JSON.parse(fs.readFileSync(path.join(MODELS_DIR, 'veracity-detector', 'manifest.json'), 'utf8'))).thresholds;
+const MANIFEST = ModelManifest.parse(JSON.parse(fs.readFileSync(path.join(MODELS_DIR, 'veracity-detector', 'manifest.json'), 'utf8')));
+const SHIPPED = MANIFEST.thresholds;
 /** veracity-detector 0.2.0's thresholds: a medium band on each side of the undecided one. */
 const OLDER: DetectorThresholds = { decision: 0.5592, highAi: 0.957, highAuthentic: 0.2623, inconclusiveBand: [0.5592, 0.7387] };
 
 describe('detector bands from the model calibration', () => {
   it('the shipped model: authentic at high confidence up to highAuthentic, neither way up to highAi, AI at high confidence above; 50 % and 58-71 % read alike', () => {
-    expect(SHIPPED).toMatchObject({ highAuthentic: 0.411, highAi: 0.8765 });
-    expect(bandRanges(SHIPPED)).toEqual([
-      { band: 'authentic_high', from: 0, to: 0.411 },
-      { band: 'inconclusive', from: 0.411, to: 0.8765 },
-      { band: 'ai_high', from: 0.8765, to: 1 },
-    ]);
-    expect(scoreBand(0.2, SHIPPED)).toBe('authentic_high');
-    for (const score of [0.411, 0.5, 0.58, 0.65, 0.71, 0.8765]) expect(scoreBand(score, SHIPPED), String(score)).toBe('inconclusive');
+    // 1.1.0's fused score: highAuthentic 0.1996, highAi 0.8246 (MODEL_CARD.md); its heatmap tiles keep 1.0.0's own.
+    expect(SHIPPED).toMatchObject({ highAuthentic: 0.1996, highAi: 0.8246 });
+    expect(MANIFEST.tileThresholds).toMatchObject({ highAuthentic: 0.411, highAi: 0.8765 });
+    for (const t of [SHIPPED, MANIFEST.tileThresholds!]) {
+      expect(bandRanges(t)).toEqual([
+        { band: 'authentic_high', from: 0, to: t.highAuthentic },
+        { band: 'inconclusive', from: t.highAuthentic, to: t.highAi },
+        { band: 'ai_high', from: t.highAi, to: 1 },
+      ]);
+    }
+    expect(scoreBand(0.15, SHIPPED)).toBe('authentic_high');
+    for (const score of [0.1996, 0.5, 0.58, 0.65, 0.71, 0.8246]) expect(scoreBand(score, SHIPPED), String(score)).toBe('inconclusive');
     expect(scoreBand(0.9, SHIPPED)).toBe('ai_high');
     expect(bandWords(scoreBand(0.5, SHIPPED))).toBe('Points neither way');
     expect(bandWords(scoreBand(0.5, SHIPPED))).toBe(bandWords(scoreBand(0.65, SHIPPED)));
