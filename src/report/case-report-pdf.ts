@@ -2,7 +2,7 @@
 // per file (thumbnail with heatmap, verdict, findings, expert review, hashes), page numbers, a sign-off block, and
 // the SHA-256 of the report's canonical JSON, which binds this printout to the JSON served beside it.
 import PDFDocument from 'pdfkit';
-import { BAND_RGB } from '../api/detector-bands.js';
+import { BAND_RGB, bandRanges, bandWords, rangeWords } from '../api/detector-bands.js';
 import type { CaseReport, CaseReportFile, VerdictAssessment } from '../api/schemas.js';
 import { c2paChainOf, c2paManifestRows, c2paManifestTitle, CASE_STATUS_WORDS, checkName, confidencePhrase, dimensionFinding, isEvidence, lessCertainWords, MEDIA_WORDS, VERDICT_REASONS, VERDICT_WORDS } from '../api/vocabulary.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
@@ -342,14 +342,18 @@ export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Bu
     const grid = pictureGrid(f.regions);
     let legendY = bodyTop + THUMB + 5;
     if (thumb && grid) {
-      for (const [band, label] of [
-        ['ai_high', 'leans AI'],
-        ['authentic_high', 'leans authentic'],
-      ] as const) {
+      // The legend is the bands of the thresholds stored with the tiles (the window's legend, in src/api), highest first;
+      // tiles kept from before thresholds were stored with them have no bands, and say so.
+      const legend = grid.thresholds
+        ? bandRanges(grid.thresholds)
+            .reverse()
+            .map((r) => [r.band, `${bandWords(r.band)}, ${rangeWords(r)}`] as const)
+        : ([['inconclusive', 'shaded by score (no bands stored)']] as const);
+      for (const [band, label] of legend) {
         const [r, g, b] = BAND_RGB[band];
         d.rect(left, legendY + 1, 7, 7).fill(`#${[r, g, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`);
-        put(label, left + 10, legendY, { size: 7.5, colour: MUTED, width: 70 });
-        legendY += 10;
+        put(label, left + 10, legendY, { size: 7, colour: MUTED, width: THUMB - 10 });
+        legendY = Math.max(legendY + 10, d.y);
       }
       const max = Math.max(...grid.tiles.map((t) => t.score));
       put(`${grid.tiles.length} tiles scored, highest ${Math.round(max * 100)} %${grid.source.kind === 'pdf_page' ? ' (page 1)' : ''}`, left, legendY, { size: 7.5, colour: MUTED, width: THUMB });

@@ -166,6 +166,8 @@ describe('renderCaseReportPdf', () => {
     expect(text).toContain('120.6 KiB (123,457 bytes)');
     expect(text).toContain('Plain words for file 8.');
     expect(text).toContain('No picture');
+    // The heatmap's legend: every band of the thresholds stored with the tiles (0.2.0's here), with its range.
+    for (const range of ['95.7–100 %', '73.9–95.7 %', '55.9–73.9 %', '26.2–55.9 %', '0–26.2 %']) expect(flat).toContain(range);
     expect(text).toMatch(/Examiner name.*Date.*Signature/);
     const pages = Number(/Page 1 of (\d+)/.exec(text)?.[1]);
     expect(pages).toBeGreaterThanOrEqual(4);
