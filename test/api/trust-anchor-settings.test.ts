@@ -11,7 +11,7 @@ import { validateC2pa } from '../../src/analysis/c2pa-validation.js';
 import { loadTrustAnchors } from '../../src/analysis/trust-anchors.js';
 import { makeJpeg } from '../unit/analysis/fixtures.js';
 import { issueSigner, makeAuthority, pkiDir, signC2pa, type TestAuthority, type TestSigner } from '../support/c2pa-signing.js';
-import { body, expectError, startCore, tempDir, type TestCore } from './helpers.js';
+import { body, expectError, onPg, startCore, tempDir, type TestCore } from './helpers.js';
 
 const pki = pkiDir();
 afterAll(() => pki.cleanup());
@@ -29,7 +29,8 @@ describe('trust anchors in Settings (/app/trust-anchors)', () => {
     allowed = issueSigner(makeAuthority(pki.dir, 'Other Root'), 'Allowed Signer');
   });
 
-  it('adds a CA and an allowed signer, lists them, and the analysis trusts what they sign until one is removed', async () => {
+  // Editing from the window is the desktop's; a team server's anchors are its configuration (the next tests).
+  it.skipIf(onPg)('adds a CA and an allowed signer, lists them, and the analysis trusts what they sign until one is removed', async () => {
     const core = await startCore();
     const file = path.join(core.dataDir, 'trust-anchors.pem');
     expect(body(await ui(core, 'GET', '/app/trust-anchors'), TrustAnchorList)).toEqual({ anchors: [], editable: true });
@@ -63,7 +64,7 @@ describe('trust anchors in Settings (/app/trust-anchors)', () => {
     expect(await judged()).toBe('not_established');
   });
 
-  it('refuses bad PEM, an unknown fingerprint and a missing token, leaving the bundle as it was', async () => {
+  it.skipIf(onPg)('refuses bad PEM, an unknown fingerprint and a missing token, leaving the bundle as it was', async () => {
     const core = await startCore();
     const file = path.join(core.dataDir, 'trust-anchors.pem');
     body(await ui(core, 'POST', '/app/trust-anchors', { pem: ca.certPem }), TrustAnchorList);
@@ -92,5 +93,12 @@ describe('trust anchors in Settings (/app/trust-anchors)', () => {
     expectError(await ui(core, 'POST', '/app/trust-anchors', { pem: allowed.certPem }), 403, 'forbidden');
     expectError(await ui(core, 'DELETE', `/app/trust-anchors/${list.anchors[0].fingerprintSha256}`), 403, 'forbidden');
     expect(fs.readFileSync(configured, 'utf8')).toBe(ca.certPem);
+  });
+
+  it.runIf(onPg)('on the team server, with no bundle configured, the window lists none and edits nothing', async () => {
+    const core = await startCore();
+    expect(body(await ui(core, 'GET', '/app/trust-anchors'), TrustAnchorList)).toEqual({ anchors: [], editable: false });
+    expectError(await ui(core, 'POST', '/app/trust-anchors', { pem: ca.certPem }), 403, 'forbidden');
+    expect(fs.existsSync(path.join(core.dataDir, 'trust-anchors.pem'))).toBe(false);
   });
 });
