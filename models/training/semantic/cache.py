@@ -34,11 +34,22 @@ def feats(model, imgs):
     return model(x).numpy().astype(np.float16)
 
 
+def crop_view(im, key):
+    """A second view that sees part of the scene, as crops and partial screenshots show it: a random rectangle of
+    35-100 % of each side (same rule for both classes), before transforms.py."""
+    import random
+    r = random.Random(key)
+    w, h = im.size
+    cw, ch = max(32, int(w * r.uniform(0.35, 1.0))), max(32, int(h * r.uniform(0.35, 1.0)))
+    x, y = r.randint(0, max(0, w - cw)), r.randint(0, max(0, h - ch))
+    return im.crop((x, y, x + cw, y + ch))
+
+
 def do_train(args):
     os.makedirs(S.CACHE, exist_ok=True)
     files = S.train_subsample(args.total, args.seed)
     srcs = sorted({s for _, s, _ in files})
-    meta = dict(total=args.total, views=args.views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(total=args.total, views=args.views, crop_views=args.crop_views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -61,7 +72,10 @@ def do_train(args):
                 data = open(path, 'rb').read()
                 im = S.transforms.open_image(data).convert('RGB')
                 for v in range(args.views):
-                    b, _ = S.transforms.transform(im, 'sem%d' % v, path)
+                    src_im = im
+                    if v >= 1 and args.crop_views:
+                        src_im = crop_view(im, 'semcrop%d|%s' % (v, path))
+                    b, _ = S.transforms.transform(src_im, 'sem%d' % v, path)
                     imgs.append(S.to224(np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))))
                     ys.append(1 if label == 'ai' else 0)
                     ss.append(srcs.index(src))
@@ -108,6 +122,7 @@ def main():
     ap.add_argument('--total', type=int, default=6000)
     ap.add_argument('--views', type=int, default=2)
     ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
     ap.add_argument('--part', default='0/1', help='k/n: this worker takes shards with index %% n == k')
     ap.add_argument('--sets', default=','.join(S.EVAL_SETS))
     args = ap.parse_args()

@@ -22,12 +22,14 @@ OUT = os.path.join(HERE, 'out')
 # transform key is the absolute path there (eval_v1.py), so the same transformed bytes are rebuilt here.
 MAIN = os.environ.get('VERACITY_MAIN', '/work/main/models/training')
 SHIPPED_RUN = os.path.join(MAIN, 'runs', 'v1-ft-data2')
-CACHE = os.path.join(common.CACHE, 'semantic')
+# SEM_CACHE / SEM_SPLIT: a second cache cut lower in the trunk (e.g. semantic_b9 at block_9_add, so blocks 10-16
+# can be fine-tuned) lives beside the first; the defaults are the cache of sem-ft4 (shipped in 1.1.0).
+CACHE = os.path.join(common.CACHE, os.environ.get('SEM_CACHE', 'semantic'))
 RUNS = common.RUNS
 SIZE = 224
-SPLIT = 'block_12_add'     # frozen trunk: input .. block 12 (14x14x96); trainable: blocks 13-16, Conv_1, new head
+SPLIT = os.environ.get('SEM_SPLIT', 'block_12_add')  # frozen trunk: input .. SPLIT (block 12: 14x14x96); the rest trains
 Image.MAX_IMAGE_PIXELS = 60_000_000
-EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90')
+EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half')
 
 
 def decode(data):
@@ -73,6 +75,11 @@ def eval_input(name, data, abspath):
         return jpeg(decode(data), 90)
     if name == 'val_tx':
         return tx(data, abspath)
+    if name == 'val_q70':  # decision flips, as eval_v1.py builds them
+        return jpeg(decode(data), 70)
+    if name == 'val_half':
+        im = Image.fromarray(decode(data))
+        return np.asarray(im.resize((max(1, im.width // 2), max(1, im.height // 2)), Image.BICUBIC))
     raise ValueError(name)
 
 

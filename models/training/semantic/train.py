@@ -22,7 +22,8 @@ import torch.nn.functional as F
 import keras_torch
 import sem_common as S
 
-STARTS = {'block_13': 'block_12_add', 'block_15': 'block_14_add', 'head': 'out_relu'}
+STARTS = {'block_10': 'block_9_add', 'block_11': 'block_10_project_BN', 'block_13': 'block_12_add',
+          'block_15': 'block_14_add', 'head': 'out_relu'}
 
 
 class Head(nn.Module):
@@ -76,6 +77,8 @@ def main():
     ap.add_argument('--head-lr', type=float, default=1e-3)
     ap.add_argument('--wd', type=float, default=1e-2)
     ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--frac', type=float, default=1.0, help='learning curve: train on this share of the cached files (all their views)')
+    ap.add_argument('--steps', type=int, default=0, help='fixed number of steps (overrides --epochs)')
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -84,6 +87,11 @@ def main():
     os.makedirs(run_dir, exist_ok=True)
     t0 = time.time()
     f, y, s, fi, nshards = load_train()
+    if args.frac < 1.0:  # a seeded share of the files, all views of each kept file
+        ids = np.unique(fi)
+        keep = set(np.random.default_rng(1000 + args.seed).permutation(ids)[:int(round(args.frac * len(ids)))].tolist())
+        m = np.array([i in keep for i in fi])
+        f, y, s, fi = f[m], y[m], s[m], fi[m]
     start = STARTS[args.train_from]
     x = precompute(start, f)
     del f
@@ -93,14 +101,23 @@ def main():
     body = [p for n, p in model.named_parameters() if n.startswith('body.')]
     opt = torch.optim.AdamW([dict(params=body, lr=args.lr), dict(params=model.fc.parameters(), lr=args.head_lr)],
                             weight_decay=args.wd)
-    steps = int(args.epochs * len(y) / args.batch)
+    steps = args.steps or int(args.epochs * len(y) / args.batch)
     warm = max(1, steps // 20)
     base = [g['lr'] for g in opt.param_groups]
-    log = open(os.path.join(run_dir, 'log.jsonl'), 'w')
+    log = open(os.path.join(run_dir, 'log.jsonl'), 'a')
     t1 = time.time()
     seen = 0
+    first = 0
+    part = os.path.join(run_dir, 'ckpt-partial.pt')
+    if os.path.exists(part):  # resume a run that was stopped (same args): weights, optimiser, step, sampler state
+        c = torch.load(part)
+        model.load_state_dict(c['state'])
+        opt.load_state_dict(c['opt'])
+        first, seen = c['step'] + 1, c['seen']
+        rng.bit_generator.state = c['rng']
+        print('resumed at step', first, flush=True)
     model.train()
-    for step in range(steps):
+    for step in range(first, steps):
         k = min(1.0, (step + 1) / warm) * 0.5 * (1 + np.cos(np.pi * step / steps))
         for g, b in zip(opt.param_groups, base):
             g['lr'] = b * k
@@ -118,6 +135,10 @@ def main():
         if step % 20 == 0 or step == steps - 1:
             rec = dict(step=step, loss=float(loss), lr=opt.param_groups[0]['lr'], seen=seen, t=round(time.time() - t1, 1))
             log.write(json.dumps(rec) + '\n')
+            if step % 200 == 0 and step > first:
+                torch.save(dict(state=model.state_dict(), opt=opt.state_dict(), step=step, seen=seen,
+                                rng=rng.bit_generator.state), part + '.tmp')
+                os.replace(part + '.tmp', part)
             log.flush()
             print(rec, flush=True)
     train_s = time.time() - t1
