@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { X509Certificate } from '@peculiar/x509';
-import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
+import { BMFF, JPEG, PNG, type Asset } from '@trustnxt/c2pa-ts/asset';
 import { CoseAlgorithmIdentifier, LocalSigner } from '@trustnxt/c2pa-ts/cose';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
-import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType, ValidationStatusCode, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
+import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType, ValidationStatusCode, type Action, type ActionType, type DigitalSourceType, type Manifest } from '@trustnxt/c2pa-ts/manifest';
 import { LocalTimestampProvider } from '@trustnxt/c2pa-ts/rfc3161';
 
 const EXTENSIONS = `[ca_ext]
@@ -110,27 +110,51 @@ const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
  * file (a data hash; for HEIF a BMFF v3 hash); with `timeStamper`, an RFC 3161 time-stamp made with its certificate.
  */
 export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: ManifestSpec, timeStamper?: TestSigner): Promise<Buffer> {
-  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
   const bmff = BMFF.canRead(bytes);
   const asset = JPEG.canRead(bytes) ? new JPEG(bytes) : bmff ? new BMFF(bytes) : new PNG(bytes);
-  const store = new ManifestStore();
-  const manifest = store.createManifest({ assetFormat: asset.mimeType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
+  const claim = newClaim(new ManifestStore(), asset.mimeType, signer, spec);
+  const actions = new ActionAssertion();
+  actions.actions = spec.actions.map(specAction);
+  claim.manifest.addAssertion(actions);
+  const binding = bmff ? BMFFHashAssertion.createV3('jumbf manifest', 'SHA-256') : DataHashAssertion.create('SHA-256');
+  const tsa = timeStamper && new LocalTimestampProvider(new X509Certificate(timeStamper.certPem), timeStamper.key);
+  return bindAndSign(claim, asset, binding, tsa);
+}
+
+/** A manifest being made: its store, the manifest, and the library's signer it is to be signed with. */
+interface Claim {
+  store: ManifestStore;
+  manifest: Manifest;
+  local: LocalSigner;
+}
+
+/** A new manifest in `store` for an asset of `assetFormat`, claimed by `spec.claimGenerator` and to be signed by `signer`. */
+function newClaim(store: ManifestStore, assetFormat: string, signer: TestSigner, spec: ManifestSpec): Claim {
+  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
+  const manifest = store.createManifest({ assetFormat, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
   manifest.claim!.claimGeneratorName = spec.claimGenerator;
   manifest.claim!.claimGeneratorVersion = undefined;
-  const actions = new ActionAssertion();
-  actions.actions = spec.actions.map(
-    (a): Action => ({
-      action: a.action as ActionType,
-      ...(a.digitalSourceType ? { digitalSourceType: `${IPTC}${a.digitalSourceType}` as DigitalSourceType } : {}),
-      ...(a.softwareAgent ? { softwareAgent: { name: a.softwareAgent } } : {}),
-    }),
-  );
-  manifest.addAssertion(actions);
-  const binding = bmff ? BMFFHashAssertion.createV3('jumbf manifest', 'SHA-256') : DataHashAssertion.create('SHA-256');
+  return { store, manifest, local };
+}
+
+/** One action of a spec as the library writes it: the IPTC source type and the software agent only where given. */
+function specAction(a: ManifestSpec['actions'][number]): Action {
+  return {
+    action: a.action as ActionType,
+    ...(a.digitalSourceType ? { digitalSourceType: `${IPTC}${a.digitalSourceType}` as DigitalSourceType } : {}),
+    ...(a.softwareAgent ? { softwareAgent: { name: a.softwareAgent } } : {}),
+  };
+}
+
+/**
+ * The last steps of every signed test file: the hard binding added (a data hash unless `binding` says otherwise),
+ * room made in `asset` for the store, the binding hashed, the manifest signed (time-stamped by `tsa` where given) and
+ * the store written into the asset: the asset's bytes.
+ */
+async function bindAndSign({ store, manifest, local }: Claim, asset: Asset, binding: DataHashAssertion | BMFFHashAssertion = DataHashAssertion.create('SHA-256'), tsa?: LocalTimestampProvider): Promise<Buffer> {
   manifest.addAssertion(binding);
   await asset.ensureManifestSpace(store.measureSize());
   await binding.updateWithAsset(asset);
-  const tsa = timeStamper && new LocalTimestampProvider(new X509Certificate(timeStamper.certPem), timeStamper.key);
   await manifest.sign(local, tsa);
   await asset.writeManifestJUMBF(store.getBytes());
   return Buffer.from(await asset.getDataRange());
@@ -143,13 +167,11 @@ export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: Manifest
  * active manifest. `spec.actions` follow the opening action.
  */
 export async function signC2paEdit(edited: Buffer, original: Buffer, title: string, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
-  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
   const store = ManifestStore.read(SuperBox.fromBuffer(new JPEG(original).getManifestJUMBF()! as Uint8Array<ArrayBuffer>));
   const parent = store.getActiveManifest()!;
   const asset = new JPEG(edited);
-  const manifest = store.createManifest({ assetFormat: asset.mimeType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
-  manifest.claim!.claimGeneratorName = spec.claimGenerator;
-  manifest.claim!.claimGeneratorVersion = undefined;
+  const claim = newClaim(store, asset.mimeType, signer, spec);
+  const { manifest } = claim;
   const ingredient = IngredientAssertion.createV3(RelationshipType.ParentOf);
   ingredient.title = title;
   ingredient.format = 'image/jpeg';
@@ -160,15 +182,9 @@ export async function signC2paEdit(edited: Buffer, original: Buffer, title: stri
   manifest.addAssertion(ingredient);
   const actions = new ActionAssertion();
   const opened: Action = { action: 'c2pa.opened' as ActionType, parameters: { ingredients: [manifest.createAssertionReference(ingredient)] } };
-  actions.actions = [opened, ...spec.actions.map((a): Action => ({ action: a.action as ActionType, ...(a.softwareAgent ? { softwareAgent: { name: a.softwareAgent } } : {}) }))];
+  actions.actions = [opened, ...spec.actions.map(specAction)];
   manifest.addAssertion(actions);
-  const binding = DataHashAssertion.create('SHA-256');
-  manifest.addAssertion(binding);
-  await asset.ensureManifestSpace(store.measureSize());
-  await binding.updateWithAsset(asset);
-  await manifest.sign(local);
-  await asset.writeManifestJUMBF(store.getBytes());
-  return Buffer.from(await asset.getDataRange());
+  return bindAndSign(claim, asset);
 }
 
 /** `bytes` with the first occurrence of `from` replaced by `to` (same length): a change made after signing. */
@@ -234,20 +250,10 @@ class AppendedStorePdf {
 
 /** `pdf` with a C2PA manifest store signed by `signer` and a data hash of the document (see AppendedStorePdf). */
 export async function signPdfC2pa(pdf: Buffer, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
-  const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
   const asset = new AppendedStorePdf(pdf);
-  const store = new ManifestStore();
-  const manifest = store.createManifest({ assetFormat: 'application/pdf', instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
-  manifest.claim!.claimGeneratorName = spec.claimGenerator;
-  manifest.claim!.claimGeneratorVersion = undefined;
+  const claim = newClaim(new ManifestStore(), asset.mimeType, signer, spec);
   const actions = new ActionAssertion();
-  actions.actions = spec.actions.map((a): Action => ({ action: a.action as ActionType, ...(a.digitalSourceType ? { digitalSourceType: `${IPTC}${a.digitalSourceType}` as DigitalSourceType } : {}) }));
-  manifest.addAssertion(actions);
-  const binding = DataHashAssertion.create('SHA-256');
-  manifest.addAssertion(binding);
-  await asset.ensureManifestSpace(store.measureSize());
-  await binding.updateWithAsset(asset);
-  await manifest.sign(local);
-  await asset.writeManifestJUMBF(store.getBytes());
-  return Buffer.from(await asset.getDataRange());
+  actions.actions = spec.actions.map(specAction);
+  claim.manifest.addAssertion(actions);
+  return bindAndSign(claim, asset);
 }
