@@ -51,14 +51,7 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
       <p className="hint">
         Local tools call the v1 API at <code>{window.location.origin}/v1</code> with <code>Authorization: Bearer &lt;key&gt;</code>. Each application analyses one kind of file. Keys are secrets: anyone with one can submit files and read results. Veracity keeps only a digest of each key, so a key is shown once, when it is created.
       </p>
-      <div role="status" aria-live="polite" className="status-line">
-        {status}
-      </div>
-      {error && (
-        <p className="result-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Outcome status={status} error={error} />
       {applications.map((application) => (
         <ApplicationPanel
           key={application.id}
@@ -136,14 +129,7 @@ function TrustAnchorsPanel({ client }: { client: ApiClient }): React.JSX.Element
       <p className="hint">
         A signed file’s signer is trusted when its certificate chains to a certificate authority listed here, or is itself listed (an allowed signer). With none listed, a valid signature is reported as valid and its signer as not established.
       </p>
-      <div role="status" aria-live="polite" className="status-line">
-        {status}
-      </div>
-      {error && (
-        <p className="result-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Outcome status={status} error={error} />
       {list && list.anchors.length === 0 && <p data-testid="no-anchors">No trust anchors: no signer is established.</p>}
       {list && list.anchors.length > 0 && (
         <div className="table-scroll">
@@ -259,6 +245,22 @@ function ReportSigningPanel({ client }: { client: ApiClient }): React.JSX.Elemen
         </dl>
       )}
     </section>
+  );
+}
+
+/** What the last action of a panel came to: its words of success (polite, a live region) or of failure (an alert). */
+function Outcome({ status, error }: { status: string | null; error: string | null }): React.JSX.Element {
+  return (
+    <>
+      <div role="status" aria-live="polite" className="status-line">
+        {status}
+      </div>
+      {error && (
+        <p className="result-error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
   );
 }
 
