@@ -41,6 +41,39 @@ function dayBound(day: string, end: boolean): string | undefined {
 
 const errorWords = (e: unknown, action: string): string => (e instanceof ApiFailure ? failureWords(e, { action }) : String(e));
 
+/**
+ * A page of a list read from the core by `read` (a callback that changes when the page or the search does), read
+ * again every 2 s while History is open and `stillRunning` says some of it is still being analysed.
+ */
+function usePolledList<T>(read: () => Promise<T>, action: string, stillRunning: (list: T) => boolean) {
+  const [list, setList] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const load = useCallback(async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setList(await read());
+    } catch (e) {
+      setError(errorWords(e, action));
+    } finally {
+      setBusy(false);
+    }
+  }, [read, action]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  useEffect(() => {
+    if (!list || !stillRunning(list)) return;
+    const timer = setTimeout(() => void load(), 2000);
+    return () => clearTimeout(timer);
+  }, [list, load, stillRunning]);
+  return { list, error, setError, busy };
+}
+
+const casesRunning = (list: CaseList): boolean => list.cases.some((c) => c.counts.processing > 0);
+const filesRunning = (list: HistoryList): boolean => list.files.some((f) => f.status === 'processing');
+
 export function HistoryView(props: Props): React.JSX.Element {
   const [view, setView] = useState<View>({ kind: 'cases' });
   return (
@@ -79,33 +112,10 @@ function CaseTable({ client, onFiles, onOpenCase }: { client: ApiClient; onFiles
   const [form, setForm] = useState({ q: '', status: '' });
   const [query, setQuery] = useState<{ q?: string; status?: CaseStatus }>({});
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<CaseList | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const load = useCallback(async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      setList(await client.listCases({ ...query, page, pageSize: PAGE_SIZE }));
-    } catch (e) {
-      setError(errorWords(e, 'Listing the cases'));
-    } finally {
-      setBusy(false);
-    }
-  }, [client, query, page]);
-  useEffect(() => {
-    void load();
-  }, [load]);
-  // Cases with files still being analysed are read again every 2 s while History is open.
-  useEffect(() => {
-    if (!list?.cases.some((c) => c.counts.processing > 0)) return;
-    const timer = setTimeout(() => void load(), 2000);
-    return () => clearTimeout(timer);
-  }, [list, load]);
+  const read = useCallback(() => client.listCases({ ...query, page, pageSize: PAGE_SIZE }), [client, query, page]);
+  const { list, error, busy } = usePolledList(read, 'Listing the cases', casesRunning);
 
   const filtered = query.q !== undefined || query.status !== undefined;
-  const pagination = list?.pagination;
   return (
     <>
       <form
@@ -182,19 +192,7 @@ function CaseTable({ client, onFiles, onOpenCase }: { client: ApiClient; onFiles
           </table>
         </div>
       )}
-      {pagination && pagination.total > 0 && (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" disabled={page <= 1 || busy} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span data-testid="page-status">
-            Page {pagination.page} of {Math.max(pagination.totalPages, 1)} · {pagination.total} case{pagination.total === 1 ? '' : 's'}
-          </span>
-          <button type="button" disabled={!pagination.hasNextPage || busy} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
-      )}
+      <Pager pagination={list?.pagination} page={page} busy={busy} noun="case" onPage={setPage} />
     </>
   );
 }
@@ -217,32 +215,8 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
   const [form, setForm] = useState(blank);
   const [filters, setFilters] = useState<Filters>({});
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<HistoryList | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const load = useCallback(async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      setList(await client.searchHistory({ ...filters, ...(caseId ? { caseId } : {}), page, pageSize: PAGE_SIZE }));
-    } catch (e) {
-      setError(errorWords(e, 'Searching the history'));
-    } finally {
-      setBusy(false);
-    }
-  }, [client, filters, page, caseId]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  // Rows of files still being analysed are read again every 2 s while History is open.
-  useEffect(() => {
-    if (!list?.files.some((f) => f.status === 'processing')) return;
-    const timer = setTimeout(() => void load(), 2000);
-    return () => clearTimeout(timer);
-  }, [list, load]);
+  const read = useCallback(() => client.searchHistory({ ...filters, ...(caseId ? { caseId } : {}), page, pageSize: PAGE_SIZE }), [client, filters, page, caseId]);
+  const { list, error, setError, busy } = usePolledList(read, 'Searching the history', filesRunning);
 
   /** The window's key for an application's /v1 calls (the job's own application: keys never cross applications). */
   const keyFor = (applicationId: string): { apiKey: string; kind: PipelineKind } | null => {
@@ -281,7 +255,6 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
   const filtered = Object.values(filters).some((v) => v !== undefined);
   const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { target: { value: string } }) => setForm({ ...form, [name]: e.target.value }) });
 
-  const pagination = list?.pagination;
   return (
     <>
       <form
@@ -413,20 +386,26 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
           </table>
         </div>
       )}
-      {pagination && pagination.total > 0 && (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" disabled={page <= 1 || busy} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span data-testid="page-status">
-            Page {pagination.page} of {Math.max(pagination.totalPages, 1)} · {pagination.total} file{pagination.total === 1 ? '' : 's'}
-          </span>
-          <button type="button" disabled={!pagination.hasNextPage || busy} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
-      )}
+      <Pager pagination={list?.pagination} page={page} busy={busy} noun="file" onPage={setPage} />
     </>
+  );
+}
+
+/** Previous and Next about "Page 2 of 5 · 43 files" (`noun` in the singular); nothing while the list is empty. */
+function Pager({ pagination, page, busy, noun, onPage }: { pagination: HistoryList['pagination'] | undefined; page: number; busy: boolean; noun: string; onPage: (page: number) => void }): React.JSX.Element | null {
+  if (!pagination || pagination.total === 0) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={page <= 1 || busy} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span data-testid="page-status">
+        Page {pagination.page} of {Math.max(pagination.totalPages, 1)} · {pagination.total} {noun}{pagination.total === 1 ? '' : 's'}
+      </span>
+      <button type="button" disabled={!pagination.hasNextPage || busy} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
   );
 }
 
