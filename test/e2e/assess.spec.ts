@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { CaseReport, JobList, JobResult } from '../../src/api/schemas.js';
 import { ARTIFACTS, expect, test, type CoreHandle } from './core-fixture.js';
+import { dropFiles } from './drop-files.js';
 import { makeImage, makePdf, writeFiles } from './generate-files.js';
 
 function tempDir(label: string): string {
@@ -112,17 +113,10 @@ test('a dropped folder is a case: refused files are listed, images and PDFs go t
 
 test('files dropped on the drop zone take the typed case name; a hostile file name is shown as text', async ({ appPage: page, core }) => {
   await page.getByLabel(/Case name for loose files/).fill('Loose case');
-  const files = [
-    { name: '<img src=x onerror=alert(1)>.jpg', mimeType: 'image/jpeg', base64: (await makeImage(11, 'jpeg')).toString('base64') },
-    { name: 'memo.pdf', mimeType: 'application/pdf', base64: (await makePdf(12)).toString('base64') },
-  ];
-  const dataTransfer = await page.evaluateHandle((list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name, { type: f.mimeType }));
-    return dt;
-  }, files);
-  await page.getByTestId('drop-zone').dispatchEvent('dragover', { dataTransfer });
-  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
+  await dropFiles(page, [
+    { name: '<img src=x onerror=alert(1)>.jpg', mimeType: 'image/jpeg', data: await makeImage(11, 'jpeg') },
+    { name: 'memo.pdf', mimeType: 'application/pdf', data: await makePdf(12) },
+  ]);
   await expect(cards(page)).toHaveCount(2);
   await expect(page.getByRole('heading', { name: '<img src=x onerror=alert(1)>.jpg' })).toBeVisible();
   await expect(page.locator('.card img:not([data-testid="thumbnail"])')).toHaveCount(0);

@@ -6,13 +6,14 @@
 import { CAPTURE_RESAVED_WORDS, DIMENSION_WORDS } from '../../src/api/vocabulary.js';
 import { ORIENTATIONS, madeOriginal, readFixture, scratch, withOrientation } from '../support/camera-originals.js';
 import { expect, test } from './core-fixture.js';
+import { dropFiles, type DroppedFile } from './drop-files.js';
 
 test('eight-orientation originals dropped into the window: no card says manipulation or contradicted', async ({ appPage: page, core }) => {
   test.skip(!core.modelPresent, 'needs the detector model (models/veracity-detector)');
   const tmp = scratch();
   try {
-    const files: { name: string; mimeType: string; base64: string }[] = [];
-    const add = (name: string, data: Buffer) => files.push({ name, mimeType: 'image/jpeg', base64: data.toString('base64') });
+    const files: DroppedFile[] = [];
+    const add = (name: string, data: Buffer) => files.push({ name, mimeType: 'image/jpeg', data });
     for (const o of ORIENTATIONS) {
       add(`canon-portrait-o${o}.jpg`, withOrientation(readFixture('canon-eos-5d-mark-iii-720x480-orientation-6.jpg'), o, tmp.dir));
       add(`nikon-o${o}.jpg`, withOrientation(readFixture('nikon-coolpix-s3100-640x480.jpg'), o, tmp.dir));
@@ -21,13 +22,7 @@ test('eight-orientation originals dropped into the window: no card says manipula
     add('phone-made-o8.jpg', await madeOriginal(tmp.dir, { make: 'samsung', model: 'SM-S911B', orientation: 8 }));
 
     await page.getByLabel(/Case name for loose files/).fill('Portrait originals');
-    const dataTransfer = await page.evaluateHandle((list) => {
-      const dt = new DataTransfer();
-      for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name, { type: f.mimeType }));
-      return dt;
-    }, files);
-    await page.getByTestId('drop-zone').dispatchEvent('dragover', { dataTransfer });
-    await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
+    await dropFiles(page, files);
 
     const cards = page.getByTestId('verdict-card');
     await expect(cards).toHaveCount(files.length);
