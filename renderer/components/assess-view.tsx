@@ -1,5 +1,5 @@
 // The Assess screen: the drop zone and pickers, what was refused and why, overall progress, the case's counts by
-// verdict with sorting and filtering, and one verdict card per file of the working case (in drop order by default),
+// verdict (of the files the name search shows) with sorting and filtering, and one verdict card per file of the working case (in drop order by default),
 // each opening the evidence viewer; exports the case report.
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { CASE_NAME_MAX } from '../../src/api/limits.js';
@@ -7,7 +7,7 @@ import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
 import { stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
-import { caseFiles, countByState, countReviewed, duplicatesOf, filterFiles, pendingState, sortFiles, TRIAGE_STATES, withPending, type Filter, type SortKey } from '../lib/triage.js';
+import { caseFiles, duplicatesOf, filterFiles, sortFiles, TRIAGE_STATES, triageCounts, withPending, type Filter, type SortKey } from '../lib/triage.js';
 import { EFFECTIVE_VERDICT_WORDS, REVIEW_FILTER_WORDS, STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
 import { caseNotes, cardSentences, nameMatches, saveCaseView, savedCaseView, type CaseView } from '../lib/case-view.js';
 import { CaseHeader } from './case-header.js';
@@ -43,18 +43,16 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   const [sortKey, setSortKey] = useState<SortKey>('drop');
   const [filter, setFilter] = useState<Filter>('all');
   const files = useMemo(() => caseFiles(state.jobs), [state.jobs]);
-  const counts = useMemo(() => {
-    const byState = countByState(files);
-    for (const p of state.pending) byState[pendingState(p)]++;
-    return byState;
-  }, [files, state.pending]);
-  const allCount = files.length + state.pending.length;
-  // The bar above counts the same files as the chips below (issue 22): a file not sent is finished, not assessed.
-  const progress = { done: allCount - counts.processing, total: allCount };
-  const reviewed = useMemo(() => countReviewed(files), [files]);
+  const [query, setQuery] = useState('');
+  const searching = query.trim() !== '';
+  // The progress bar counts the whole case; the chips count what the name search shows (every file without one).
+  const caseCounts = useMemo(() => triageCounts(files, state.pending, ''), [files, state.pending]);
+  const counts = useMemo(() => triageCounts(files, state.pending, query), [files, state.pending, query]);
+  const allCount = caseCounts.all;
+  // The bar counts the same files as the chips with no search (issue 22): a file not sent is finished, not assessed.
+  const progress = { done: allCount - caseCounts.byState.processing, total: allCount };
   const duplicates = useMemo(() => duplicatesOf(files), [files]);
   const filterWords = (f: Filter): string => (f === 'reviewed' || f === 'not_reviewed' ? REVIEW_FILTER_WORDS[f] : f === 'all' ? 'All' : STATE_WORDS[f]);
-  const [query, setQuery] = useState('');
   const [view, setView] = useState<CaseView>(() => savedCaseView());
   const chooseView = (next: CaseView): void => {
     setView(next);
@@ -170,7 +168,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
           <div className="progress" role="status" aria-live="polite">
             <span>
               {progress.done} of {progress.total} file{progress.total === 1 ? '' : 's'} finished
-              {counts.not_assessed > 0 ? `, ${counts.not_assessed} ${STATE_WORDS.not_assessed.toLowerCase()}` : ''}
+              {caseCounts.byState.not_assessed > 0 ? `, ${caseCounts.byState.not_assessed} ${STATE_WORDS.not_assessed.toLowerCase()}` : ''}
               {stageLine ? ` (${stageLine})` : ''}
               {cases.length > 0 ? ` · case ${cases.map((c) => `“${c}”`).join(', ')}` : ''}
               {state.sending.length > 0 ? ` · sending ${state.sending[0]}${state.sending.length > 1 ? ` and ${state.sending.length - 1} more` : ''}…` : ''}
@@ -189,13 +187,14 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       {allCount > 0 && (
         <div className="triage" data-testid="triage">
           <p className="hint counts-basis" data-testid="counts-basis">
-            {EFFECTIVE_VERDICT_WORDS} ({reviewed} of {files.length} reviewed).
+            {EFFECTIVE_VERDICT_WORDS} ({counts.reviewed} of {counts.inJobs} reviewed)
+            {searching ? `, among the ${counts.all} of ${allCount} files whose name holds “${query.trim()}”` : ''}.
           </p>
           <div className="counts" role="group" aria-label="Show files by verdict">
             <button type="button" aria-pressed={filter === 'all'} onClick={() => setFilter('all')} data-testid="filter-all">
-              All <span className="count">{allCount}</span>
+              All <span className="count">{counts.all}</span>
             </button>
-            {TRIAGE_STATES.filter((s) => counts[s] > 0 || s === 'ai_generated' || s === 'inconclusive' || s === 'authentic').map((s) => (
+            {TRIAGE_STATES.filter((s) => counts.byState[s] > 0 || filter === s || s === 'ai_generated' || s === 'inconclusive' || s === 'authentic').map((s) => (
               <button
                 key={s}
                 type="button"
@@ -203,9 +202,9 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
                 aria-pressed={filter === s}
                 onClick={() => setFilter(filter === s ? 'all' : s)}
                 data-testid={`filter-${s}`}
-                data-count={counts[s]}
+                data-count={counts.byState[s]}
               >
-                {STATE_WORDS[s]} <span className="count">{counts[s]}</span>
+                {STATE_WORDS[s]} <span className="count">{counts.byState[s]}</span>
               </button>
             ))}
             {(['reviewed', 'not_reviewed'] as const).map((r) => (
@@ -216,9 +215,9 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
                 aria-pressed={filter === r}
                 onClick={() => setFilter(filter === r ? 'all' : r)}
                 data-testid={`filter-${r}`}
-                data-count={r === 'reviewed' ? reviewed : allCount - reviewed}
+                data-count={r === 'reviewed' ? counts.reviewed : counts.notReviewed}
               >
-                {REVIEW_FILTER_WORDS[r]} <span className="count">{r === 'reviewed' ? reviewed : allCount - reviewed}</span>
+                {REVIEW_FILTER_WORDS[r]} <span className="count">{r === 'reviewed' ? counts.reviewed : counts.notReviewed}</span>
               </button>
             ))}
           </div>
@@ -245,11 +244,11 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
           </label>
         </div>
       )}
-      {(filter !== 'all' || query.trim() !== '') && (
+      {(filter !== 'all' || searching) && (
         <p className="hint" role="status" data-testid="shown-count">
           Showing {cardsShown.length} of {allCount} files
           {filter !== 'all' ? `: ${filterWords(filter)}` : ''}
-          {query.trim() !== '' ? ` whose name holds “${query.trim()}”` : ''}.{' '}
+          {searching ? ` whose name holds “${query.trim()}”` : ''}.{' '}
           <button
             type="button"
             className="link"

@@ -2,6 +2,7 @@
 // sort and filter orders the Assess screen offers (pure, so the unit tests pin them down).
 import type { FileResult, VerdictAssessment } from '../../src/api/schemas.js';
 import type { PendingFile, TrackedJob } from './case-session.js';
+import { nameMatches } from './case-view.js';
 
 /** What a card's file stands at: a verdict, still being analysed, or not assessed (an error). */
 export type TriageState = VerdictAssessment | 'processing' | 'not_assessed';
@@ -129,6 +130,33 @@ export function filterFiles(files: CaseFile[], filter: Filter): CaseFile[] {
 /** What a dropped file not yet in a job stands at: still on its way, or not assessed (not sent). */
 export function pendingState(pending: PendingFile): TriageState {
   return pending.stage === 'not_sent' ? 'not_assessed' : 'processing';
+}
+
+/** The counts above the cards, of the files whose name holds the search text (every file of the case without one). */
+export interface TriageCounts {
+  /** By effective state; a dropped file not yet in a job counts at its window stage. They add up to `all`. */
+  byState: Record<TriageState, number>;
+  /** The files counted: those in a job and those dropped but not (yet) in one. */
+  all: number;
+  /** Of them, the files in a job (only these can have been reviewed). */
+  inJobs: number;
+  reviewed: number;
+  /** Every other file counted, dropped files not yet in a job among them. */
+  notReviewed: number;
+}
+
+/**
+ * What the chips count: the files the name search `query` shows, so that a chip's number is the number of cards its
+ * filter leaves on screen (the whole case where `query` is blank).
+ */
+export function triageCounts(files: CaseFile[], pending: PendingFile[], query: string): TriageCounts {
+  const counted = files.filter((f) => nameMatches(f.result.file.name, query));
+  const countedPending = pending.filter((p) => nameMatches(p.name, query));
+  const byState = countByState(counted);
+  for (const p of countedPending) byState[pendingState(p)]++;
+  const all = counted.length + countedPending.length;
+  const reviewed = countReviewed(counted);
+  return { byState, all, inJobs: counted.length, reviewed, notReviewed: all - reviewed };
 }
 
 /** One card of the Assess screen: a file of a job, or a dropped file the core has not accepted (yet). */

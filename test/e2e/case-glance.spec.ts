@@ -73,7 +73,21 @@ test('rows: once the case has run, every file\'s verdict is on screen without sc
   await expect(cards(page)).toHaveCount(names.length);
 });
 
-test('a name search narrows the cards and the rows of the case', async ({ appPage: page, core }) => {
+/**
+ * The triage chips count `n` files: All says n, the verdict chips and the review chips each add up to n; the line
+ * above them names the search (`search`), or no search at all (null).
+ */
+async function expectCounts(page: Page, n: number, search: string | null): Promise<void> {
+  const triage = page.getByTestId('triage');
+  await expect(triage.getByTestId('filter-all')).toHaveText(`All ${n}`);
+  const sum = (selector: string) => triage.locator(selector).evaluateAll((els) => els.reduce((total, e) => total + Number(e.getAttribute('data-count')), 0));
+  expect(await sum('.counts button[data-count]:not(.count-review)')).toBe(n);
+  expect(await sum('.counts button.count-review[data-count]')).toBe(n);
+  if (search) await expect(triage.getByTestId('counts-basis')).toContainText(search);
+  else await expect(triage.getByTestId('counts-basis')).not.toContainText('whose name holds');
+}
+
+test('a name search narrows the cards, the rows and the counts by verdict of the case', async ({ appPage: page, core }) => {
   test.skip(!core.modelPresent, 'verdicts need the detector model');
   const names = await dropEight(page, 'Search case');
   const search = page.getByTestId('name-search');
@@ -81,6 +95,8 @@ test('a name search narrows the cards and the rows of the case', async ({ appPag
   await expect(cards(page)).toHaveCount(1);
   await expect(cards(page).first()).toHaveAttribute('data-file-name', '02-crane.jpg');
   await expect(page.getByTestId('shown-count')).toContainText('Showing 1 of 8 files whose name holds “CRANE”');
+  // The chips count what the search shows, and the line above them says of how many files of the case.
+  await expectCounts(page, 1, 'among the 1 of 8 files whose name holds “CRANE”');
   await page.getByTestId('view-rows').click();
   await expect(rows(page)).toHaveCount(1);
   await expect(rows(page).first()).toHaveAttribute('data-file-name', '02-crane.jpg');
@@ -88,11 +104,14 @@ test('a name search narrows the cards and the rows of the case', async ({ appPag
   const withO = names.filter((n) => n.includes('o'));
   await expect(rows(page)).toHaveCount(withO.length);
   expect(await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-file-name')))).toEqual(withO);
+  await expectCounts(page, withO.length, `among the ${withO.length} of 8 files whose name holds “o”`);
   await search.fill('nothing-like-this');
   await expect(rows(page)).toHaveCount(0);
+  await expectCounts(page, 0, 'among the 0 of 8 files whose name holds “nothing-like-this”');
   await page.getByTestId('shown-count').getByRole('button', { name: 'Show all' }).click();
   await expect(rows(page)).toHaveCount(names.length);
   await expect(search).toHaveValue('');
+  await expectCounts(page, names.length, null);
 });
 
 test('a sentence said of several files is said once, as a case note each card points to', async ({ appPage: page, core }) => {

@@ -6,7 +6,7 @@ import type { FileResult, JobResult, RegionGrid } from '../../../src/api/schemas
 import type { ApiClient } from '../../../renderer/lib/api-client.js';
 import { CaseSession, type TrackedJob } from '../../../renderer/lib/case-session.js';
 import { cellAt, coverageWords, gridCoverage, matrixBounds, overlayTiles, pdfImageOverlayMatrix, withTiles, type Matrix } from '../../../renderer/lib/heatmap.js';
-import { aiScore, caseFiles, countByState, filterFiles, sortFiles } from '../../../renderer/lib/triage.js';
+import { aiScore, caseFiles, countByState, filterFiles, sortFiles, triageCounts } from '../../../renderer/lib/triage.js';
 import { ASSESSMENT_WORDS, dimensionFinding, isEvidence, lessCertainWords, verdictTitleWords } from '../../../renderer/lib/words.js';
 import { VERDICT_WORDS } from '../../../src/api/vocabulary.js';
 import { fitView, nativeView, panBy, toContent, visibleRect, zoomAbout } from '../../../renderer/lib/zoom.js';
@@ -72,6 +72,32 @@ describe('triage', () => {
     const counts = countByState(files);
     expect(counts).toEqual({ ai_generated: 1, inconclusive: 2, authentic: 1, processing: 1, not_assessed: 1 });
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(files.length);
+  });
+
+  it('counts what the name search shows: the chips add up to the files whose name holds it, dropped files included', () => {
+    const onTheirWay = [
+      { key: 'p1', name: 'img-11.jpg', size: 1, dropOrder: 6, stage: 'sending' as const },
+      { key: 'p2', name: 'refused.jpg', size: 1, dropOrder: 7, stage: 'not_sent' as const },
+    ];
+    const reviewed = files.find((f) => f.result.file.name === 'img-10.jpg')!;
+    const withReview = files.map((f) => (f === reviewed ? { ...f, result: { ...f.result, expertReview: { assessment: 'authentic' as const, reviewer: 'R', note: '', reviewedAt: NOW } } } : f));
+    // No search: the whole case.
+    expect(triageCounts(withReview, onTheirWay, '  ')).toEqual({
+      byState: { ai_generated: 1, inconclusive: 1, authentic: 2, processing: 2, not_assessed: 2 },
+      all: 8,
+      inJobs: 6,
+      reviewed: 1,
+      notReviewed: 7,
+    });
+    // "IMG": img-10.jpg (reviewed authentic), img-9.jpg (AI-generated) and img-11.jpg (on its way), in any case.
+    expect(triageCounts(withReview, onTheirWay, 'IMG')).toEqual({
+      byState: { ai_generated: 1, inconclusive: 0, authentic: 1, processing: 1, not_assessed: 0 },
+      all: 3,
+      inJobs: 2,
+      reviewed: 1,
+      notReviewed: 2,
+    });
+    expect(triageCounts(withReview, onTheirWay, 'nothing-like-this').all).toBe(0);
   });
 
   it('sorts by AI score (unscored last), verdict (AI-generated first), name (numbers as numbers) and drop order', () => {
