@@ -16,6 +16,7 @@ import card_v1
 
 VAL = ('val_raw', 'val_tx')
 MODERN = ('modern_raw', 'modern_jpeg90')
+FLIPS = ('val_q70', 'val_half')  # val_raw's files at JPEG q70 / half size: scored by their source's LOSO fit
 
 
 def logit(p):
@@ -75,15 +76,21 @@ def main():
     y = np.array([1.0 if t[1] == 'ai' else 0.0 for t in val])
     src = np.array([t[2] for t in val])
     z = np.zeros(len(val))
+    loso = {}
     for s in sorted(set(src)):  # leave one validation source out (both of its sets)
-        m = fit_lr(X[src != s], y[src != s])
+        m = loso[s] = fit_lr(X[src != s], y[src != s])
         z[src == s] = predict(m, X[src == s])
     full = fit_lr(X, y)
     info = dict(sem=args.sem, artefact=args.artefact, features=args.features, coef_standardised=full[2].tolist(),
                 mean=full[0].tolist(), sd=full[1].tolist(), fitted_on='val_raw + val_tx (LOSO for their own scores)')
     res = {}
-    for name in VAL + MODERN:
-        if name in VAL:
+    have = [n for n in FLIPS if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
+            and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n))]
+    for name in VAL + MODERN + tuple(have):
+        if name in FLIPS:
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name) if t[1] in loso]
+            zz = np.array([float(predict(loso[t[2]], np.array([[t[1 + c] for c in cols]]))[0]) for t in tl])
+        elif name in VAL:
             idx = [i for i, t in enumerate(val) if t[0] == name]
             tl, zz = [val[i] for i in idx], z[idx]
         else:

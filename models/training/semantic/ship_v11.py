@@ -17,7 +17,9 @@ import sem_common as S
 import card_v1
 from export import sha256
 
-VERSION = '1.1.0'
+VERSION = '1.1.0'  # --version for later ships (1.2.0: sem7-all, blocks 10-16)
+TRAINED = {'block_12_add': 'blocks 13-16 + Conv_1', 'block_9_add': 'blocks 10-16 + Conv_1',
+           'block_10_project_BN': 'blocks 11-16 + Conv_1'}
 FIXTURES = os.path.join(S.common.REPO, 'test', 'fixtures', 'model', 'semantic')
 
 
@@ -51,6 +53,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--sem', default='sem-ft4')
     ap.add_argument('--fused', default='fuse-ft4')
+    ap.add_argument('--version', default=VERSION)
+    ap.add_argument('--pixels-decide', action='store_true', help='the calibration lets a fused score >= highAi decide')
     a = ap.parse_args()
     fused_dir = os.path.join(S.RUNS, a.fused)
     info = json.load(open(os.path.join(fused_dir, 'fusion.json')))
@@ -70,8 +74,8 @@ def main():
     shutil.copyfile(onnx_src, onnx_dst)
     man_path = os.path.join(S.common.SHIP, 'manifest.json')
     man = json.load(open(man_path))
-    assert man['version'] in ('1.0.0', VERSION), man['version']
-    man['version'] = VERSION
+    man['version'] = a.version
+    st0 = __import__('torch').load(os.path.join(S.RUNS, a.sem, 'ckpt.pt'))
     (ms, ma), (ss, sa) = info['mean'], info['sd']
     ws, wa, bias = info['coef_standardised']
     man['semantic'] = dict(
@@ -83,7 +87,7 @@ def main():
                    batchDynamic=True),
         output=dict(name='logit', kind='logit',
                     meaning='shape [N]: logit of P(picture is AI-generated) from its content (nsfwjs 4.4.0 '
-                            'MobileNetV2, blocks 13-16 + Conv_1 fine-tuned, new head)'),
+                            'MobileNetV2, %s fine-tuned, new head)' % TRAINED[st0['start']]),
     )
     man['fusion'] = dict(
         method='logistic_regression',
@@ -103,7 +107,7 @@ def main():
     man['tileThresholds'] = man.get('tileThresholds') or dict(man['thresholds'])
     man['thresholds'] = dict(decision=thr['highAi'], highAi=thr['highAi'], highAuthentic=thr['highAuthentic'],
                              inconclusiveBand=[thr['highAuthentic'], thr['highAi']])
-    man['calibration'] = dict(pixelsDecide=False, realAtHighAi=round(cal['real'], 4), aiAtHighAi=round(cal['ai'], 4),
+    man['calibration'] = dict(pixelsDecide=bool(a.pixels_decide), realAtHighAi=round(cal['real'], 4), aiAtHighAi=round(cal['ai'], 4),
                               split='val_tx + val_raw, fused scores leave-one-source-out (by-source validation '
                                     'split; modern/ never used)')
     S.common.save_json(man_path, man)

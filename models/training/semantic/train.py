@@ -67,6 +67,28 @@ def logits(model, f, batch=128):
     return np.concatenate([model(torch.from_numpy(f[i:i + batch]).float()).numpy() for i in range(0, len(f), batch)])
 
 
+def score_sets(model, start, run_dir, steps, ckpt='ckpt.pt'):
+    """Scores the eval caches in eval_v1.py's format (one "tile" per file: the sigmoid of its logit; grid 1)."""
+    pre = {}
+    for name in S.EVAL_SETS:
+        p = os.path.join(S.CACHE, name + '.npz')
+        if not os.path.exists(p):
+            print('no cache for', name)
+            continue
+        d = np.load(p)
+        z = logits(model, precompute(start, d['f']))
+        rows_in = S.shipped_rows(name)
+        rows = []
+        for j, lg in zip(d['row'], z):
+            r = rows_in[j]
+            rows.append(dict(label=r['label'], source=r['source'], path=r['path'], tiles=[float(1 / (1 + np.exp(-lg)))],
+                             grid=1, size=r.get('size'), logit=float(lg)))
+        json.dump(dict(step=steps, ckpt=ckpt, set=name, tile=S.SIZE, stride=None, heat=1, rows=rows),
+                  open(os.path.join(run_dir, 'scores-%s.json' % name), 'w'))
+        pre[name] = len(rows)
+    return pre
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('run')
@@ -78,6 +100,7 @@ def main():
     ap.add_argument('--wd', type=float, default=1e-2)
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--frac', type=float, default=1.0, help='learning curve: train on this share of the cached files (all their views)')
+    ap.add_argument('--snapshots', default='', help='steps after which the weights are kept (ckpt-stepN.pt) for scoring')
     ap.add_argument('--steps', type=int, default=0, help='fixed number of steps (overrides --epochs)')
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -132,6 +155,9 @@ def main():
         loss.backward()
         opt.step()
         seen += args.batch
+        if str(step + 1) in args.snapshots.split(','):
+            torch.save(dict(state=model.state_dict(), args=vars(args), start=start, step=step + 1),
+                       os.path.join(run_dir, 'ckpt-step%d.pt' % (step + 1)))
         if step % 20 == 0 or step == steps - 1:
             rec = dict(step=step, loss=float(loss), lr=opt.param_groups[0]['lr'], seen=seen, t=round(time.time() - t1, 1))
             log.write(json.dumps(rec) + '\n')
@@ -148,25 +174,7 @@ def main():
                train_views=int(len(y)), train_files=int(len(np.unique(fi))), views_seen=seen, steps=steps,
                train_wall_s=round(train_s, 1), input='whole image resized to 224x224 (antialiased bilinear)',
                cache=json.load(open(os.path.join(S.CACHE, 'train.json'))))
-    # score the eval sets in eval_v1.py's format
-    pre = {}
-    for name in S.EVAL_SETS:
-        p = os.path.join(S.CACHE, name + '.npz')
-        if not os.path.exists(p):
-            print('no cache for', name)
-            continue
-        d = np.load(p)
-        z = logits(model, precompute(start, d['f']))
-        rows_in = S.shipped_rows(name)
-        rows = []
-        for j, lg in zip(d['row'], z):
-            r = rows_in[j]
-            rows.append(dict(label=r['label'], source=r['source'], path=r['path'], tiles=[float(1 / (1 + np.exp(-lg)))],
-                             grid=1, size=r.get('size'), logit=float(lg)))
-        json.dump(dict(step=steps, ckpt='ckpt.pt', set=name, tile=S.SIZE, stride=None, heat=1, rows=rows),
-                  open(os.path.join(run_dir, 'scores-%s.json' % name), 'w'))
-        pre[name] = len(rows)
-    cfg['scored'] = pre
+    cfg['scored'] = score_sets(model, start, run_dir, steps)
     cfg['total_wall_s'] = round(time.time() - t0, 1)
     json.dump(cfg, open(os.path.join(run_dir, 'config.json'), 'w'), indent=1)
     print('done', json.dumps(cfg)[:600], flush=True)
