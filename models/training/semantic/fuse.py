@@ -64,6 +64,9 @@ def main():
     ap.add_argument('out')
     ap.add_argument('--artefact', default=S.SHIPPED_RUN)
     ap.add_argument('--features', default='both', choices=['both', 'sem', 'art'])
+    ap.add_argument('--fit-on', default='val_raw,val_tx',
+                    help='which validation sets the regression is fitted on (val_tx alone: format-neutral, both classes '
+                         'through the same transforms); every validation set is still scored leave-one-source-out')
     args = ap.parse_args()
     sem_dir = os.path.join(S.RUNS, args.sem)
     out_dir = os.path.join(S.RUNS, args.out)
@@ -75,14 +78,16 @@ def main():
     X = np.array([[t[1 + c] for c in cols] for t in val])
     y = np.array([1.0 if t[1] == 'ai' else 0.0 for t in val])
     src = np.array([t[2] for t in val])
+    on = np.array([t[0] in args.fit_on.split(',') for t in val])
     z = np.zeros(len(val))
     loso = {}
     for s in sorted(set(src)):  # leave one validation source out (both of its sets)
-        m = loso[s] = fit_lr(X[src != s], y[src != s])
+        m = loso[s] = fit_lr(X[on & (src != s)], y[on & (src != s)])
         z[src == s] = predict(m, X[src == s])
-    full = fit_lr(X, y)
+    full = fit_lr(X[on], y[on])
     info = dict(sem=args.sem, artefact=args.artefact, features=args.features, coef_standardised=full[2].tolist(),
-                mean=full[0].tolist(), sd=full[1].tolist(), fitted_on='val_raw + val_tx (LOSO for their own scores)')
+                mean=full[0].tolist(), sd=full[1].tolist(),
+                fitted_on='%s (LOSO for the validation scores)' % ' + '.join(args.fit_on.split(',')))
     res = {}
     have = [n for n in FLIPS if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
             and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n))]

@@ -100,7 +100,8 @@ def main():
         ],
         bias=bias, clip=1e-6,
         description='File score = sigmoid(bias + sum of weight * (feature - mean) / std). Fitted on the validation '
-                    'split only (val_raw + val_tx, class-balanced, L2 0.01; semantic/fuse.py). The heatmap stays '
+                    'split only (%s, class-balanced, L2 0.01; semantic/fuse.py). The heatmap stays '
+                    % info.get('fitted_on', 'val_raw + val_tx').split(' (')[0] +
                     'the artefact model\'s tiles; the file score also weighs the whole picture\'s content.',
     )
     # the heatmap's tiles are the artefact model's: they keep its own (1.0.0) thresholds
