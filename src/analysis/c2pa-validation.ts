@@ -8,7 +8,18 @@ import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { Crypto, type CryptoProvider, type HashAlgorithm } from '@trustnxt/c2pa-ts/crypto';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
-import { IngredientAssertion, ManifestStore, RelationshipType, type Manifest, type ValidationStatusEntry } from '@trustnxt/c2pa-ts/manifest';
+import {
+  ClaimVersion,
+  IngredientAssertion,
+  Manifest,
+  ManifestStore,
+  RelationshipType,
+  ValidationResult,
+  ValidationStatusCode,
+  type ActionAssertion,
+  type HashedURI,
+  type ValidationStatusEntry,
+} from '@trustnxt/c2pa-ts/manifest';
 import * as pkijs from 'pkijs';
 import type { C2paManifest, SignerTrust } from '../api/schemas.js';
 import type { MediaType } from './analysis-results.js';
@@ -91,6 +102,33 @@ Crypto.provider = {
   verifySignature: (payload, signature, publicKey, algorithm) => webCrypto.verifySignature(payload, signature, publicKey, algorithm),
   sign: (payload, privateKey, algorithm) => webCrypto.sign(payload, privateKey, algorithm),
   getRandomValues: (count) => webCrypto.getRandomValues(count),
+};
+
+/**
+ * A claim is judged by the rules of its version. The library applies the C2PA 2.x rules of actions to every claim:
+ * a standard manifest's actions start with c2pa.created or c2pa.opened (`assertion.action.malformed`), an opening,
+ * placing, removing, repackaging or transcoding action names ingredient assertions that match
+ * (`assertion.action.ingredientMismatch`), a c2pa.redacted action names what it redacted
+ * (`assertion.action.redactionMismatch`). C2PA 1.x has none of these rules; its one rule on actions is a single
+ * actions assertion per claim. c2pa-rs, the reference implementation, does the same (claim.rs `verify_actions`: "for
+ * v1 claims check the single actions assertion", then no further checks unless strict v1 validation is asked for).
+ * A 1.x claim (`c2pa.claim`) is therefore checked here by that one rule; a 2.x claim (`c2pa.claim.v2`) keeps the
+ * library's checks. Replacing the check itself, not filtering codes afterwards, matters: the library stops before the
+ * hard binding (the data hash) and the ingredients once a claim has failed, so a 2.x-only failure on a 1.x claim
+ * would leave the file's bytes unchecked.
+ */
+type ActionCheck = (this: Manifest, reference: HashedURI, assertion: ActionAssertion) => Promise<ValidationResult>;
+const manifestChecks = Manifest.prototype as unknown as { validateActionAssertion?: ActionCheck };
+const v2ActionRules = manifestChecks.validateActionAssertion;
+// Pinned library (0.9.4): fail loudly at start rather than validate 1.x claims by the wrong rules after an upgrade.
+if (typeof v2ActionRules !== 'function') throw new Error('@trustnxt/c2pa-ts: Manifest.validateActionAssertion is gone; review the claim-version rules in c2pa-validation.ts');
+manifestChecks.validateActionAssertion = function (this: Manifest, reference, assertion) {
+  if (this.claim?.version !== ClaimVersion.V1) return v2ActionRules.call(this, reference, assertion);
+  const result = new ValidationResult();
+  if ((this.assertions?.getActionAssertions() ?? []).length > 1) {
+    result.addError(ValidationStatusCode.AssertionActionMalformed, reference.uri, 'a C2PA 1.x claim has at most one actions assertion');
+  }
+  return Promise.resolve(result);
 };
 
 /** A PDF as the library's Asset, read-only: the store is located by search (an uncompressed embedded stream). */

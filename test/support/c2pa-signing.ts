@@ -10,7 +10,7 @@ import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { CoseAlgorithmIdentifier, LocalSigner } from '@trustnxt/c2pa-ts/cose';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
-import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType, ValidationStatusCode, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
+import { ActionAssertion, AssertionLabels, BMFFHashAssertion, ClaimVersion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType, ValidationStatusCode, type Action, type ActionType, type DigitalSourceType } from '@trustnxt/c2pa-ts/manifest';
 import { LocalTimestampProvider } from '@trustnxt/c2pa-ts/rfc3161';
 
 const EXTENSIONS = `[ca_ext]
@@ -101,6 +101,11 @@ export interface ManifestSpec {
   claimGenerator: string;
   /** Actions with IPTC digital source types by their code (`digitalCapture`, `trainedAlgorithmicMedia`). */
   actions: Array<{ action: string; digitalSourceType?: string; softwareAgent?: string }>;
+  /**
+   * The claim's C2PA version: 2 (`c2pa.claim.v2`, `c2pa.actions.v2`; the default) or 1 (`c2pa.claim`, `c2pa.actions`),
+   * as C2PA 1.x tools wrote them (the public test files of 2022-2024 are all 1.x claims).
+   */
+  claimVersion?: 1 | 2;
 }
 
 const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
@@ -114,10 +119,12 @@ export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: Manifest
   const bmff = BMFF.canRead(bytes);
   const asset = JPEG.canRead(bytes) ? new JPEG(bytes) : bmff ? new BMFF(bytes) : new PNG(bytes);
   const store = new ManifestStore();
-  const manifest = store.createManifest({ assetFormat: asset.mimeType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
+  const claimVersion = spec.claimVersion === 1 ? ClaimVersion.V1 : ClaimVersion.V2;
+  const manifest = store.createManifest({ claimVersion, assetFormat: asset.mimeType, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
   manifest.claim!.claimGeneratorName = spec.claimGenerator;
   manifest.claim!.claimGeneratorVersion = undefined;
   const actions = new ActionAssertion();
+  if (claimVersion === ClaimVersion.V1) actions.label = AssertionLabels.actions;
   actions.actions = spec.actions.map(
     (a): Action => ({
       action: a.action as ActionType,

@@ -126,6 +126,36 @@ describe('C2PA validation with the product deciding trust', () => {
     expect(c?.kind === 'manifest' && codes(c.manifest)).toContain('assertion.dataHash.mismatch');
   });
 
+  // C2PA 2.x added rules for actions (the first action is c2pa.created or c2pa.opened; an opening, placing or removing
+  // action names its ingredients); a 1.x claim (`c2pa.claim`) is judged by the rules of 1.x, as c2pa-rs does
+  // (claim.rs verify_actions: 1.x claims get only "one actions assertion").
+  it('a 1.x claim is judged by 1.x rules: no c2pa.created/c2pa.opened first, or c2pa.opened without ingredients, is no failure, and its data hash is still checked', async () => {
+    const editOnly = { claimGenerator: 'Veracity Test Editor 1.x', claimVersion: 1 as const, actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 1.0' }] };
+    const signed = await signC2pa(photo, camera, editOnly);
+    const m = await manifestOf(signed, 'image/jpeg', anchors);
+    expect(codes(m)).not.toContain('assertion.action.malformed');
+    expect(codes(m)).toEqual(expect.arrayContaining(['claimSignature.validated', 'assertion.dataHash.match']));
+    expect(m).toMatchObject({ valid: true, trust: 'trusted' });
+    // The library stopped before the hard binding when it found a 2.x-only failure: the bytes must still be checked.
+    const changed = await manifestOf(replaceOnce(signed, 'Veracity original comment', 'Veracity altered  comment'), 'image/jpeg', anchors);
+    expect(changed.statuses.filter((s) => !s.success).map((s) => s.code)).toEqual(['assertion.dataHash.mismatch']);
+    expect(changed.valid).toBe(false);
+
+    const opened = await manifestOf(await signC2pa(photo, camera, { ...editOnly, actions: [{ action: 'c2pa.opened' }] }), 'image/jpeg', anchors);
+    expect(codes(opened)).not.toContain('assertion.action.ingredientMismatch');
+    expect(opened).toMatchObject({ valid: true, trust: 'trusted' });
+  });
+
+  it('a 2.x claim keeps the 2.x rules: assertion.action.malformed without c2pa.created/c2pa.opened first, assertion.action.ingredientMismatch for c2pa.opened without ingredients', async () => {
+    const editOnly = { claimGenerator: 'Veracity Test Editor 2.x', actions: [{ action: 'c2pa.color_adjustments' }] };
+    const m = await manifestOf(await signC2pa(photo, camera, editOnly), 'image/jpeg', anchors);
+    expect(codes(m)).toContain('assertion.action.malformed');
+    expect(m.valid).toBe(false);
+    const opened = await manifestOf(await signC2pa(photo, camera, { ...editOnly, actions: [{ action: 'c2pa.opened' }] }), 'image/jpeg', anchors);
+    expect(codes(opened)).toContain('assertion.action.ingredientMismatch');
+    expect(opened.valid).toBe(false);
+  });
+
   it('a file without a store is null; a broken store is unreadable, never thrown', async () => {
     expect(await validateC2pa(photo, 'image/jpeg', anchors)).toBeNull();
     const signed = await signC2pa(photo, camera, capture);
