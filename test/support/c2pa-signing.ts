@@ -147,9 +147,19 @@ export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: Manifest
  * An edit of a signed JPEG, as an editor that keeps Content Credentials writes it: `edited` (new pixels, no store of its
  * own) carries the original's manifests and a new active manifest signed by `signer`, whose `c2pa.opened` /
  * `c2pa.edited` actions name the original as its parent ingredient (`title`), with a hashed link to the original's
- * active manifest. `spec.actions` follow the opening action.
+ * active manifest. `spec.actions` follow the opening action. `options.recordedFailures`: the codes the editor found
+ * failing in the original's manifest when it took it in, recorded with the link (`validationResults`); without them
+ * it records the manifest as validated. `options.dropParent`: the store keeps the new manifest only, so its link names
+ * a manifest the store does not hold (as a tool that lost it would write).
  */
-export async function signC2paEdit(edited: Buffer, original: Buffer, title: string, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
+export async function signC2paEdit(
+  edited: Buffer,
+  original: Buffer,
+  title: string,
+  signer: TestSigner,
+  spec: ManifestSpec,
+  options: { recordedFailures?: string[]; dropParent?: boolean } = {},
+): Promise<Buffer> {
   const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
   const store = ManifestStore.read(SuperBox.fromBuffer(new JPEG(original).getManifestJUMBF()! as Uint8Array<ArrayBuffer>));
   const parent = store.getActiveManifest()!;
@@ -163,11 +173,22 @@ export async function signC2paEdit(edited: Buffer, original: Buffer, title: stri
   ingredient.activeManifest = { uri: `self#jumbf=/c2pa/${parent.label}`, hash: new Uint8Array(32), algorithm: 'SHA-256' };
   await manifest.updateHashedReference(ingredient.activeManifest);
   // What the editor saw when it opened the original: its manifest validated (C2PA 2.x records it with the link).
-  ingredient.validationResults = { activeManifest: { success: [{ code: ValidationStatusCode.ClaimSignatureValidated }], informational: [], failure: [] } };
+  const failure = (options.recordedFailures ?? []).map((code) => ({ code: code as ValidationStatusCode, url: `self#jumbf=/c2pa/${parent.label}` }));
+  ingredient.validationResults = { activeManifest: { success: failure.length ? [] : [{ code: ValidationStatusCode.ClaimSignatureValidated }], informational: [], failure } };
   manifest.addAssertion(ingredient);
+  if (options.dropParent) store.manifests.splice(store.manifests.indexOf(parent), 1);
   const actions = new ActionAssertion();
   const opened: Action = { action: 'c2pa.opened' as ActionType, parameters: { ingredients: [manifest.createAssertionReference(ingredient)] } };
-  actions.actions = [opened, ...spec.actions.map((a): Action => ({ action: a.action as ActionType, ...(a.softwareAgent ? { softwareAgent: { name: a.softwareAgent } } : {}) }))];
+  actions.actions = [
+    opened,
+    ...spec.actions.map(
+      (a): Action => ({
+        action: a.action as ActionType,
+        ...(a.digitalSourceType ? { digitalSourceType: `${IPTC}${a.digitalSourceType}` as DigitalSourceType } : {}),
+        ...(a.softwareAgent ? { softwareAgent: { name: a.softwareAgent } } : {}),
+      }),
+    ),
+  ];
   manifest.addAssertion(actions);
   const binding = DataHashAssertion.create('SHA-256');
   manifest.addAssertion(binding);
