@@ -8,7 +8,18 @@ import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { Crypto, type CryptoProvider, type HashAlgorithm } from '@trustnxt/c2pa-ts/crypto';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
-import { IngredientAssertion, ManifestStore, RelationshipType, type Manifest, type ValidationStatusEntry } from '@trustnxt/c2pa-ts/manifest';
+import {
+  ClaimVersion,
+  IngredientAssertion,
+  Manifest,
+  ManifestStore,
+  RelationshipType,
+  ValidationResult,
+  ValidationStatusCode,
+  type ActionAssertion,
+  type HashedURI,
+  type ValidationStatusEntry,
+} from '@trustnxt/c2pa-ts/manifest';
 import * as pkijs from 'pkijs';
 import type { C2paManifest, SignerTrust } from '../api/schemas.js';
 import type { MediaType } from './analysis-results.js';
@@ -21,12 +32,31 @@ export interface C2paAction {
   softwareAgent?: string;
 }
 
-/** One validation status of the active manifest, its code verbatim from the C2PA specification (section 15). */
+/**
+ * One validation status of the file's Content Credentials, its code verbatim from the C2PA specification (section
+ * 15): the active manifest's own, or a failure of an ingredient's manifest (then `manifest` and `ingredient` say
+ * which, and `url` is absolute: `self#jumbf=/c2pa/LABEL/...`).
+ */
 export interface C2paStatus {
   code: string;
   success: boolean;
   url?: string;
   explanation?: string;
+  /** The label of the ingredient's manifest the failure is in; absent for the active manifest's own statuses. */
+  manifest?: string;
+  /** The title of the ingredient whose manifest it is (null: untitled); absent for the active manifest's own. */
+  ingredient?: string | null;
+}
+
+/** An ingredient, anywhere in the chain, whose own manifest fails validation or is not in the store. */
+export interface C2paIngredientFailure {
+  title: string | null;
+  /** The label of the manifest the ingredient's link names. */
+  manifest: string;
+  /** Its manifest's failures, trust codes left out; `claim.missing` when the store does not hold it. */
+  failures: string[];
+  /** Every one of them was recorded by the claim that took the ingredient in: known then, not a change since. */
+  recorded: boolean;
 }
 
 export type { SignerTrust };
@@ -44,10 +74,18 @@ export interface C2paValidation {
   parents: number;
   ingredients: number;
   manifests: number;
-  /** Every status of the active manifest, after the product's trust decision. */
+  /**
+   * Every status of the active manifest, after the product's trust decision, then the failures of its ingredients'
+   * manifests that the claims taking them in did not record (c2patool's `validation_status`; see ingredientStatuses).
+   */
   statuses: C2paStatus[];
-  /** No failure other than the signer's or time-stamp's trust: the signature, hashes and bindings hold. */
+  /**
+   * No failure other than the signer's or time-stamp's trust: the signature, hashes and bindings hold, and no
+   * ingredient's manifest has failed since it was taken in.
+   */
   valid: boolean;
+  /** Every ingredient whose own manifest fails or is missing, recorded failures included (the chain is not clean). */
+  ingredientFailures: C2paIngredientFailure[];
   trust: SignerTrust;
   /** How many trust anchors were configured when the signer was judged. */
   anchors: number;
@@ -91,6 +129,33 @@ Crypto.provider = {
   verifySignature: (payload, signature, publicKey, algorithm) => webCrypto.verifySignature(payload, signature, publicKey, algorithm),
   sign: (payload, privateKey, algorithm) => webCrypto.sign(payload, privateKey, algorithm),
   getRandomValues: (count) => webCrypto.getRandomValues(count),
+};
+
+/**
+ * A claim is judged by the rules of its version. The library applies the C2PA 2.x rules of actions to every claim:
+ * a standard manifest's actions start with c2pa.created or c2pa.opened (`assertion.action.malformed`), an opening,
+ * placing, removing, repackaging or transcoding action names ingredient assertions that match
+ * (`assertion.action.ingredientMismatch`), a c2pa.redacted action names what it redacted
+ * (`assertion.action.redactionMismatch`). C2PA 1.x has none of these rules; its one rule on actions is a single
+ * actions assertion per claim. c2pa-rs, the reference implementation, does the same (claim.rs `verify_actions`: "for
+ * v1 claims check the single actions assertion", then no further checks unless strict v1 validation is asked for).
+ * A 1.x claim (`c2pa.claim`) is therefore checked here by that one rule; a 2.x claim (`c2pa.claim.v2`) keeps the
+ * library's checks. Replacing the check itself, not filtering codes afterwards, matters: the library stops before the
+ * hard binding (the data hash) and the ingredients once a claim has failed, so a 2.x-only failure on a 1.x claim
+ * would leave the file's bytes unchecked.
+ */
+type ActionCheck = (this: Manifest, reference: HashedURI, assertion: ActionAssertion) => Promise<ValidationResult>;
+const manifestChecks = Manifest.prototype as unknown as { validateActionAssertion?: ActionCheck };
+const v2ActionRules = manifestChecks.validateActionAssertion;
+// Pinned library (0.9.4): fail loudly at start rather than validate 1.x claims by the wrong rules after an upgrade.
+if (typeof v2ActionRules !== 'function') throw new Error('@trustnxt/c2pa-ts: Manifest.validateActionAssertion is gone; review the claim-version rules in c2pa-validation.ts');
+manifestChecks.validateActionAssertion = function (this: Manifest, reference, assertion) {
+  if (this.claim?.version !== ClaimVersion.V1) return v2ActionRules.call(this, reference, assertion);
+  const result = new ValidationResult();
+  if ((this.assertions?.getActionAssertions() ?? []).length > 1) {
+    result.addError(ValidationStatusCode.AssertionActionMalformed, reference.uri, 'a C2PA 1.x claim has at most one actions assertion');
+  }
+  return Promise.resolve(result);
 };
 
 /** A PDF as the library's Asset, read-only: the store is located by search (an uncompressed embedded stream). */
@@ -239,12 +304,43 @@ const NO_BYTES = new PdfAsset(new Uint8Array(0), undefined) as unknown as Parame
 const isValid = (statuses: C2paStatus[]) => statuses.every((s) => s.success || TRUST_CODES.has(s.code));
 const manifestLabelOf = (uri: string | undefined) => /^self#jumbf=\/c2pa\/([^/]+)/.exec(uri ?? '')?.[1] ?? null;
 
+/** What a claim recorded of an ingredient's manifest when it took the ingredient in: the failure codes. */
+function recordedFailures(ingredient: IngredientAssertion): Set<string> {
+  // C2PA 1.x: `validationStatus` (status maps, or bare codes); 2.x: `validationResults.activeManifest.failure`. Read
+  // from the assertion's CBOR, since the library keeps the first only for v1 ingredient assertions.
+  const content = (ingredient.sourceBox?.contentBoxes[0] as { content?: unknown } | undefined)?.content as
+    | { validationStatus?: unknown; validationResults?: { activeManifest?: { failure?: unknown } } }
+    | undefined;
+  const list = [content?.validationStatus, content?.validationResults?.activeManifest?.failure].flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : []));
+  const code = (s: unknown) => (typeof s === 'string' ? s : typeof s === 'object' && s !== null && typeof (s as { code?: unknown }).code === 'string' ? (s as { code: string }).code : null);
+  return new Set(list.map(code).filter((c): c is string => c !== null));
+}
+
+/** A URL of a status found in manifest `label`, absolute (the library gives an assertion's relative to its manifest). */
+const absoluteUrl = (url: string | undefined, label: string) =>
+  url?.startsWith('self#jumbf=') && !url.startsWith('self#jumbf=/') ? `self#jumbf=/c2pa/${label}/${url.slice('self#jumbf='.length)}` : (url ?? `self#jumbf=/c2pa/${label}`);
+
+interface ChainReading {
+  chain: C2paManifest[];
+  /** Failures of ingredients' manifests the claims that took them in did not record, as statuses (absolute URLs). */
+  ingredientStatuses: C2paStatus[];
+  ingredientFailures: C2paIngredientFailure[];
+}
+
 /**
  * The chain as a specialist reads it: from the active manifest back through its ingredients' manifests (breadth
- * first), each with its signer judged against the anchors, its time-stamp, tool, actions and ingredients. An
- * ingredient's manifest is validated on its own (signature, hashed URIs); its hard binding cannot be, without its bytes.
+ * first), each with its signer judged against the anchors, its time-stamp, tool, actions and ingredients. Every
+ * manifest the ingredients reach is validated on its own (signature, hashed URIs; its hard binding cannot be, without
+ * the ingredient's bytes), each once; the listing stops at MAX_CHAIN manifests, the validation does not (the store's
+ * size, 16 MiB at most, bounds it).
+ *
+ * Each ingredient link is judged as c2pa-rs judges it (store.rs `ingredient_checks`, validation_status.rs
+ * `status_for_store`): a link to a manifest the store does not hold is `claim.missing`; a linked manifest's failures
+ * are reported with its URL, except those the claim recorded for that ingredient when it took it in (C2PA: the
+ * ingredient's `validationStatus`, 2.x `validationResults`): those were known and disclosed by the signer then, not a
+ * change since. Trust codes are left out: an ingredient's signer is judged in the chain, not as a failure of this file.
  */
-async function chainOf(store: ManifestStore, active: Manifest, judged: { statuses: C2paStatus[]; trust: SignerTrust }, anchors: TrustAnchor[]): Promise<C2paManifest[]> {
+async function chainOf(store: ManifestStore, active: Manifest, judged: { statuses: C2paStatus[]; trust: SignerTrust }, anchors: TrustAnchor[]): Promise<ChainReading> {
   const checked = new Map<Manifest, { statuses: C2paStatus[]; trust: SignerTrust }>([[active, judged]]);
   const check = async (m: Manifest) => {
     let found = checked.get(m);
@@ -254,7 +350,7 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
         // Against no bytes at all: the binding fails at once (and is left out) instead of hashing this file again.
         entries = (await m.validate(NO_BYTES)).statusEntries.filter((e) => !BINDING.test(String(e.code)));
       } catch (err) {
-        entries = [{ code: 'general.error' as ValidationStatusEntry['code'], explanation: (err as Error).message, success: false }];
+        entries = [{ code: 'general.error' as ValidationStatusCode, explanation: (err as Error).message, success: false }];
       }
       found = await decideTrust(m, entries, anchors);
       checked.set(m, found);
@@ -262,23 +358,43 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
     return found;
   };
   const chain: C2paManifest[] = [];
+  const ingredientStatuses: C2paStatus[] = [];
+  const ingredientFailures: C2paIngredientFailure[] = [];
+  const reported = new Set<string>();
   const queue = [active];
   const queued = new Set(queue);
-  while (queue.length && chain.length < MAX_CHAIN) {
+  while (queue.length) {
     const m = queue.shift()!;
     const { statuses, trust } = await check(m);
     const ingredients: C2paManifest['ingredients'] = [];
     for (const ingredient of m.assertions?.assertions.filter((a) => a instanceof IngredientAssertion) ?? []) {
-      const label = manifestLabelOf((ingredient.activeManifest ?? ingredient.c2pa_manifest)?.uri);
+      const uri = (ingredient.activeManifest ?? ingredient.c2pa_manifest)?.uri;
+      const label = manifestLabelOf(uri);
       const own = label ? store.getManifestByLabel(label) : undefined;
-      // A link to a manifest the store does not hold is a manifest that cannot validate.
-      const validated = own ? isValid((await check(own)).statuses) : label ? false : null;
-      ingredients.push({ title: ingredient.title ?? null, relationship: ingredient.relationship ?? null, manifest: label, validated });
+      const title = ingredient.title ?? null;
+      let validated: boolean | null = null;
+      if (label) {
+        const failures = own
+          ? (await check(own)).statuses.filter((s) => !s.success && !TRUST_CODES.has(s.code))
+          : [{ code: 'claim.missing', success: false, url: uri, explanation: "the ingredient's manifest is not in the store" }];
+        validated = own ? isValid((await check(own)).statuses) : false;
+        const recorded = recordedFailures(ingredient);
+        if (failures.length) ingredientFailures.push({ title, manifest: label, failures: [...new Set(failures.map((f) => f.code))], recorded: failures.every((f) => recorded.has(f.code)) });
+        for (const f of failures.filter((x) => !recorded.has(x.code))) {
+          const url = own ? absoluteUrl(f.url, label) : f.url;
+          const key = `${f.code} ${url}`;
+          if (reported.has(key)) continue;
+          reported.add(key);
+          ingredientStatuses.push({ code: f.code, success: false, url, explanation: f.explanation, manifest: label, ingredient: title });
+        }
+      }
+      ingredients.push({ title, relationship: ingredient.relationship ?? null, manifest: label, validated });
       if (own && !queued.has(own)) {
         queued.add(own);
         queue.push(own);
       }
     }
+    if (chain.length >= MAX_CHAIN) continue;
     const sig = m.signature?.signatureData;
     chain.push({
       label: m.label ?? '',
@@ -291,7 +407,7 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
       failures: [...new Set(statuses.filter((s) => !s.success).map((s) => s.code))],
     });
   }
-  return chain;
+  return { chain, ingredientStatuses, ingredientFailures };
 }
 
 /**
@@ -322,10 +438,11 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
   try {
     entries = (await store.validate(asset as Parameters<ManifestStore['validate']>[0])).statusEntries;
   } catch (err) {
-    entries = [{ code: 'general.error' as ValidationStatusEntry['code'], explanation: (err as Error).message, success: false }];
+    entries = [{ code: 'general.error' as ValidationStatusCode, explanation: (err as Error).message, success: false }];
   }
   const judged = await decideTrust(m, entries, anchors);
-  const { statuses, trust } = judged;
+  const { chain, ingredientStatuses, ingredientFailures } = await chainOf(store, m, judged, anchors);
+  const statuses = [...judged.statuses, ...ingredientStatuses];
   const ingredients = m.assertions?.assertions.filter((a) => a.label?.startsWith('c2pa.ingredient')) ?? [];
   const sig = m.signature?.signatureData;
   return {
@@ -342,9 +459,10 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
       manifests: store.manifests.length,
       statuses,
       valid: isValid(statuses),
-      trust,
+      ingredientFailures,
+      trust: judged.trust,
       anchors: anchors.length,
-      chain: await chainOf(store, m, judged, anchors),
+      chain,
     },
   };
 }

@@ -76,6 +76,21 @@ const SIGNER_TRUST: Record<string, string> = {
 /** "Veracity tests / Test Camera" or "the signer". */
 const signerName = (f: Facts) => text(f, 'signer') ?? 'the signer';
 
+/** "the ingredient “IMG_0001.jpg”", or "an untitled ingredient". */
+const ingredientName = (f: Facts) => (text(f, 'ingredient') ? `the ingredient “${text(f, 'ingredient')}”` : 'an untitled ingredient');
+
+const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** An ingredient whose own manifest fails or is missing: which, what failed, and whether the claim recorded it. */
+function ingredientInvalid(f: Facts): string {
+  const failures = text(f, 'failures');
+  const what = failures ? ` (${failures})` : '';
+  const after = 'A chain with a failing link cannot show where the file came from.';
+  if (failures === 'claim.missing') return `The Content Credentials link ${ingredientName(f)} to a manifest the file does not carry (claim.missing). ${after}`;
+  if (f.recorded) return `${upperFirst(ingredientName(f))} has Content Credentials that do not validate${what}; the signer of this file recorded that when it took the ingredient in. ${after}`;
+  return `The Content Credentials of ${ingredientName(f)} do not validate${what}, and the signed claim that took it in did not record that: they changed after it was taken in. ${after}`;
+}
+
 /** The sentence of a C2PA validation status (codes verbatim from the C2PA specification). */
 const C2PA_STATUS_COPY: Record<string, (f: Facts) => string> = {
   'claimSignature.validated': (f) => `The Content Credentials signature by ${signerName(f)} verifies: the claim is exactly what was signed.`,
@@ -118,8 +133,22 @@ const C2PA_STATUS_COPY: Record<string, (f: Facts) => string> = {
   'general.error': (f) => `The Content Credentials could not be validated${text(f, 'explanation') ? ` (${text(f, 'explanation')!.replace(/\.$/, '')})` : ''}.`,
 };
 
-/** A status the table does not word: said by whether it passed, with the library's explanation when it gives one. */
+/**
+ * A status's sentence: the table's, or, for one the table does not word, by whether it passed, with the library's
+ * explanation when it gives one. A failure found in an ingredient's manifest (facts `manifest`) says whose it is.
+ */
 function c2paStatusSentence(f: Finding): string {
+  if (text(f.facts, 'manifest') !== null) {
+    if (f.code === 'claim.missing') {
+      return `The Content Credentials link ${ingredientName(f.facts)} to a manifest (${text(f.facts, 'manifest')}) the file does not carry, so its history cannot be checked.`;
+    }
+    const sentence = c2paOwnSentence(f);
+    return `In the Content Credentials of ${ingredientName(f.facts)}: ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
+  }
+  return c2paOwnSentence(f);
+}
+
+function c2paOwnSentence(f: Finding): string {
   const own = C2PA_STATUS_COPY[f.code];
   if (own) return own(f.facts);
   const why = text(f.facts, 'explanation');
@@ -194,6 +223,7 @@ export const FINDING_COPY = {
     (text(f, 'trust') ? `; ${SIGNER_TRUST[text(f, 'trust')!] ?? 'signer not judged'}` : '') +
     '.',
   'provenance.c2pa.edited': (f) => `The Content Credentials record edits after capture${text(f, 'actions') ? ` (${text(f, 'actions')})` : ''}${num(f, 'parents') ? ', made from an earlier file' : ''}.`,
+  'provenance.c2pa.ingredient_invalid': (f) => ingredientInvalid(f),
   'provenance.c2pa.unreadable': () => 'A Content Credentials (C2PA) block is present but could not be read, so it proves nothing.',
   'provenance.png.generator_chunks': (f) => `PNG generator text chunks: ${text(f, 'chunks')}.`,
   'provenance.source_type': (f) => `Declared IPTC digital source type: ${text(f, 'sourceType')}.`,
@@ -269,6 +299,7 @@ export const FINDING_COPY = {
     "The capture it claims could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
   'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",
   'verdict.c2pa_edited_after_signing': () => 'The file was edited after it was signed, so its Content Credentials no longer describe it and it cannot be called authentic.',
+  'verdict.c2pa_ingredient_invalid': () => "An ingredient's Content Credentials fail validation, so the file's Content Credentials cannot show it is authentic.",
   'verdict.c2pa_invalid': () => 'The Content Credentials fail validation (tampered with or damaged), so the file cannot be called authentic.',
   'verdict.c2pa_decided': () => 'A trusted signature decided: the pixel reading does not override the cryptography.',
   'verdict.capture_resaved': () =>

@@ -43,6 +43,7 @@ export const FUSION_CODES = {
   pixelsVsCapture: 'verdict.pixels_vs_capture',
   c2paEditedAfterSigning: 'verdict.c2pa_edited_after_signing',
   c2paInvalid: 'verdict.c2pa_invalid',
+  c2paIngredientInvalid: 'verdict.c2pa_ingredient_invalid',
   c2paDecided: 'verdict.c2pa_decided',
   noPixelScore: 'pixels.none',
 } as const;
@@ -66,11 +67,15 @@ const CAPTURE_EVIDENCE: Record<string, ConfidenceLevel> = {
   'provenance.capture.c2pa_signed': 'low',
   'provenance.capture.camera_exif': 'low',
 };
+/** Capture evidence from a C2PA claim (the rest is camera EXIF). */
+const C2PA_CAPTURE = new Set(['provenance.capture.c2pa_trusted', 'provenance.capture.c2pa_trusted_edited', 'provenance.capture.c2pa_signed']);
 /** Capture evidence that counts only when the capture detector confirms the file is built as that camera builds it. */
 const NEEDS_CONFIRMATION = new Set(['provenance.capture.camera_exif', 'provenance.capture.c2pa_signed']);
 /** C2PA statuses saying the file's bytes are not the bytes that were signed. */
 const C2PA_BYTES_CHANGED = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch', 'assertion.collectionHash.mismatch']);
 /** C2PA statuses that lower what a valid manifest proves (the signer or the signing time is not established). */
+/** An ingredient whose own manifest fails validation or is missing (provenance detector): a broken link in the chain. */
+const C2PA_INGREDIENT_INVALID = 'provenance.c2pa.ingredient_invalid';
 const C2PA_LOWERING = new Set(['signingCredential.untrusted', 'signingCredential.expired', 'signingCredential.invalid', 'timeStamp.untrusted']);
 /** The capture detector's finding that the file is built as the camera its metadata names builds its files. */
 const CAPTURE_CONSISTENT = 'capture.consistent';
@@ -109,7 +114,10 @@ const MORE_NOTES = 3;
  *    the bytes changed). A valid manifest from a trusted signer (`signingCredential.trusted`) decides whatever the
  *    pixels say: a capture with nothing edited since (`provenance.capture.c2pa_trusted`) -> `authentic`/high; a
  *    generative-AI declaration -> `ai_generated`/high. An untrusted, unestablished or expired signer lowers a capture
- *    to camera-EXIF strength (low, and only when the capture detector confirms the file).
+ *    to camera-EXIF strength (low, and only when the capture detector confirms the file). A manifest with an
+ *    ingredient whose own manifest fails or is missing (`provenance.c2pa.ingredient_invalid`, even a failure its
+ *    signer recorded when taking the ingredient in) decides nothing: no trusted decision, its capture claim is no
+ *    capture evidence, never `authentic`, and the evidence names the ingredient (`verdict.c2pa_ingredient_invalid`).
  */
 export function fuse(input: FusionInput): FusedVerdict {
   const { findings } = input;
@@ -123,12 +131,14 @@ export function fuse(input: FusionInput): FusedVerdict {
   // detector found the file built the way that camera builds its files. So does a C2PA capture signed by a signer
   // nobody vouches for (anyone can make a certificate); a trusted signer's capture stands alone.
   const confirmed = !claim || !NEEDS_CONFIRMATION.has(claim.code) || findings.some((f) => f.code === CAPTURE_CONSISTENT);
-  const capture = contradictions.length || !confirmed ? undefined : claimed;
+  const c2paIngredients = findings.filter((f) => f.code === C2PA_INGREDIENT_INVALID);
+  // A C2PA capture claim beside an ingredient whose manifest fails is no capture evidence (the detector gives none).
+  const capture = contradictions.length || !confirmed || (c2paIngredients.length > 0 && claim !== undefined && C2PA_CAPTURE.has(claim.code)) ? undefined : claimed;
   const altered = findings.some((f) => ALTERED.has(f.code));
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
   const pixelsDecide = findings.some((f) => f.code === PIXELS_DECIDE);
   const c2paFailures = findings.filter((f) => isC2paStatus(f.code) && f.weight > 0);
-  const c2paTrusted = !c2paFailures.length && findings.some((f) => f.code === 'signingCredential.trusted');
+  const c2paTrusted = !c2paFailures.length && !c2paIngredients.length && findings.some((f) => f.code === 'signingCredential.trusted');
   const trustedCapture = c2paTrusted && claim?.code === 'provenance.capture.c2pa_trusted';
   const trustedAi = c2paTrusted && provenance.some((f) => f.code === 'provenance.ai.c2pa_generator');
 
@@ -157,7 +167,8 @@ export function fuse(input: FusionInput): FusedVerdict {
   } else {
     assessment = 'inconclusive';
     confidence = 'low';
-    if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
+    if (c2paIngredients.length) notes.push(note(FUSION_CODES.c2paIngredientInvalid));
+    else if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
     else if (pixelsDecide && capture) notes.push(note(FUSION_CODES.pixelsVsCapture));
     // A file a program only saved again is said to be re-saved, never contradicted (capture/signs.ts).
     if (claimed && contradictions.length) {
@@ -170,7 +181,7 @@ export function fuse(input: FusionInput): FusedVerdict {
   const lead = provenance.slice(0, LEAD_PROVENANCE);
   // What the C2PA checks add: what broke, what lowers the manifest, or the trusted signature and capture that decided.
   const decided = trustedCapture || trustedAi ? findings.filter((f) => f.code === 'provenance.capture.c2pa_trusted' || f.code === 'signingCredential.trusted') : [];
-  const c2pa = [...c2paFailures, ...findings.filter((f) => C2PA_LOWERING.has(f.code)), ...decided].filter((f) => !lead.includes(f));
+  const c2pa = [...c2paFailures, ...c2paIngredients, ...findings.filter((f) => C2PA_LOWERING.has(f.code)), ...decided].filter((f) => !lead.includes(f));
   const more = findings.filter((f) => !/^(provenance|pixels|capture|verdict)\./.test(f.code) && !isC2paStatus(f.code)).slice(0, MORE_NOTES);
   // An authentic verdict from camera EXIF says what confirmed it.
   const support = assessment === 'authentic' ? findings.filter((f) => f.code === CAPTURE_CONSISTENT) : [];

@@ -10,7 +10,7 @@ import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG, type Asset } from '@trustnxt/c2pa-ts/asset';
 import { CoseAlgorithmIdentifier, LocalSigner } from '@trustnxt/c2pa-ts/cose';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
-import { ActionAssertion, BMFFHashAssertion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType, ValidationStatusCode, type Action, type ActionType, type DigitalSourceType, type Manifest } from '@trustnxt/c2pa-ts/manifest';
+import { ActionAssertion, AssertionLabels, BMFFHashAssertion, ClaimVersion, DataHashAssertion, IngredientAssertion, ManifestStore, RelationshipType, ValidationStatusCode, type Action, type ActionType, type DigitalSourceType, type Manifest } from '@trustnxt/c2pa-ts/manifest';
 import { LocalTimestampProvider } from '@trustnxt/c2pa-ts/rfc3161';
 
 const EXTENSIONS = `[ca_ext]
@@ -101,6 +101,11 @@ export interface ManifestSpec {
   claimGenerator: string;
   /** Actions with IPTC digital source types by their code (`digitalCapture`, `trainedAlgorithmicMedia`). */
   actions: Array<{ action: string; digitalSourceType?: string; softwareAgent?: string }>;
+  /**
+   * The claim's C2PA version: 2 (`c2pa.claim.v2`, `c2pa.actions.v2`; the default) or 1 (`c2pa.claim`, `c2pa.actions`),
+   * as C2PA 1.x tools wrote them (the public test files of 2022-2024 are all 1.x claims).
+   */
+  claimVersion?: 1 | 2;
 }
 
 const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
@@ -114,6 +119,7 @@ export async function signC2pa(bytes: Buffer, signer: TestSigner, spec: Manifest
   const asset = JPEG.canRead(bytes) ? new JPEG(bytes) : bmff ? new BMFF(bytes) : new PNG(bytes);
   const claim = newClaim(new ManifestStore(), asset.mimeType, signer, spec);
   const actions = new ActionAssertion();
+  if (spec.claimVersion === 1) actions.label = AssertionLabels.actions;
   actions.actions = spec.actions.map(specAction);
   claim.manifest.addAssertion(actions);
   const binding = bmff ? BMFFHashAssertion.createV3('jumbf manifest', 'SHA-256') : DataHashAssertion.create('SHA-256');
@@ -131,7 +137,8 @@ interface Claim {
 /** A new manifest in `store` for an asset of `assetFormat`, claimed by `spec.claimGenerator` and to be signed by `signer`. */
 function newClaim(store: ManifestStore, assetFormat: string, signer: TestSigner, spec: ManifestSpec): Claim {
   const local = new LocalSigner(signer.key, CoseAlgorithmIdentifier.ES256, new X509Certificate(signer.certPem));
-  const manifest = store.createManifest({ assetFormat, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
+  const claimVersion = spec.claimVersion === 1 ? ClaimVersion.V1 : ClaimVersion.V2;
+  const manifest = store.createManifest({ claimVersion, assetFormat, instanceID: `xmp:iid:${crypto.randomUUID()}`, defaultHashAlgorithm: 'SHA-256', signer: local });
   manifest.claim!.claimGeneratorName = spec.claimGenerator;
   manifest.claim!.claimGeneratorVersion = undefined;
   return { store, manifest, local };
@@ -164,9 +171,19 @@ async function bindAndSign({ store, manifest, local }: Claim, asset: Asset, bind
  * An edit of a signed JPEG, as an editor that keeps Content Credentials writes it: `edited` (new pixels, no store of its
  * own) carries the original's manifests and a new active manifest signed by `signer`, whose `c2pa.opened` /
  * `c2pa.edited` actions name the original as its parent ingredient (`title`), with a hashed link to the original's
- * active manifest. `spec.actions` follow the opening action.
+ * active manifest. `spec.actions` follow the opening action. `options.recordedFailures`: the codes the editor found
+ * failing in the original's manifest when it took it in, recorded with the link (`validationResults`); without them
+ * it records the manifest as validated. `options.dropParent`: the store keeps the new manifest only, so its link names
+ * a manifest the store does not hold (as a tool that lost it would write).
  */
-export async function signC2paEdit(edited: Buffer, original: Buffer, title: string, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
+export async function signC2paEdit(
+  edited: Buffer,
+  original: Buffer,
+  title: string,
+  signer: TestSigner,
+  spec: ManifestSpec,
+  options: { recordedFailures?: string[]; dropParent?: boolean } = {},
+): Promise<Buffer> {
   const store = ManifestStore.read(SuperBox.fromBuffer(new JPEG(original).getManifestJUMBF()! as Uint8Array<ArrayBuffer>));
   const parent = store.getActiveManifest()!;
   const asset = new JPEG(edited);
@@ -178,8 +195,10 @@ export async function signC2paEdit(edited: Buffer, original: Buffer, title: stri
   ingredient.activeManifest = { uri: `self#jumbf=/c2pa/${parent.label}`, hash: new Uint8Array(32), algorithm: 'SHA-256' };
   await manifest.updateHashedReference(ingredient.activeManifest);
   // What the editor saw when it opened the original: its manifest validated (C2PA 2.x records it with the link).
-  ingredient.validationResults = { activeManifest: { success: [{ code: ValidationStatusCode.ClaimSignatureValidated }], informational: [], failure: [] } };
+  const failure = (options.recordedFailures ?? []).map((code) => ({ code: code as ValidationStatusCode, url: `self#jumbf=/c2pa/${parent.label}` }));
+  ingredient.validationResults = { activeManifest: { success: failure.length ? [] : [{ code: ValidationStatusCode.ClaimSignatureValidated }], informational: [], failure } };
   manifest.addAssertion(ingredient);
+  if (options.dropParent) store.manifests.splice(store.manifests.indexOf(parent), 1);
   const actions = new ActionAssertion();
   const opened: Action = { action: 'c2pa.opened' as ActionType, parameters: { ingredients: [manifest.createAssertionReference(ingredient)] } };
   actions.actions = [opened, ...spec.actions.map(specAction)];

@@ -9,7 +9,7 @@ import type { Finding } from '../finding.js';
 import { readPdfStructure, type PdfStructure } from '../pdf-structure.js';
 import { readProvenance } from '../provenance.js';
 import type { TrustAnchor } from '../trust-anchors.js';
-import { aiSourceFinding, c2paManifestFinding, c2paSourceType, c2paStatusFindings, provenanceOutput } from './provenance.js';
+import { aiSourceFinding, c2paIngredientFindings, c2paManifestFinding, c2paSourceType, c2paStatusFindings, provenanceOutput } from './provenance.js';
 
 export const pdfStructureDetector: Detector = {
   key: 'pdf-structure',
@@ -78,7 +78,7 @@ async function pdfC2pa(pdf: Buffer, anchors: TrustAnchor[]): Promise<{ findings:
   const { sourceType, ai } = c2paSourceType(active);
   const name = active.claimGenerator ?? 'a generative model';
   const source = ai ? [aiSourceFinding({ name, code: 'provenance.ai.c2pa_generator', facts: { sourceType } }, sourceType)] : [];
-  return { findings: [...source, c2paManifestFinding(active), ...c2paStatusFindings(active)], manifests: active.chain };
+  return { findings: [...source, c2paManifestFinding(active), ...c2paIngredientFindings(active), ...c2paStatusFindings(active)], manifests: active.chain };
 }
 
 /** Raw DCTDecode streams start with a JPEG SOI; at most this many are examined per document. */

@@ -48,26 +48,45 @@ export function c2paManifestFinding(m: C2paValidation): Finding {
 
 /**
  * One finding per C2PA status code of the active manifest (repeats, such as one `assertion.hashedURI.match` per
- * assertion, are counted), failures first. A failure of the signature, a hash or a binding is evidence of tampering
+ * assertion, are counted), failures first; a failure found in an ingredient's manifest is a finding of its own, with
+ * the ingredient's title and manifest label. A failure of the signature, a hash or a binding is evidence of tampering
  * (weight 0.6); the signer's and time-stamp's trust only lower what the manifest proves (weight 0).
  */
 export function c2paStatusFindings(m: C2paValidation): Finding[] {
   const byCode = new Map<string, Finding>();
   for (const s of m.statuses) {
-    const seen = byCode.get(s.code);
+    const key = s.manifest === undefined ? s.code : `${s.code} ${s.manifest}`;
+    const seen = byCode.get(key);
     if (seen) {
       seen.facts.count = Number(seen.facts.count) + 1;
       continue;
     }
     const tampering = !s.success && !TRUST_CODES.has(s.code);
-    byCode.set(s.code, {
+    const of: Finding['facts'] = s.manifest === undefined ? {} : { ingredient: s.ingredient ?? null, manifest: s.manifest };
+    byCode.set(key, {
       code: s.code,
-      facts: { count: 1, url: s.url ?? null, explanation: s.explanation ?? null, signer: m.signer, issuer: m.issuer, signedAt: m.signedAt, anchors: m.anchors },
+      facts: { count: 1, url: s.url ?? null, explanation: s.explanation ?? null, signer: m.signer, issuer: m.issuer, signedAt: m.signedAt, anchors: m.anchors, ...of },
       weight: tampering ? 0.6 : 0,
     });
   }
   const rank = (f: Finding) => (f.weight > 0 ? 0 : TRUST_CODES.has(f.code) ? 1 : 2);
   return [...byCode.values()].sort((a, b) => rank(a) - rank(b));
+}
+
+/** Failing ingredients named at most (the manifest chain on the dimension lists every one). */
+const MAX_INGREDIENT_FINDINGS = 4;
+
+/**
+ * One finding per ingredient, anywhere in the chain, whose own manifest fails validation or is missing from the
+ * store (`recorded`: the claim that took it in recorded the failure then). Weight 0: what broke since is in the status
+ * findings (0.6); this one says the chain has a failing link, which stops the manifest from proving authenticity.
+ */
+export function c2paIngredientFindings(m: C2paValidation): Finding[] {
+  return m.ingredientFailures.slice(0, MAX_INGREDIENT_FINDINGS).map((g) => ({
+    code: 'provenance.c2pa.ingredient_invalid',
+    facts: { ingredient: g.title, manifest: g.manifest, failures: g.failures.join(', '), recorded: g.recorded },
+    weight: 0,
+  }));
 }
 
 /** A capture the active manifest records itself (`c2pa.created` with a capture source type), and whether it was edited since. */
@@ -82,7 +101,8 @@ function c2paCapture(m: C2paValidation): { captured: boolean; edited: boolean } 
  * statuses, generator chunks, the declared source type, editors, camera, then the capture evidence all this amounts
  * to (or `provenance.none`). Dimension score: 1 (0.9 for composites) = generated; 0.05 = a capture signed by a
  * trusted signer, unedited; 0.2 = the same, edited in the manifest; 0.3 = a capture signed by a signer not
- * established, or camera EXIF only; 0.6 = a C2PA manifest that fails validation; 0.5 = nothing either way.
+ * established, or camera EXIF only; 0.6 = a C2PA manifest that fails validation; 0.5 = nothing either way, or a
+ * valid manifest with an ingredient whose own manifest fails (recorded when it was taken in).
  */
 export function provenanceOutput(f: ProvenanceMetadata): DetectorOutput {
   const out = provenanceReading(f);
@@ -97,7 +117,7 @@ function provenanceReading(f: ProvenanceMetadata): DetectorOutput {
   const aiSource: AiSource | null =
     f.aiGenerator ?? (dst && AI_SOURCE_TYPES.has(dst) ? { name: 'a generative model', code: 'provenance.ai.source_type', facts: { sourceType: dst, declaredIn: c2pa ? 'c2pa' : 'xmp' } } : null);
   if (aiSource) findings.push(aiSourceFinding(aiSource, dst));
-  if (c2pa) findings.push(c2paManifestFinding(c2pa), ...c2paStatusFindings(c2pa));
+  if (c2pa) findings.push(c2paManifestFinding(c2pa), ...c2paIngredientFindings(c2pa), ...c2paStatusFindings(c2pa));
   else if (f.c2paUnreadable) findings.push({ code: 'provenance.c2pa.unreadable', facts: { reason: f.c2paUnreadable.slice(0, 200) }, weight: 0 });
   if (f.pngGeneratorChunks.length > 1) findings.push({ code: 'provenance.png.generator_chunks', facts: { chunks: f.pngGeneratorChunks.join(', ') }, weight: 0 });
   if (dst && aiSource?.facts.sourceType !== dst) findings.push({ code: 'provenance.source_type', facts: { sourceType: dst }, weight: 0 });
@@ -112,6 +132,12 @@ function provenanceReading(f: ProvenanceMetadata): DetectorOutput {
     // A manifest that fails validation is evidence that the file or its claim changed after signing: no capture
     // evidence of any kind counts (fusion never answers `authentic` with a C2PA failure).
     return { dimension: dimensionOf('provenance', 0.6, 'inconclusive', 'low'), findings };
+  }
+  if (c2pa?.ingredientFailures.length) {
+    // An ingredient whose own manifest fails, even a failure its signer disclosed when taking it in, is a broken link
+    // in the history the manifest records: it proves nothing about where the file came from, and no capture evidence
+    // of any kind counts (fusion never answers `authentic` beside it either).
+    return { dimension: dimensionOf('provenance', 0.5, 'inconclusive', 'low'), findings };
   }
   const capture = c2pa ? c2paCapture(c2pa) : null;
   if (c2pa && capture?.captured) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateC2pa, type C2paValidation } from '../../../src/analysis/c2pa-validation.js';
 import { chainsToAnchor, parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
-import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signPdfC2pa, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signC2paEdit, signPdfC2pa, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
 import { REPO, jpegSegment, makeJpeg, makePng, textPdf, withJpegSegments } from './fixtures.js';
 
 const pki = pkiDir();
@@ -126,6 +126,36 @@ describe('C2PA validation with the product deciding trust', () => {
     expect(c?.kind === 'manifest' && codes(c.manifest)).toContain('assertion.dataHash.mismatch');
   });
 
+  // C2PA 2.x added rules for actions (the first action is c2pa.created or c2pa.opened; an opening, placing or removing
+  // action names its ingredients); a 1.x claim (`c2pa.claim`) is judged by the rules of 1.x, as c2pa-rs does
+  // (claim.rs verify_actions: 1.x claims get only "one actions assertion").
+  it('a 1.x claim is judged by 1.x rules: no c2pa.created/c2pa.opened first, or c2pa.opened without ingredients, is no failure, and its data hash is still checked', async () => {
+    const editOnly = { claimGenerator: 'Veracity Test Editor 1.x', claimVersion: 1 as const, actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 1.0' }] };
+    const signed = await signC2pa(photo, camera, editOnly);
+    const m = await manifestOf(signed, 'image/jpeg', anchors);
+    expect(codes(m)).not.toContain('assertion.action.malformed');
+    expect(codes(m)).toEqual(expect.arrayContaining(['claimSignature.validated', 'assertion.dataHash.match']));
+    expect(m).toMatchObject({ valid: true, trust: 'trusted' });
+    // The library stopped before the hard binding when it found a 2.x-only failure: the bytes must still be checked.
+    const changed = await manifestOf(replaceOnce(signed, 'Veracity original comment', 'Veracity altered  comment'), 'image/jpeg', anchors);
+    expect(changed.statuses.filter((s) => !s.success).map((s) => s.code)).toEqual(['assertion.dataHash.mismatch']);
+    expect(changed.valid).toBe(false);
+
+    const opened = await manifestOf(await signC2pa(photo, camera, { ...editOnly, actions: [{ action: 'c2pa.opened' }] }), 'image/jpeg', anchors);
+    expect(codes(opened)).not.toContain('assertion.action.ingredientMismatch');
+    expect(opened).toMatchObject({ valid: true, trust: 'trusted' });
+  });
+
+  it('a 2.x claim keeps the 2.x rules: assertion.action.malformed without c2pa.created/c2pa.opened first, assertion.action.ingredientMismatch for c2pa.opened without ingredients', async () => {
+    const editOnly = { claimGenerator: 'Veracity Test Editor 2.x', actions: [{ action: 'c2pa.color_adjustments' }] };
+    const m = await manifestOf(await signC2pa(photo, camera, editOnly), 'image/jpeg', anchors);
+    expect(codes(m)).toContain('assertion.action.malformed');
+    expect(m.valid).toBe(false);
+    const opened = await manifestOf(await signC2pa(photo, camera, { ...editOnly, actions: [{ action: 'c2pa.opened' }] }), 'image/jpeg', anchors);
+    expect(codes(opened)).toContain('assertion.action.ingredientMismatch');
+    expect(opened.valid).toBe(false);
+  });
+
   it('a file without a store is null; a broken store is unreadable, never thrown', async () => {
     expect(await validateC2pa(photo, 'image/jpeg', anchors)).toBeNull();
     const signed = await signC2pa(photo, camera, capture);
@@ -134,6 +164,61 @@ describe('C2PA validation with the product deciding trust', () => {
     broken.fill(0xee, at - 4, at + 40); // the store's first box header and description
     const r = await validateC2pa(broken, 'image/jpeg', anchors);
     expect(r === null || r.kind === 'unreadable' || !r.manifest.valid).toBe(true);
+  });
+});
+
+// Issue 24: the ingredient chain. An edit that keeps Content Credentials carries the original's manifest as its
+// ingredient's; that manifest is validated too, and what broke in it is reported on the file's statuses with its URL.
+describe('C2PA ingredient manifests', () => {
+  const edit = { claimGenerator: 'Veracity Test Editor', actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }] };
+  let editor: TestSigner;
+  let pixels: Buffer;
+  let original: Buffer;
+  let originalLabel: string;
+  beforeAll(async () => {
+    editor = issueSigner(ca, 'Test Editor Signer');
+    pixels = await makeJpeg(80, 60);
+    original = await signC2pa(photo, camera, capture);
+    originalLabel = (await manifestOf(original, 'image/jpeg', anchors)).label;
+  });
+  const failures = (m: C2paValidation) => m.statuses.filter((s) => !s.success);
+
+  it('an intact edit: the ingredient manifest validates, nothing is added to the statuses, the chain is clean', async () => {
+    const m = await manifestOf(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit), 'image/jpeg', anchors);
+    expect(failures(m)).toEqual([]);
+    expect(m).toMatchObject({ valid: true, trust: 'trusted', ingredientFailures: [] });
+    expect(m.chain.map((c) => c.valid)).toEqual([true, true]);
+  });
+
+  it("an ingredient's manifest altered after the edit took it in: its failure is on the statuses with that manifest's URL, and the Content Credentials are not valid", async () => {
+    const altered = replaceOnce(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit), 'Test Firmware 1.0', 'Test Firmware 2.0');
+    const m = await manifestOf(altered, 'image/jpeg', anchors);
+    expect(failures(m)).toEqual([
+      expect.objectContaining({ code: 'assertion.hashedURI.mismatch', url: `self#jumbf=/c2pa/${originalLabel}/c2pa.assertions/c2pa.actions.v2`, manifest: originalLabel, ingredient: 'IMG_0001.jpg' }),
+    ]);
+    expect(m.valid).toBe(false);
+    expect(m.ingredientFailures).toEqual([{ title: 'IMG_0001.jpg', manifest: originalLabel, failures: ['assertion.hashedURI.mismatch'], recorded: false }]);
+    // Each manifest of the chain is still judged on its own: the editor's holds, the camera's does not.
+    expect(m.chain.map((c) => c.valid)).toEqual([true, false]);
+  });
+
+  it('an ingredient whose link names a manifest the store does not hold: claim.missing with the URL of the link', async () => {
+    const m = await manifestOf(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { dropParent: true }), 'image/jpeg', anchors);
+    expect(failures(m)).toEqual([expect.objectContaining({ code: 'claim.missing', url: `self#jumbf=/c2pa/${originalLabel}`, manifest: originalLabel, ingredient: 'IMG_0001.jpg' })]);
+    expect(m.valid).toBe(false);
+    expect(m.chain[0].ingredients).toEqual([{ title: 'IMG_0001.jpg', relationship: 'parentOf', manifest: originalLabel, validated: false }]);
+  });
+
+  it('a failure the edit recorded when it took the ingredient in is not reported again (as c2patool), but the chain is not clean: ingredientFailures names it', async () => {
+    const broken = replaceOnce(original, 'Veracity Test Camera', 'Veracity Fake Camera');
+    const m = await manifestOf(await signC2paEdit(pixels, broken, 'IMG_0001.jpg', editor, edit, { recordedFailures: ['claimSignature.mismatch'] }), 'image/jpeg', anchors);
+    expect(failures(m)).toEqual([]);
+    expect(m.valid).toBe(true);
+    expect(m.ingredientFailures).toEqual([{ title: 'IMG_0001.jpg', manifest: originalLabel, failures: ['claimSignature.mismatch'], recorded: true }]);
+    // Not recorded, the same failure is reported.
+    const unrecorded = await manifestOf(await signC2paEdit(pixels, broken, 'IMG_0001.jpg', editor, edit), 'image/jpeg', anchors);
+    expect(failures(unrecorded).map((s) => s.code)).toEqual(['claimSignature.mismatch']);
+    expect(unrecorded.valid).toBe(false);
   });
 });
 

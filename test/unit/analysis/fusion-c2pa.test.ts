@@ -42,6 +42,16 @@ describe('fusion rule 0: Content Credentials', () => {
     expect(verdict(0.05, [AI_DECLARED, MANIFEST, ...VALID, UNTRUSTED])).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
   });
 
+  it("an ingredient whose own manifest fails -> never authentic, even beside a trusted capture, and the card names the ingredient", () => {
+    const ingredient = finding('provenance.c2pa.ingredient_invalid', 0, { ingredient: 'L1000001.JPG', manifest: 'urn:uuid:0001', failures: 'claimSignature.mismatch', recorded: true });
+    for (const score of [0.05, 0.5]) {
+      const v = verdict(score, [MANIFEST, ingredient, ...VALID, TRUSTED, TRUSTED_CAPTURE]);
+      expect(v.assessment, String(score)).not.toBe('authentic');
+      expect(v.codes).toEqual(expect.arrayContaining(['provenance.c2pa.ingredient_invalid', 'verdict.c2pa_ingredient_invalid']));
+      expect(v.display.description).toMatch(/L1000001.JPG/);
+    }
+  });
+
   it('bytes changed after signing -> never authentic, and the card says "edited after it was signed"', () => {
     const broken = [MANIFEST, finding('claimSignature.validated'), TRUSTED, finding('assertion.dataHash.mismatch', 0.6), TRUSTED_CAPTURE];
     for (const score of [0.05, 0.5]) {

@@ -8,7 +8,7 @@ import { provenanceOutput } from '../../../src/analysis/detectors/provenance.js'
 import { findingSentence } from '../../../src/analysis/copy.js';
 import type { ProvenanceMetadata } from '../../../src/analysis/provenance.js';
 import { parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
-import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signedStore, type TestSigner } from '../../support/c2pa-signing.js';
+import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signC2paEdit, signedStore, type TestSigner } from '../../support/c2pa-signing.js';
 import { editorIn } from '../../../src/analysis/editing-software.js';
 import {
   REPO,
@@ -197,6 +197,33 @@ describe('C2PA / Content Credentials (signed by the tests: openssl PKI, the C2PA
     expect(out.codes.some((c) => c.startsWith('provenance.capture.'))).toBe(false);
     expect(provenanceOutput(await readProvenance(edited, 'image/jpeg', anchors)).findings.find((x) => x.code === 'assertion.dataHash.mismatch')?.weight).toBe(0.6);
     expect(out.notes.join(' ')).toMatch(/edited after it was signed/);
+  });
+
+  // Issue 24: a failing ingredient. The capture below names an ingredient (its parent) whose own manifest fails.
+  const capturedFrom = { claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture' }] };
+
+  it("a trusted capture whose ingredient's manifest fails (recorded when it was taken in) proves nothing: no capture evidence, and the ingredient is named", async () => {
+    const broken = replaceOnce(await signC2pa(await makeJpeg(64, 64), signer, leica), 'Leica M11-P', 'Leica M11-X');
+    const file = await signC2paEdit(await makeJpeg(72, 48), broken, 'L1000001.JPG', signer, capturedFrom, { recordedFailures: ['claimSignature.mismatch'] });
+    const out = provenanceOf(await readProvenance(file, 'image/jpeg', anchors));
+    expect(out.dimension).toMatchObject({ assessment: 'inconclusive', confidence: 'low', score: 0.5 });
+    expect(out.codes.some((c) => c.startsWith('provenance.capture.'))).toBe(false);
+    expect(out.codes.slice(0, 2)).toEqual(['provenance.c2pa.manifest', 'provenance.c2pa.ingredient_invalid']);
+    expect(out.codes).toContain('signingCredential.trusted');
+    expect(out.notes.join(' ')).toMatch(/ingredient “L1000001.JPG” has Content Credentials that do not validate \(claimSignature.mismatch\); the signer of this file recorded that/);
+  });
+
+  it("an ingredient's manifest changed after it was taken in: the failure weighs as tampering, worded as the ingredient's", async () => {
+    const original = await signC2pa(await makeJpeg(64, 64), signer, leica);
+    const file = replaceOnce(await signC2paEdit(await makeJpeg(72, 48), original, 'L1000002.JPG', signer, capturedFrom), 'digitalCapture', 'digitalCaptura');
+    const f = await readProvenance(file, 'image/jpeg', anchors);
+    const out = provenanceOf(f);
+    expect(out.dimension).toMatchObject({ assessment: 'inconclusive', score: 0.6 });
+    expect(out.codes.some((c) => c.startsWith('provenance.capture.'))).toBe(false);
+    const status = provenanceOutput(f).findings.find((x) => x.code === 'assertion.hashedURI.mismatch');
+    expect(status).toMatchObject({ weight: 0.6, facts: { ingredient: 'L1000002.JPG' } });
+    expect(findingSentence(status!)).toMatch(/^In the Content Credentials of the ingredient “L1000002.JPG”: an assertion .* was changed after signing/);
+    expect(out.codes).toContain('provenance.c2pa.ingredient_invalid');
   });
 
   it('a broken C2PA block is reported as unreadable (or fails validation), never thrown', async () => {
