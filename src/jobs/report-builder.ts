@@ -42,10 +42,11 @@ export interface BuiltReport {
 export interface ReportBuilder {
   /**
    * Starts a report; resolves once its first bytes are made (a failure before that rejects with a ReportFailure; one
-   * after it destroys the stream). `picture` is asked for one file's picture at a time.
+   * after it destroys the stream). `picture` is asked for one file's picture at a time. Once `signal` aborts (the
+   * client went away), the thread is stopped and its turn given to the next report, whatever it was doing.
    */
   buildPdf(
-    input: { source: ReportSource; printedAt: Date; examiner?: string | null },
+    input: { source: ReportSource; printedAt: Date; examiner?: string | null; signal?: AbortSignal },
     picture: (fileId: string, mediaType: MediaType) => Promise<ReportPicture | null>,
   ): Promise<BuiltReport>;
 }
@@ -66,6 +67,10 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
   return {
     async buildPdf(input, picture) {
       await take();
+      if (input.signal?.aborted) {
+        give();
+        throw new ReportFailure('failed', 'The report was given up before it started.');
+      }
       const workerData: ReportThreadData = { source: input.source, printedAt: input.printedAt.toISOString(), examiner: input.examiner ?? null, signing: opts.signing };
       let worker: Worker;
       try {
@@ -79,9 +84,11 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
         let sha256: string | null = null;
         let started = false;
         let settled = false;
+        const onAbort = () => finish(new ReportFailure('failed', 'The report was given up: its client went away.'));
         const finish = (err?: Error) => {
           if (settled) return;
           settled = true;
+          input.signal?.removeEventListener('abort', onAbort);
           give();
           void worker.terminate();
           if (!err) out.end();
@@ -120,6 +127,7 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
         worker.on('exit', (code) => finish(new Error(`The report thread stopped (exit ${code}).`)));
         // The client went away: nobody reads the rest.
         out.on('close', () => finish(new Error('The report was not read to the end.')));
+        input.signal?.addEventListener('abort', onAbort, { once: true });
       });
     },
   };

@@ -39,13 +39,19 @@ function reportJson(route: string, report: CaseReport): { json: string; sha256: 
  * report's ids (SQLite: the thread reads the rows itself) and keeps answering polls meanwhile.
  */
 async function sendPdf(reports: ReportBuilder, reply: FastifyReply, route: string, collected: Collected, examiner: string | undefined) {
+  // A client that goes away before the first byte frees the report thread at once, not once it has drawn every page.
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  reply.raw.once('close', onClose);
   let built;
   try {
-    built = await reports.buildPdf({ source: await collected.source(), printedAt: new Date(), examiner: examiner?.trim() || null }, collected.picture);
+    built = await reports.buildPdf({ source: await collected.source(), printedAt: new Date(), examiner: examiner?.trim() || null, signal: gone.signal }, collected.picture);
   } catch (err) {
     if (err instanceof ReportFailure && err.kind === 'not_found') throw new NotFound('job');
     if (err instanceof ReportFailure && err.kind === 'mismatch') throw new ResponseMismatch(route, err.issues as z.core.$ZodIssue[]);
     throw err;
+  } finally {
+    reply.raw.off('close', onClose);
   }
   return sendReport(reply, collected.caseName, 'pdf', built.sha256, built.pdf);
 }
