@@ -106,6 +106,9 @@ export function createFileStore(dataDir: string) {
         throw err;
       }
     },
+    previewFile(fileId: string): string {
+      return path.join(filesDir, `${fileId}${PREVIEW_SUFFIX}`);
+    },
     /** Written whole under a temporary name, then renamed beside its file: a reader never sees half a picture. */
     async putPreview(fileId: string, data: Buffer): Promise<void> {
       const tmp = path.join(tmpDir, `${crypto.randomUUID()}.part`);

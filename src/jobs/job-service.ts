@@ -2,17 +2,16 @@
 // wait=true, and recovery after a restart. Heavy work goes to the worker pools (src/jobs/analysis-runner.ts); this
 // module only orchestrates, through the storage interfaces of src/db/stores.ts.
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
-import type { CaseStatus } from '../api/app-schemas.js';
 import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType, RegionGrid, RegionRequest, RegionTiles } from '../api/schemas.js';
-import { REPO_ROOT, trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
+import { trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
 import { ForeignApplication, IdempotencyConflict, InvalidRegion, JobVanished, NotFound, PreviewUnavailable, QueueFull, TilesUnavailable } from '../api/domain-errors.js';
 import { REGION_TILES_MAX } from '../api/limits.js';
 import { modelTiling } from '../analysis/index.js';
 import { originsInRect } from '../api/tile-grid.js';
+import { assembleCaseReport, type CaseReportScope, type ReportPicture, type ReportSource } from './case-report-data.js';
 import { createAnalysisRunner } from './analysis-runner.js';
 import { caseIdForName } from './case-service.js';
 import { toJobListEntry, toJobResult } from './job-result.js';
@@ -43,16 +42,20 @@ type ListQuery = { applicationId: string; caseName: string | null; page: number;
 const ANSWERS_KEPT = 256;
 
 /** The app's version as shipped (package.json), printed in case reports. */
-const APP_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Long side of the previews the core serves and keeps (src/analysis PREVIEW_MAX_SIDE). */
 const PREVIEW_SIDE = 2048;
 
 /** A picture of a stored file made by the core, as served by GET .../preview. */
-/** A case report's data, and the picture of each of its files, made when asked for. */
+/** A case report: its data, where the report thread gets it, and the picture of each of its files, made when asked for. */
 export interface CollectedReport {
-  report: CaseReport;
-  picture(fileId: string): Promise<Buffer | null>;
+  /** The name the download is given after. */
+  caseName: string | null;
+  /** The report's data, read here (the JSON download); NotFound when its jobs are gone. */
+  report(): Promise<CaseReport>;
+  /** Where the report thread gets the same data: the rows it reads itself (SQLite), or the data read here (PostgreSQL). */
+  source(): Promise<ReportSource>;
+  picture(fileId: string, mediaType: MediaType): Promise<ReportPicture | null>;
 }
 
 export interface FilePreview {
@@ -83,6 +86,11 @@ export interface JobServiceDeps {
   blobs: BlobStore;
   queue: WorkQueue;
   events: JobEvents;
+  /**
+   * The SQLite database file the report thread opens read-only to read a case's rows itself, off the event loop;
+   * absent (PostgreSQL), the rows are read here (each query awaited) and handed to the thread.
+   */
+  reportRowsFile?: string;
   /** The pool that analyses this node's files; with `analyse: false` (an API node of a team server) none run here. */
   pool: WorkerPool;
   analyse?: boolean;
@@ -457,88 +465,36 @@ export function createJobService(d: JobServiceDeps) {
   }
 
   /**
-   * The case report of these jobs as data (the canonical JSON's content: nothing in it depends on when it is asked
-   * for), with each file's picture for the PDF (absent when the file gives none). Throws NotFound for no jobs.
+   * A case report of these jobs: its data gathered here (the JSON download), or where the report thread reads the
+   * same rows itself (the PDF), with each file's picture made when asked for. Throws NotFound for no jobs.
    */
-  async function collectCaseReport(
-    of: { caseId: string | null; caseName: string | null; caseStatus?: CaseStatus | null; caseNotes?: string | null },
-    jobIds: string[],
-    /** Files of those jobs that were removed from the case: not in its report. */
-    leaveOut: ReadonlySet<string> = new Set(),
-  ): Promise<CollectedReport> {
-    const jobs = (await Promise.all(jobIds.map((id) => jobsRepo.getJob(id)))).filter((j) => j !== undefined);
-    if (jobs.length === 0) throw new NotFound('job');
-    const files: CaseReport['files'] = [];
-    const kinds = new Map<string, MediaType>();
-    for (const job of jobs) {
-      for (const f of await jobsRepo.getFiles(job.id)) {
-        if (leaveOut.has(f.id)) continue;
-        files.push({
-          fileId: f.id,
-          jobId: job.id,
-          applicationId: job.applicationId,
-          name: f.name,
-          mediaType: f.mediaType,
-          size: f.size,
-          sha256: f.sha256,
-          status: f.status,
-          submittedAt: job.createdAt,
-          completedAt: f.status === 'processing' ? null : f.completedAt,
-          verdict: f.status === 'completed' ? f.verdict : null,
-          error: f.status === 'error' ? { code: (f.errorCode ?? 'internal_error') as NonNullable<JobResult['error']>['code'], message: f.errorMessage ?? '' } : null,
-          expertReview: f.review,
-          modelVersion: f.modelVersion,
-          aggregation: f.aggregation,
-          regions: (await jobsRepo.getFileRegions(job.id, f.id)) ?? [],
-          pixelSize: f.pixelSize,
-        });
-        kinds.set(f.id, f.mediaType);
-      }
-    }
-    // Pictures are made when the PDF asks for them, one at a time (never for the JSON, never all held at once).
-    const picture = async (fileId: string): Promise<Buffer | null> => {
-      const mediaType = kinds.get(fileId);
-      if (!mediaType || !(await d.blobs.exists(fileId))) return null;
+  async function collectCaseReport(of: CaseReportScope['of'], jobIds: string[], leaveOut: ReadonlySet<string> = new Set()): Promise<CollectedReport> {
+    if (jobIds.length === 0) throw new NotFound('job');
+    const scope: CaseReportScope = { of, jobIds, leaveOut: [...leaveOut] };
+    const report = async () => {
+      const assembled = await assembleCaseReport(jobsRepo, scope);
+      if (!assembled) throw new NotFound('job');
+      return assembled;
+    };
+    // Pictures are made when the PDF asks for them, one at a time (never for the JSON, never all held at once). A
+    // preview kept as a file on this machine is named, not read: the report thread reads it, off this event loop.
+    const picture = async (fileId: string, mediaType: MediaType): Promise<ReportPicture | null> => {
+      if (!(await d.blobs.exists(fileId))) return null;
+      const kept = d.blobs.previewFile?.(fileId);
+      if (kept && (await fs.promises.stat(kept).then((st) => st.isFile(), () => false))) return { path: kept };
       try {
-        return (await preview({ id: fileId, mediaType })).data;
+        return { data: (await preview({ id: fileId, mediaType })).data };
       } catch (err) {
         d.log?.info({ fileId, err: (err as Error).message }, 'no picture of this file for the case report');
         return null;
       }
     };
-    const count = (a: string) => files.filter((f) => f.verdict?.assessment === a).length;
-    const effective = (a: string) => files.filter((f) => (f.expertReview?.assessment ?? f.verdict?.assessment) === a).length;
-    const unreviewed = (status: string) => files.filter((f) => !f.expertReview && f.status === status).length;
-    const report: CaseReport = {
-      format: 'veracity-case-report',
-      version: 3,
-      caseId: of.caseId,
+    return {
       caseName: of.caseName,
-      caseStatus: of.caseStatus ?? null,
-      caseNotes: of.caseNotes ?? null,
-      appVersion: APP_VERSION,
-      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      asOf: jobs.map((j) => j.updatedAt).reduce((a, b) => (a > b ? a : b)),
-      summary: {
-        files: files.length,
-        ai_generated: count('ai_generated'),
-        authentic: count('authentic'),
-        inconclusive: count('inconclusive'),
-        processing: files.filter((f) => f.status === 'processing').length,
-        error: files.filter((f) => f.status === 'error').length,
-        reviewed: files.filter((f) => f.expertReview).length,
-        effective: {
-          ai_generated: effective('ai_generated'),
-          authentic: effective('authentic'),
-          inconclusive: effective('inconclusive'),
-          processing: unreviewed('processing'),
-          error: unreviewed('error'),
-        },
-      },
-      jobs: jobs.map((j) => ({ jobId: j.id, applicationId: j.applicationId, status: j.status, createdAt: j.createdAt, completedAt: j.completedAt })),
-      files,
+      report,
+      source: async () => (d.reportRowsFile ? { kind: 'sqlite', file: d.reportRowsFile, scope } : { kind: 'report', report: await report() }),
+      picture,
     };
-    return { report, picture };
   }
 
   /** The case report of one job of the caller's application. */

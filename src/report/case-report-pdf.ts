@@ -11,6 +11,8 @@ import { pictureGrid, thumbnailWithHeatmap } from './heatmap-picture.js';
 /** What the PDF is made from: the report's data (hashed as canonical JSON) and what is printed beside it. */
 export interface CaseReportData {
   report: CaseReport;
+  /** SHA-256 of the report's canonical JSON, when the caller computed it already (the report thread). */
+  reportHash?: string;
   /**
    * fileId -> a PNG or JPEG the core made of the file (its preview); a file without one is printed without a picture.
    * A function is asked for one picture at a time, so only one is held at once whatever the size of the case.
@@ -129,7 +131,7 @@ function pixelWords(f: CaseReportFile): string | null {
   return f.pixelSize ? `${f.pixelSize.width} × ${f.pixelSize.height} px` : null;
 }
 
-/** The whole PDF in memory (tests, small reports); the server streams it from a worker thread (report-builder.ts). */
+/** The whole PDF in memory (tests, small reports); the server streams it from a worker thread (src/jobs/report-builder.ts). */
 export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer> {
   const chunks: Buffer[] = [];
   await writeCaseReportPdf(data, (c) => chunks.push(c));
@@ -142,7 +144,7 @@ export async function renderCaseReportPdf(data: CaseReportData): Promise<Buffer>
  */
 export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Buffer) => void): Promise<void> {
   const { report } = data;
-  const reportHash = sha256Hex(canonicalJson(report));
+  const reportHash = data.reportHash ?? sha256Hex(canonicalJson(report));
   const tz = report.timeZone;
   const pictureOf = typeof data.pictures === 'function' ? data.pictures : async (id: string) => (data.pictures as ReadonlyMap<string, Buffer>).get(id) ?? null;
   const thumbs = new Map<string, Buffer>();

@@ -6,10 +6,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CaseIdParams } from '../../api/app-schemas.js';
+import { NotFound } from '../../api/domain-errors.js';
 import { ApiError, CaseReport, CaseReportQuery, JobFileParams, JobIdParams, JobReportQuery, ReportSigningCertificate } from '../../api/schemas.js';
 import type { CollectedReport } from '../../jobs/job-service.js';
 import { canonicalJson, sha256Hex } from '../../report/canonical-json.js';
-import { createReportBuilder, type ReportBuilder } from '../../report/report-builder.js';
+import { createReportBuilder, ReportFailure, type ReportBuilder } from '../../jobs/report-builder.js';
 import type { AppDeps } from '../app.js';
 import { COMMON_ERRORS, ResponseMismatch } from '../route-schemas.js';
 import { UI_TOKEN_SECURITY } from './case-routes.js';
@@ -33,23 +34,39 @@ function reportJson(route: string, report: CaseReport): { json: string; sha256: 
   return { json, sha256: sha256Hex(json) };
 }
 
-/** The PDF is drawn in a worker thread and streamed as it is made: the event loop keeps answering polls meanwhile. */
+/**
+ * The PDF is gathered, drawn and signed in a worker thread and streamed once it is whole: the event loop hands it the
+ * report's ids (SQLite: the thread reads the rows itself) and keeps answering polls meanwhile.
+ */
 async function sendPdf(reports: ReportBuilder, reply: FastifyReply, route: string, collected: Collected, examiner: string | undefined) {
-  const { sha256 } = reportJson(route, collected.report);
-  const pdf = await reports.buildPdf({ report: collected.report, printedAt: new Date(), examiner: examiner?.trim() || null }, collected.picture);
-  return sendReport(reply, collected, 'pdf', sha256, pdf);
+  // A client that goes away before the first byte frees the report thread at once, not once it has drawn every page.
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  reply.raw.once('close', onClose);
+  let built;
+  try {
+    built = await reports.buildPdf({ source: await collected.source(), printedAt: new Date(), examiner: examiner?.trim() || null, signal: gone.signal }, collected.picture);
+  } catch (err) {
+    if (err instanceof ReportFailure && err.kind === 'not_found') throw new NotFound('job');
+    if (err instanceof ReportFailure && err.kind === 'mismatch') throw new ResponseMismatch(route, err.issues as z.core.$ZodIssue[]);
+    throw err;
+  } finally {
+    reply.raw.off('close', onClose);
+  }
+  return sendReport(reply, collected.caseName, 'pdf', built.sha256, built.pdf);
 }
 
-function sendJson(reply: FastifyReply, route: string, collected: Collected) {
-  const { json, sha256 } = reportJson(route, collected.report);
-  return sendReport(reply, collected, 'json', sha256, json);
+async function sendJson(reply: FastifyReply, route: string, collected: Collected) {
+  const report = await collected.report();
+  const { json, sha256 } = reportJson(route, report);
+  return sendReport(reply, report.caseName, 'json', sha256, json);
 }
 
 /** Either file of the report: a private download named after the case, with the SHA-256 of the JSON that binds them. */
-function sendReport(reply: FastifyReply, collected: Collected, extension: 'pdf' | 'json', sha256: string, body: Readable | string) {
+function sendReport(reply: FastifyReply, caseName: string | null, extension: 'pdf' | 'json', sha256: string, body: Readable | string) {
   return reply
     .header('content-type', extension === 'pdf' ? 'application/pdf' : 'application/json; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${reportFileName(collected.report.caseName, extension)}"`)
+    .header('content-disposition', `attachment; filename="${reportFileName(caseName, extension)}"`)
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', 'private, no-store')
     .header('veracity-report-sha256', sha256)
