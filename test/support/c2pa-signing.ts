@@ -226,9 +226,9 @@ export async function signedStore(signer: TestSigner, spec: ManifestSpec): Promi
 /**
  * A PDF as a writable asset for the library's signer, test-only: the manifest store goes in an uncompressed stream
  * object appended after the document (`/Type /EmbeddedFile /Subtype /application#2Fc2pa`), and the data hash
- * excludes exactly the store's bytes. This is the smallest layout the product reads (a store found by search in the
- * bytes); it is not the full PDF embedding of the C2PA specification (an incremental update whose catalog lists the
- * store as an associated file), which c2pa-ts does not write.
+ * excludes exactly the store's bytes. This is the smallest layout the product reads (no catalog names the store: it
+ * is found as the newest stream whose subtype is the C2PA media type); EmbeddedStorePdf writes the specification's
+ * form (an incremental update whose catalog lists the store as an associated file), which c2pa-ts does not write.
  */
 class AppendedStorePdf {
   readonly mimeType = 'application/pdf';
