@@ -23,6 +23,7 @@ import {
 import * as pkijs from 'pkijs';
 import type { C2paManifest, SignerTrust } from '../api/schemas.js';
 import type { MediaType } from './analysis-results.js';
+import { readPdfC2paStore, type PdfStore } from './pdf-c2pa-store.js';
 import { chainsToAnchor, type TrustAnchor } from './trust-anchors.js';
 
 export interface C2paAction {
@@ -158,12 +159,15 @@ manifestChecks.validateActionAssertion = function (this: Manifest, reference, as
   return Promise.resolve(result);
 };
 
-/** A PDF as the library's Asset, read-only: the store is located by search (an uncompressed embedded stream). */
+/**
+ * A PDF as the library's Asset, read-only: the store is found by the document's structure and decoded by
+ * pdf-c2pa-store.ts; the bytes hashed are the file's as stored.
+ */
 class PdfAsset {
   readonly mimeType = 'application/pdf';
   constructor(
     private readonly data: Uint8Array,
-    private readonly jumbf: Uint8Array | undefined,
+    private readonly store: PdfStore | undefined,
   ) {}
   getDataLength(): number {
     return this.data.length;
@@ -172,13 +176,15 @@ class PdfAsset {
     return Promise.resolve(this.data.subarray(start, length === undefined ? undefined : start + length));
   }
   getManifestJUMBF(): Uint8Array | undefined {
-    return this.jumbf;
+    return this.store?.jumbf;
   }
   dumpInfo(): string {
     return `PDF, ${this.data.length} bytes`;
   }
+  /** The store's stream as stored in the file: what a data hash written for this layout excludes. */
   getHashExclusionRange(): { start: number; length: number } {
-    throw new Error('read-only PDF asset');
+    if (!this.store) throw new Error('the PDF has no manifest store');
+    return this.store.stored;
   }
   ensureManifestSpace(): Promise<void> {
     return Promise.reject(new Error('read-only PDF asset'));
@@ -188,25 +194,13 @@ class PdfAsset {
   }
 }
 
-/** The first JUMBF superbox labelled `c2pa` in the bytes (how a PDF embeds its manifest store, uncompressed). */
-function jumbfBySearch(buf: Buffer): Uint8Array | undefined {
-  let at = buf.indexOf('jumb');
-  while (at >= 4) {
-    const desc = buf.subarray(at + 4, at + 64);
-    if (desc.includes('jumd') && desc.includes('c2pa')) {
-      const size = buf.readUInt32BE(at - 4);
-      return buf.subarray(at - 4, Math.min(buf.length, at - 4 + size, at - 4 + MAX_STORE));
-    }
-    at = buf.indexOf('jumb', at + 4);
-  }
-  return undefined;
-}
-
-function assetOf(bytes: Buffer, mediaType: MediaType) {
+/** The file as the library's Asset; for a PDF, an `unreadable` reading when its store is there but cannot be read. */
+function assetOf(bytes: Buffer, mediaType: MediaType): JPEG | PNG | BMFF | PdfAsset | { kind: 'unreadable'; reason: string } {
   if (mediaType === 'image/jpeg') return new JPEG(bytes);
   if (mediaType === 'image/png') return new PNG(bytes);
   if (mediaType === 'image/heic' || mediaType === 'image/heif') return new BMFF(bytes);
-  return new PdfAsset(bytes, jumbfBySearch(bytes));
+  const reading = readPdfC2paStore(bytes, MAX_STORE);
+  return reading?.kind === 'unreadable' ? reading : new PdfAsset(bytes, reading?.store);
 }
 
 const sourceTypeCode = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.replace(/^.*\//, '') : undefined);
@@ -415,10 +409,12 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
  * against `anchors`. null when the file carries no store; `unreadable` when it carries one the library cannot read.
  */
 export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors: TrustAnchor[]): Promise<C2paReading | null> {
-  let asset: ReturnType<typeof assetOf>;
+  let asset: JPEG | PNG | BMFF | PdfAsset;
   let jumbf: Uint8Array | undefined;
   try {
-    asset = assetOf(bytes, mediaType);
+    const found = assetOf(bytes, mediaType);
+    if ('kind' in found) return found;
+    asset = found;
     jumbf = asset.getManifestJUMBF();
   } catch (err) {
     // The container itself could not be walked; a store may or may not be inside.

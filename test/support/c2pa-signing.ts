@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG, type Asset } from '@trustnxt/c2pa-ts/asset';
@@ -225,9 +226,9 @@ export async function signedStore(signer: TestSigner, spec: ManifestSpec): Promi
 /**
  * A PDF as a writable asset for the library's signer, test-only: the manifest store goes in an uncompressed stream
  * object appended after the document (`/Type /EmbeddedFile /Subtype /application#2Fc2pa`), and the data hash
- * excludes exactly the store's bytes. This is the smallest layout the product reads (a store found by search in the
- * bytes); it is not the full PDF embedding of the C2PA specification (an incremental update whose catalog lists the
- * store as an associated file), which c2pa-ts does not write.
+ * excludes exactly the store's bytes. This is the smallest layout the product reads (no catalog names the store: it
+ * is found as the newest stream whose subtype is the C2PA media type); EmbeddedStorePdf writes the specification's
+ * form (an incremental update whose catalog lists the store as an associated file), which c2pa-ts does not write.
  */
 class AppendedStorePdf {
   readonly mimeType = 'application/pdf';
@@ -267,9 +268,128 @@ class AppendedStorePdf {
   }
 }
 
-/** `pdf` with a C2PA manifest store signed by `signer` and a data hash of the document (see AppendedStorePdf). */
-export async function signPdfC2pa(pdf: Buffer, signer: TestSigner, spec: ManifestSpec): Promise<Buffer> {
-  const asset = new AppendedStorePdf(pdf);
+/** How an embedded-file stream's bytes are encoded: FlateDecode, optionally after a PNG Up predictor (/DecodeParms). */
+export interface StreamEncoding {
+  /** PNG predictor 12 (Up) over rows of this many bytes before deflating, declared in /DecodeParms. */
+  pngUpColumns?: number;
+}
+
+/** `data` PNG-Up filtered in rows of `columns` bytes: each row a filter-type byte (2) and its differences from the row above. */
+function pngUp(data: Uint8Array, columns: number): Buffer {
+  const rows = Math.ceil(data.length / columns);
+  const out = Buffer.alloc(rows * (columns + 1));
+  for (let r = 0; r < rows; r++) {
+    out[r * (columns + 1)] = 2;
+    for (let c = 0; c < columns; c++) {
+      const i = r * columns + c;
+      const cur = i < data.length ? data[i] : 0;
+      const up = r > 0 ? data[i - columns] : 0;
+      out[r * (columns + 1) + 1 + c] = (cur - up) & 0xff;
+    }
+  }
+  return out;
+}
+
+/** The stream's stored bytes for `store`: deflated (after the PNG predictor where `encoding` names one). */
+export function encodeStream(store: Uint8Array, encoding: StreamEncoding = {}): Buffer {
+  return zlib.deflateSync(encoding.pngUpColumns ? pngUp(store, encoding.pngUpColumns) : store);
+}
+
+/**
+ * `pdf` with an incremental update that embeds `stored` as the C2PA specification places a manifest store: an
+ * embedded file stream (`/Type /EmbeddedFile /Subtype /application#2Fc2pa`, its dictionary completed by
+ * `streamDict`, e.g. `/Filter /FlateDecode`), a file specification with `/AFRelationship /C2PA_Manifest` listed in
+ * the catalog's `/AF` array and its `/Names /EmbeddedFiles` tree, a cross-reference section and a trailer chained to
+ * the previous one by `/Prev`. Returns the file and where the stream's stored bytes are in it.
+ */
+export function withEmbeddedStore(pdf: Buffer, stored: Uint8Array, streamDict = ''): { pdf: Buffer; start: number; length: number } {
+  const text = pdf.toString('latin1');
+  const size = Number(/\/Size\s+(\d+)(?![\s\S]*\/Size)/.exec(text)![1]);
+  const prev = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)![1]);
+  const catalog = [...text.matchAll(/(\d+) 0 obj\s*(<<(?:(?!endobj)[\s\S])*?\/Type\s*\/Catalog(?:(?!endobj)[\s\S])*?)>>\s*endobj/g)].at(-1)!;
+  const [streamNum, specNum, catalogNum] = [size, size + 1, Number(catalog[1])];
+  const parts: Buffer[] = [pdf];
+  const offsets = new Map<number, number>();
+  let off = pdf.length;
+  const add = (num: number, ...chunks: Array<string | Uint8Array>) => {
+    offsets.set(num, off);
+    for (const c of chunks) {
+      const b = typeof c === 'string' ? Buffer.from(c, 'latin1') : Buffer.from(c);
+      parts.push(b);
+      off += b.length;
+    }
+  };
+  const head = `${streamNum} 0 obj\n<< /Type /EmbeddedFile /Subtype /application#2Fc2pa ${streamDict} /Length ${stored.length} >>\nstream\n`;
+  const start = off + head.length;
+  add(streamNum, head, stored, '\nendstream\nendobj\n');
+  add(specNum, `${specNum} 0 obj\n<< /Type /Filespec /F (manifest.c2pa) /UF (manifest.c2pa) /Desc (Content Credentials) /AFRelationship /C2PA_Manifest /EF << /F ${streamNum} 0 R >> >>\nendobj\n`);
+  add(catalogNum, `${catalogNum} 0 obj\n${catalog[2]}/AF [${specNum} 0 R] /Names << /EmbeddedFiles << /Names [(Content Credentials) ${specNum} 0 R] >> >> >>\nendobj\n`);
+  const entry = (num: number) => `${num} 1\n${String(offsets.get(num)).padStart(10, '0')} 00000 n \n`;
+  const xref = `xref\n${entry(catalogNum)}${streamNum} 2\n${String(offsets.get(streamNum)).padStart(10, '0')} 00000 n \n${String(offsets.get(specNum)).padStart(10, '0')} 00000 n \n`;
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${size + 2} /Root ${catalogNum} 0 R /Prev ${prev} >>\nstartxref\n${off}\n%%EOF\n`, 'latin1'));
+  return { pdf: Buffer.concat(parts), start, length: stored.length };
+}
+
+/**
+ * A PDF as a writable asset for the library's signer, test-only, with the store embedded as the C2PA specification
+ * describes (withEmbeddedStore) and compressed: FlateDecode, optionally over a PNG predictor. The compressed size is
+ * known only once the store is signed, and the data hash (which excludes the stream's stored bytes, as a data hash
+ * excludes ranges of the file as stored) must be made before: so the stream reserves room for the worst case and
+ * the deflated store is followed, inside the stream, by zeros after the end of its zlib data, which inflating stops at.
+ */
+class EmbeddedStorePdf {
+  readonly mimeType = 'application/pdf';
+  private data: Uint8Array;
+  private start = 0;
+  private length = 0;
+  private jumbf: Uint8Array | undefined;
+  constructor(
+    private readonly pdf: Buffer,
+    private readonly encoding: StreamEncoding,
+  ) {
+    this.data = new Uint8Array(pdf);
+  }
+  getDataLength(): number {
+    return this.data.length;
+  }
+  getDataRange(start = 0, length?: number): Promise<Uint8Array> {
+    return Promise.resolve(this.data.subarray(start, length === undefined ? undefined : start + length));
+  }
+  getManifestJUMBF(): Uint8Array | undefined {
+    return this.jumbf;
+  }
+  dumpInfo(): string {
+    return `PDF with a compressed embedded C2PA store, ${this.data.length} bytes`;
+  }
+  ensureManifestSpace(length: number): Promise<void> {
+    const room = length + (length >> 2) + 64;
+    const params = this.encoding.pngUpColumns ? ` /DecodeParms << /Predictor 12 /Columns ${this.encoding.pngUpColumns} >>` : '';
+    const placed = withEmbeddedStore(this.pdf, new Uint8Array(room), `/Filter /FlateDecode${params}`);
+    this.data = new Uint8Array(placed.pdf);
+    this.start = placed.start;
+    this.length = placed.length;
+    this.jumbf = new Uint8Array(length);
+    return Promise.resolve();
+  }
+  getHashExclusionRange(): { start: number; length: number } {
+    return { start: this.start, length: this.length };
+  }
+  writeManifestJUMBF(jumbf: Uint8Array): Promise<void> {
+    const stored = encodeStream(jumbf, this.encoding);
+    if (stored.length > this.length) return Promise.reject(new Error(`compressed store is ${stored.length} bytes, ${this.length} reserved`));
+    this.data.set(stored, this.start);
+    this.jumbf = jumbf;
+    return Promise.resolve();
+  }
+}
+
+/**
+ * `pdf` with a C2PA manifest store signed by `signer` and a data hash of the document. By default the store is an
+ * uncompressed stream appended after the document (AppendedStorePdf); `form.compressed` embeds it as the C2PA
+ * specification does, FlateDecode-compressed, in an incremental update (EmbeddedStorePdf).
+ */
+export async function signPdfC2pa(pdf: Buffer, signer: TestSigner, spec: ManifestSpec, form: { compressed?: StreamEncoding } = {}): Promise<Buffer> {
+  const asset = form.compressed ? new EmbeddedStorePdf(pdf, form.compressed) : new AppendedStorePdf(pdf);
   const claim = newClaim(new ManifestStore(), asset.mimeType, signer, spec);
   const actions = new ActionAssertion();
   actions.actions = spec.actions.map(specAction);

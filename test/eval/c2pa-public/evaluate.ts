@@ -20,6 +20,7 @@ import { ManifestStore, type Manifest } from '@trustnxt/c2pa-ts/manifest';
 import * as pkijs from 'pkijs';
 import { sniff } from '../../../src/api/media-kinds.js';
 import { validateC2pa } from '../../../src/analysis/c2pa-validation.js';
+import { readPdfC2paStore } from '../../../src/analysis/pdf-c2pa-store.js';
 import { parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
 
 const HERE = import.meta.dirname;
@@ -78,12 +79,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const sorted = (codes: string[]) => [...new Set(codes)].sort();
 const reportOf = (path: string) => join(dirname(path), 'manifests', basename(path, extname(path)), 'manifest_store.json');
 
-/** The file's manifest store as the library reads it (the PDF's found by search, as the product does); null: none. */
+/** The file's manifest store as the library reads it (the PDF's found by its structure, as the product does); null: none. */
 function storeOf(bytes: Buffer, mediaType: string): ManifestStore | null {
   let jumbf: Uint8Array | undefined;
   if (mediaType === 'application/pdf') {
-    const at = bytes.indexOf('jumb');
-    jumbf = at >= 4 ? bytes.subarray(at - 4, at - 4 + bytes.readUInt32BE(at - 4)) : undefined;
+    const reading = readPdfC2paStore(bytes, 16 * 1024 * 1024);
+    jumbf = reading?.kind === 'store' ? reading.store.jumbf : undefined;
   } else if (mediaType === 'image/jpeg') jumbf = new JPEG(bytes).getManifestJUMBF();
   return jumbf ? ManifestStore.read(SuperBox.fromBuffer(jumbf as Uint8Array<ArrayBuffer>)) : null;
 }

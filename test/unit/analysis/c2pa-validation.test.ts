@@ -2,10 +2,11 @@
 // themselves (openssl PKI, the library's signing API), then tamper with.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateC2pa, type C2paValidation } from '../../../src/analysis/c2pa-validation.js';
 import { chainsToAnchor, parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
-import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signC2paEdit, signPdfC2pa, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
+import { encodeStream, issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signC2paEdit, signPdfC2pa, signedStore, withEmbeddedStore, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
 import { REPO, jpegSegment, makeJpeg, makePng, textPdf, withJpegSegments } from './fixtures.js';
 
 const pki = pkiDir();
@@ -124,6 +125,87 @@ describe('C2PA validation with the product deciding trust', () => {
     const changed = replaceOnce(signed, '%PDF-1.7', '%PDF-1.6');
     const c = await validateC2pa(changed, 'application/pdf', anchors);
     expect(c?.kind === 'manifest' && codes(c.manifest)).toContain('assertion.dataHash.mismatch');
+  });
+
+  // The PDF form of the C2PA specification: the store is an embedded file stream named by the catalog's /AF (an
+  // associated file with /AFRelationship /C2PA_Manifest), written in an incremental update, and may be compressed.
+  describe('PDF: a store embedded as the specification describes, compressed', () => {
+    const scanner = { claimGenerator: 'Veracity Test Scanner', actions: [{ action: 'c2pa.created' }] };
+    /** The stored bytes of the file's embedded C2PA stream (the last one): where withEmbeddedStore put them. */
+    const streamData = (pdf: Buffer) => {
+      const at = pdf.lastIndexOf('/Subtype /application#2Fc2pa');
+      const start = pdf.indexOf('stream\n', at) + 'stream\n'.length;
+      return { start, end: pdf.indexOf('\nendstream', start) };
+    };
+
+    it('a FlateDecode store validates against the document bytes; a changed byte gives assertion.dataHash.mismatch', async () => {
+      const signed = await signPdfC2pa(textPdf(), camera, scanner, { compressed: {} });
+      expect(signed.includes('jumb')).toBe(false); // nothing a search of the raw bytes could find
+      const r = await validateC2pa(signed, 'application/pdf', anchors);
+      if (r?.kind !== 'manifest') throw new Error(JSON.stringify(r));
+      expect(codes(r.manifest)).toEqual(expect.arrayContaining(['claimSignature.validated', 'signingCredential.trusted', 'assertion.dataHash.match']));
+      expect(r.manifest).toMatchObject({ valid: true, claimGenerator: 'Veracity Test Scanner' });
+      const c = await validateC2pa(replaceOnce(signed, '(Hello)', '(Hallo)'), 'application/pdf', anchors);
+      expect(c?.kind === 'manifest' && codes(c.manifest)).toContain('assertion.dataHash.mismatch');
+    });
+
+    it('a store under a PNG predictor (/DecodeParms << /Predictor 12 /Columns N >>) is decoded and validates', async () => {
+      const signed = await signPdfC2pa(textPdf(), camera, scanner, { compressed: { pngUpColumns: 61 } });
+      const r = await validateC2pa(signed, 'application/pdf', anchors);
+      if (r?.kind !== 'manifest') throw new Error(JSON.stringify(r));
+      expect(r.manifest).toMatchObject({ valid: true, claimGenerator: 'Veracity Test Scanner' });
+    });
+
+    it('a corrupt compressed stream is a store that cannot be read, not a document without credentials', async () => {
+      const signed = await signPdfC2pa(textPdf(), camera, scanner, { compressed: {} });
+      const { start } = streamData(signed);
+      const corrupt = Buffer.from(signed);
+      for (let i = start + 20; i < start + 40; i++) corrupt[i] ^= 0x5a;
+      const r = await validateC2pa(corrupt, 'application/pdf', anchors);
+      expect(r).toMatchObject({ kind: 'unreadable', reason: expect.stringMatching(/manifest store's stream/) });
+    });
+
+    it('a decompression bomb stops at the 16 MiB limit: refused, without inflating the rest', async () => {
+      const bomb = deflateSync(Buffer.alloc(256 * 1024 * 1024)); // 256 MiB of zeros in about 256 KB
+      const { pdf } = withEmbeddedStore(textPdf(), bomb, '/Filter /FlateDecode');
+      const t0 = performance.now();
+      const r = await validateC2pa(pdf, 'application/pdf', anchors);
+      expect(r).toMatchObject({ kind: 'unreadable', reason: expect.stringMatching(/larger than 16 MiB/) });
+      expect(performance.now() - t0).toBeLessThan(5_000);
+    });
+
+    it('a filter the reader does not decode is refused by name rather than guessed', async () => {
+      const store = await signedStore(camera, scanner);
+      const { pdf } = withEmbeddedStore(textPdf(), Buffer.from(store.toString('hex') + '>', 'latin1'), '/Filter /ASCIIHexDecode');
+      expect(await validateC2pa(pdf, 'application/pdf', anchors)).toMatchObject({ kind: 'unreadable', reason: expect.stringMatching(/ASCIIHexDecode/) });
+    });
+
+    it('a catalog and file specification compressed in an object stream lead to a store whose stream names no subtype (as Adobe writes it)', async () => {
+      const base = textPdf();
+      const prev = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(base.toString('latin1'))![1]);
+      const store = deflateSync(await signedStore(camera, scanner));
+      // Object 6 the store (FlateDecode, no /Type or /Subtype), object 7 an object stream holding the file
+      // specification (8) and the new catalog (1). The reader finds objects by their headers, not by the xref.
+      const objects = ['<< /Type /Filespec /F (c) /AFRelationship /C2PA_Manifest /EF << /F 6 0 R >> >>', '<< /Type /Catalog /Pages 2 0 R /AF [8 0 R] >>'];
+      const header = `8 0 1 ${objects[0].length + 1} `;
+      const objStm = deflateSync(Buffer.from(header + objects.join(' '), 'latin1'));
+      const at6 = base.length;
+      const obj6 = Buffer.concat([Buffer.from(`6 0 obj\n<< /Filter /FlateDecode /Length ${store.length} >>\nstream\n`, 'latin1'), store, Buffer.from('\nendstream\nendobj\n', 'latin1')]);
+      const obj7 = Buffer.concat([Buffer.from(`7 0 obj\n<< /Type /ObjStm /N 2 /First ${header.length} /Filter /FlateDecode /Length ${objStm.length} >>\nstream\n`, 'latin1'), objStm, Buffer.from('\nendstream\nendobj\n', 'latin1')]);
+      const xrefAt = at6 + obj6.length + obj7.length;
+      const tail = `xref\n6 2\n${String(at6).padStart(10, '0')} 00000 n \n${String(at6 + obj6.length).padStart(10, '0')} 00000 n \ntrailer\n<< /Size 9 /Root 1 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+      const pdf = Buffer.concat([base, obj6, obj7, Buffer.from(tail, 'latin1')]);
+      const r = await validateC2pa(pdf, 'application/pdf', anchors);
+      expect(r?.kind === 'manifest' && r.manifest.claimGenerator).toBe('Veracity Test Scanner');
+    });
+
+    it('the store the catalog names is read, in the last revision: an earlier one left in the file is not', async () => {
+      const first = await signPdfC2pa(textPdf(), camera, { claimGenerator: 'First Scanner', actions: [{ action: 'c2pa.created' }] }, { compressed: {} });
+      // A later update embeds another store (its data hash is of another file: only which store is read matters here).
+      const later = withEmbeddedStore(first, encodeStream(await signedStore(camera, scanner)), '/Filter /FlateDecode').pdf;
+      const r = await validateC2pa(later, 'application/pdf', anchors);
+      expect(r?.kind === 'manifest' && r.manifest.claimGenerator).toBe('Veracity Test Scanner');
+    });
   });
 
   // C2PA 2.x added rules for actions (the first action is c2pa.created or c2pa.opened; an opening, placing or removing
