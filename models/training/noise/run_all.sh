@@ -13,5 +13,5 @@ $P fuse3.py noise-gbt noise-fuse-f110-art --inputs noise,f110,art
 $P fuse3.py noise-gbt-tx noise-tx-fuse-art --inputs noise,art          # the validation-best noise model
 $P fuse3.py noise-gbt-tx noise-tx-fuse-f110 --inputs noise,f110
 $P fuse3.py noise-gbt-tx noise-tx-fuse-f110-art --inputs noise,f110,art
-$P fuse3.py noise-gbt-tx ref-f110 --inputs f110                        # references: the 1.1.0 score alone,
-$P fuse3.py noise-gbt-tx ref-f110-art --inputs f110,art                # and with the artefact logit again
+$P fuse3.py noise-gbt-tx noise-ref-f110 --inputs f110                        # references: the 1.1.0 score alone,
+$P fuse3.py noise-gbt-tx noise-ref-f110-art --inputs f110,art                # and with the artefact logit again
