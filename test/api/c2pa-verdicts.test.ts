@@ -247,6 +247,49 @@ describe.skipIf(!HAS_MODEL)('the Content Credentials manifest chain through POST
   }, 300_000);
 });
 
+// The hashed link from an ingredient assertion to the ingredient's manifest, checked (c2pa-rs store.rs ingredient_checks).
+describe.skipIf(!HAS_MODEL)("an ingredient's hashed link through POST /v1/assess", () => {
+  const capture = { claimGenerator: 'Veracity Test Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }] };
+  const edit = { claimGenerator: 'Veracity Test Editor', actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }] };
+
+  it("a link whose hash does not match the ingredient's manifest, every signature valid and every signer trusted: the code verbatim, the ingredient named, never authentic", async () => {
+    const ca = makeAuthority(pki.dir, 'Link Test Root');
+    const camera = issueSigner(ca, 'Link Test Camera');
+    const editor = issueSigner(ca, 'Link Test Editor');
+    const photo = await makeJpeg(256, 192);
+    const original = await signC2pa(photo, camera, capture);
+    const pixels = await sharp(original).modulate({ brightness: 1.1 }).jpeg().toBuffer();
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
+    const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS, fileTimeoutMs: FILE_MS }, { dataDir });
+    const results = await assessOverHttp(core, [
+      ['intact-link.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit)],
+      ['wrong-link-hash.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'hash' })],
+      ['ingredient-manifest-swapped.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'manifest' })],
+      ['v1-ingredient-manifest-swapped.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, { ...edit, claimVersion: 1 }, { tamperLink: 'manifest' })],
+    ]);
+    expect(provenanceCodes(results.get('intact-link.jpg'))).toContain('ingredient.manifest.validated');
+    expect(provenanceCodes(results.get('intact-link.jpg'))).not.toContain('provenance.c2pa.ingredient_invalid');
+    const cases: Array<[string, string]> = [
+      ['wrong-link-hash.jpg', 'ingredient.manifest.mismatch'],
+      ['ingredient-manifest-swapped.jpg', 'ingredient.manifest.mismatch'],
+      ['v1-ingredient-manifest-swapped.jpg', 'ingredient.hashedURI.mismatch'],
+    ];
+    for (const [name, code] of cases) {
+      const r = results.get(name);
+      const findings = r?.dimensions?.find((d) => d.key === 'provenance')?.findings ?? [];
+      expect(provenanceCodes(r), name).toEqual(expect.arrayContaining([code, 'provenance.c2pa.ingredient_invalid', 'claimSignature.validated', 'signingCredential.trusted']));
+      expect(provenanceCodes(r), name).not.toContain('ingredient.manifest.validated');
+      expect(r?.verdict?.assessment, name).not.toBe('authentic');
+      expect(findings.find((f) => f.code === code)?.message, name).toMatch(/^The Content Credentials of the ingredient “IMG_0001\.jpg” \(urn:[^)]+\) are not the ones the signed claim took in/);
+      expect(findings.find((f) => f.code === 'provenance.c2pa.ingredient_invalid')?.message, name).toContain(`the ingredient “IMG_0001.jpg” are not the ones the signed claim took in (${code})`);
+      // The chain: each manifest's own signature holds; the editor's link to the camera's does not.
+      expect(manifestsOf(r)?.map((m) => m.valid), name).toEqual([true, true]);
+      expect(manifestsOf(r)?.[0].ingredients, name).toEqual([expect.objectContaining({ title: 'IMG_0001.jpg', validated: false })]);
+    }
+  }, 300_000);
+});
+
 const run = promisify(execFile);
 const BIN = path.join(REPO, 'src', 'bin', 'veracity.mjs');
 
