@@ -236,7 +236,7 @@ export const FINDING_COPY = {
     '.',
   'provenance.c2pa.edited': (f) => `The Content Credentials record edits after capture${text(f, 'actions') ? ` (${text(f, 'actions')})` : ''}${num(f, 'parents') ? ', made from an earlier file' : ''}.`,
   'provenance.c2pa.ingredient_invalid': (f) => ingredientInvalid(f),
-  'provenance.c2pa.unreadable': () => 'A Content Credentials (C2PA) block is present but could not be read, so it proves nothing.',
+  'provenance.c2pa.unreadable': (f) => `A Content Credentials (C2PA) block is present but could not be read${text(f, 'reason') ? ` (${text(f, 'reason')!.replace(/\.$/, '')})` : ''}, so it proves nothing.`,
   'provenance.png.generator_chunks': (f) => `PNG generator text chunks: ${text(f, 'chunks')}.`,
   'provenance.source_type': (f) => `Declared IPTC digital source type: ${text(f, 'sourceType')}.`,
   'provenance.editor': (f) => `Edited with: ${text(f, 'editors')}.`,

@@ -137,7 +137,7 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     expect(changed?.verdict?.display.description).toMatch(/edited after it was signed/);
   }, 120_000);
 
-  it('the PDF form as the specification embeds it: a FlateDecode store in an incremental update validates as the uncompressed one does; a changed body, a corrupt stream and a bomb are each named', async () => {
+  it('the PDF form as the specification embeds it: a FlateDecode store in an incremental update validates as the uncompressed one does; a changed body, a corrupt stream, a bomb and an unknown filter are each named, with the reason in the message', async () => {
     const scanner = { claimGenerator: 'Veracity Test Scanner', actions: [{ action: 'c2pa.created' }] };
     const plain = await signPdfC2pa(textPdf(), camera, scanner);
     const compressed = await signPdfC2pa(textPdf(), camera, scanner, { compressed: {} });
@@ -145,10 +145,11 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     const corrupt = Buffer.from(compressed);
     for (let i = streamStart + 20; i < streamStart + 40; i++) corrupt[i] ^= 0x5a;
     const bomb = withEmbeddedStore(textPdf(), deflateSync(Buffer.alloc(256 * 1024 * 1024)), '/Filter /FlateDecode').pdf;
+    const lzw = withEmbeddedStore(textPdf(), Buffer.from('not decoded'), '/Filter /LZWDecode').pdf;
     const core = await anchoredCore();
     const pdfs = await assessOverHttp(
       core,
-      [['plain.pdf', plain], ['compressed.pdf', compressed], ['changed.pdf', replaceOnce(compressed, '(Hello)', '(Hallo)')], ['corrupt.pdf', corrupt], ['bomb.pdf', bomb]],
+      [['plain.pdf', plain], ['compressed.pdf', compressed], ['changed.pdf', replaceOnce(compressed, '(Hello)', '(Hallo)')], ['corrupt.pdf', corrupt], ['bomb.pdf', bomb], ['lzw.pdf', lzw]],
       core.pdfsKey,
     );
     const structure = (name: string) => pdfs.get(name)?.dimensions?.find((d) => d.key === 'pdf_structure');
@@ -159,12 +160,14 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     const changed = pdfs.get('changed.pdf');
     expect(codesOf(changed, 'pdf_structure')).toContain('assertion.dataHash.mismatch');
     expect(changed?.verdict?.display.description).toMatch(/edited after it was signed/);
-    // A store that is there but cannot be read says so: not "no Content Credentials", and no crash.
-    // (Which way it failed, the stream's decoding or the 16 MiB bound, is the finding's reason: c2pa-validation.test.ts.)
-    for (const name of ['corrupt.pdf', 'bomb.pdf']) {
+    // A store that is there but cannot be read says so: not "no Content Credentials", and no crash; and its message
+    // says why, so a corrupt stream, a decompression bomb and a filter the reader does not decode read differently.
+    const why = { 'corrupt.pdf': /could not be read \(the manifest store's stream does not inflate \(.+\)\)/, 'bomb.pdf': /could not be read \(the manifest store is larger than 16 MiB\)/, 'lzw.pdf': /could not be read \(the manifest store's stream is encoded with \/LZWDecode, a filter this reader does not decode\)/ };
+    for (const [name, reason] of Object.entries(why)) {
       expect(pdfs.get(name)?.status, name).toBe('completed');
       expect(codesOf(pdfs.get(name), 'pdf_structure'), name).toContain('provenance.c2pa.unreadable');
       expect(codesOf(pdfs.get(name), 'pdf_structure'), name).not.toContain('provenance.c2pa.manifest');
+      expect(structure(name)?.findings?.find((f) => f.code === 'provenance.c2pa.unreadable')?.message, name).toMatch(reason);
     }
   }, 400_000);
 
