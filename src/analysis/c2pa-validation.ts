@@ -310,6 +310,62 @@ function recordedFailures(ingredient: IngredientAssertion): Set<string> {
   return new Set(list.map(code).filter((c): c is string => c !== null));
 }
 
+/** Every manifest's JUMBF superbox as read from the file: its payload, and its signature box's payload. */
+interface ManifestBytes {
+  box: Uint8Array;
+  signature?: Uint8Array;
+}
+
+/**
+ * The payloads of the manifests' superboxes, taken as the store is read. The library keeps each box's bytes as read
+ * (`rawContent`) but overwrites them with a re-serialization when it is asked for a manifest's bytes, so they are
+ * taken before anything else touches the store.
+ */
+function manifestBytes(store: ManifestStore): Map<Manifest, ManifestBytes> {
+  const bytes = new Map<Manifest, ManifestBytes>();
+  for (const m of store.manifests) {
+    const box = m.sourceBox?.rawContent;
+    if (!box) continue;
+    const sig = m.sourceBox?.contentBoxes.find((b): b is SuperBox => b instanceof SuperBox && b.descriptionBox?.label === m.signature?.label);
+    bytes.set(m, { box: new Uint8Array(box), signature: sig?.rawContent && new Uint8Array(sig.rawContent) });
+  }
+  return bytes;
+}
+
+const digestMatches = (ref: HashedURI, data: Uint8Array | undefined) =>
+  data !== undefined && Buffer.from(ref.hash).equals(createHash(nodeHash(ref.algorithm)).update(data).digest());
+
+/** The codes of an ingredient's hashed link to its manifest, in the words of each claim version's specification. */
+const LINK_CODES = new Set(['ingredient.manifest.mismatch', 'ingredient.hashedURI.mismatch', 'ingredient.claimSignature.mismatch', 'ingredient.claimSignature.missing']);
+
+/**
+ * Whether an ingredient's hashed link still names the manifest the claim took in, as c2pa-rs checks it (store.rs
+ * `ingredient_checks`): the link's hash is of the manifest's JUMBF superbox payload (its description box and content
+ * boxes, the 8-byte box header left out: `calc_manifest_box_hash`), or, written before C2PA 1.3, of its claim's CBOR.
+ * A mismatch is `ingredient.manifest.mismatch` under a 2.x claim and `ingredient.hashedURI.mismatch` under a 1.x claim
+ * (the C2PA 1.x code, the one c2pa-rs reported for every claim until 2025 and that the reports beside the public test
+ * files carry); a match by the box hash is `ingredient.manifest.validated`. Where a claim in the store redacted
+ * assertions of the ingredient's manifest, its box no longer hashes as it did: a 2.x claim's link is then checked by
+ * the ingredient's `claimSignature` link (the signature box's payload), a 1.x claim's is not checked (as c2pa-rs).
+ * The library checks none of this: it reports `ingredient.manifest.validated` for any link it can parse.
+ */
+function linkStatus(holder: Manifest, ingredient: IngredientAssertion, own: Manifest, bytes: ManifestBytes | undefined, redacted: boolean): C2paStatus | null {
+  const link = ingredient.activeManifest ?? ingredient.c2pa_manifest;
+  if (!link || !bytes) return null;
+  const url = link.uri;
+  const v1 = holder.claim?.version === ClaimVersion.V1;
+  if (!redacted) {
+    if (digestMatches(link, bytes.box)) return { code: 'ingredient.manifest.validated', success: true, url, explanation: "the link's hash matches the ingredient's manifest" };
+    if (digestMatches(link, own.claim?.getBytes(own.claim))) return null; // a link written before C2PA 1.3: the claim's hash
+    return { code: v1 ? 'ingredient.hashedURI.mismatch' : 'ingredient.manifest.mismatch', success: false, url, explanation: "the ingredient's manifest does not hash to the value its link records" };
+  }
+  if (v1) return null;
+  if (!ingredient.claimSignature) return { code: 'ingredient.claimSignature.missing', success: false, url, explanation: "the ingredient's manifest was redacted and its link names no claim signature" };
+  return digestMatches(ingredient.claimSignature, bytes.signature)
+    ? { code: 'ingredient.claimSignature.validated', success: true, url: ingredient.claimSignature.uri }
+    : { code: 'ingredient.claimSignature.mismatch', success: false, url: ingredient.claimSignature.uri, explanation: "the ingredient's claim signature does not hash to the value its link records" };
+}
+
 /** A URL of a status found in manifest `label`, absolute (the library gives an assertion's relative to its manifest). */
 const absoluteUrl = (url: string | undefined, label: string) =>
   url?.startsWith('self#jumbf=') && !url.startsWith('self#jumbf=/') ? `self#jumbf=/c2pa/${label}/${url.slice('self#jumbf='.length)}` : (url ?? `self#jumbf=/c2pa/${label}`);
@@ -319,6 +375,8 @@ interface ChainReading {
   /** Failures of ingredients' manifests the claims that took them in did not record, as statuses (absolute URLs). */
   ingredientStatuses: C2paStatus[];
   ingredientFailures: C2paIngredientFailure[];
+  /** The active manifest's links to its ingredients' manifests that hold (`ingredient.manifest.validated`). */
+  linksValidated: C2paStatus[];
 }
 
 /**
@@ -329,12 +387,20 @@ interface ChainReading {
  * size, 16 MiB at most, bounds it).
  *
  * Each ingredient link is judged as c2pa-rs judges it (store.rs `ingredient_checks`, validation_status.rs
- * `status_for_store`): a link to a manifest the store does not hold is `claim.missing`; a linked manifest's failures
- * are reported with its URL, except those the claim recorded for that ingredient when it took it in (C2PA: the
- * ingredient's `validationStatus`, 2.x `validationResults`): those were known and disclosed by the signer then, not a
- * change since. Trust codes are left out: an ingredient's signer is judged in the chain, not as a failure of this file.
+ * `status_for_store`): a link to a manifest the store does not hold is `claim.missing`; a link whose hash the
+ * manifest no longer matches is a failure of that ingredient (linkStatus), never covered by what the claim recorded;
+ * a linked manifest's failures are reported with its URL, except those the claim recorded for that ingredient when it
+ * took it in (C2PA: the ingredient's `validationStatus`, 2.x `validationResults`): those were known and disclosed by
+ * the signer then, not a change since. Trust codes are left out: an ingredient's signer is judged in the chain, not as
+ * a failure of this file.
  */
-async function chainOf(store: ManifestStore, active: Manifest, judged: { statuses: C2paStatus[]; trust: SignerTrust }, anchors: TrustAnchor[]): Promise<ChainReading> {
+async function chainOf(
+  store: ManifestStore,
+  active: Manifest,
+  judged: { statuses: C2paStatus[]; trust: SignerTrust },
+  anchors: TrustAnchor[],
+  bytes: Map<Manifest, ManifestBytes>,
+): Promise<ChainReading> {
   const checked = new Map<Manifest, { statuses: C2paStatus[]; trust: SignerTrust }>([[active, judged]]);
   const check = async (m: Manifest) => {
     let found = checked.get(m);
@@ -342,7 +408,7 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
       let entries: ValidationStatusEntry[];
       try {
         // Against no bytes at all: the binding fails at once (and is left out) instead of hashing this file again.
-        entries = (await m.validate(NO_BYTES)).statusEntries.filter((e) => !BINDING.test(String(e.code)));
+        entries = withoutUncheckedLinks((await m.validate(NO_BYTES)).statusEntries.filter((e) => !BINDING.test(String(e.code))));
       } catch (err) {
         entries = [{ code: 'general.error' as ValidationStatusCode, explanation: (err as Error).message, success: false }];
       }
@@ -354,7 +420,9 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
   const chain: C2paManifest[] = [];
   const ingredientStatuses: C2paStatus[] = [];
   const ingredientFailures: C2paIngredientFailure[] = [];
+  const linksValidated: C2paStatus[] = [];
   const reported = new Set<string>();
+  const redactedUrls = store.manifests.flatMap((x) => x.claim?.redactedAssertions.map((r) => r.uri) ?? []);
   const queue = [active];
   const queued = new Set(queue);
   while (queue.length) {
@@ -368,14 +436,21 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
       const title = ingredient.title ?? null;
       let validated: boolean | null = null;
       if (label) {
+        const redacted = redactedUrls.some((r) => r.startsWith(`self#jumbf=/c2pa/${label}/`));
+        const link = own ? linkStatus(m, ingredient, own, bytes.get(own), redacted) : null;
+        if (link?.success && m === active) linksValidated.push(link);
+        // The link's failure comes first: it says the manifest is not the one taken in, whatever else fails in it.
+        const linkFailure = link && !link.success ? [{ ...link, url: link.url && absoluteUrl(link.url, label) }] : [];
         const failures = own
-          ? (await check(own)).statuses.filter((s) => !s.success && !TRUST_CODES.has(s.code))
+          ? [...linkFailure, ...(await check(own)).statuses.filter((s) => !s.success && !TRUST_CODES.has(s.code))]
           : [{ code: 'claim.missing', success: false, url: uri, explanation: "the ingredient's manifest is not in the store" }];
-        validated = own ? isValid((await check(own)).statuses) : false;
+        validated = own ? isValid((await check(own)).statuses) && !linkFailure.length : false;
+        // What the claim recorded of the ingredient's manifest cannot cover its own link to it: that hash is the claim's.
         const recorded = recordedFailures(ingredient);
-        if (failures.length) ingredientFailures.push({ title, manifest: label, failures: [...new Set(failures.map((f) => f.code))], recorded: failures.every((f) => recorded.has(f.code)) });
-        for (const f of failures.filter((x) => !recorded.has(x.code))) {
-          const url = own ? absoluteUrl(f.url, label) : f.url;
+        const known = (f: C2paStatus) => !LINK_CODES.has(f.code) && recorded.has(f.code);
+        if (failures.length) ingredientFailures.push({ title, manifest: label, failures: [...new Set(failures.map((f) => f.code))], recorded: failures.every(known) });
+        for (const f of failures.filter((x) => !known(x))) {
+          const url = own && !LINK_CODES.has(f.code) ? absoluteUrl(f.url, label) : f.url;
           const key = `${f.code} ${url}`;
           if (reported.has(key)) continue;
           reported.add(key);
@@ -401,8 +476,14 @@ async function chainOf(store: ManifestStore, active: Manifest, judged: { statuse
       failures: [...new Set(statuses.filter((s) => !s.success).map((s) => s.code))],
     });
   }
-  return { chain, ingredientStatuses, ingredientFailures };
+  return { chain, ingredientStatuses, ingredientFailures, linksValidated };
 }
+
+/**
+ * The library's ingredient statuses left out: it reports `ingredient.manifest.validated` for every link it can parse,
+ * hash unchecked; linkStatus checks the links instead.
+ */
+const withoutUncheckedLinks = (entries: ValidationStatusEntry[]) => entries.filter((e) => String(e.code) !== 'ingredient.manifest.validated');
 
 /**
  * Validates the file's C2PA manifest store (the active manifest, against the file's bytes) and judges its signer
@@ -430,15 +511,16 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
   }
   const m = store.getActiveManifest();
   if (!m) return { kind: 'unreadable', reason: 'the store has no manifest' };
+  const boxes = manifestBytes(store);
   let entries: ValidationStatusEntry[];
   try {
-    entries = (await store.validate(asset as Parameters<ManifestStore['validate']>[0])).statusEntries;
+    entries = withoutUncheckedLinks((await store.validate(asset as Parameters<ManifestStore['validate']>[0])).statusEntries);
   } catch (err) {
     entries = [{ code: 'general.error' as ValidationStatusCode, explanation: (err as Error).message, success: false }];
   }
   const judged = await decideTrust(m, entries, anchors);
-  const { chain, ingredientStatuses, ingredientFailures } = await chainOf(store, m, judged, anchors);
-  const statuses = [...judged.statuses, ...ingredientStatuses];
+  const { chain, ingredientStatuses, ingredientFailures, linksValidated } = await chainOf(store, m, judged, anchors, boxes);
+  const statuses = [...judged.statuses, ...linksValidated, ...ingredientStatuses];
   const ingredients = m.assertions?.assertions.filter((a) => a.label?.startsWith('c2pa.ingredient')) ?? [];
   const sig = m.signature?.signatureData;
   return {

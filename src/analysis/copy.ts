@@ -81,12 +81,18 @@ const ingredientName = (f: Facts) => (text(f, 'ingredient') ? `the ingredient â€
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** The codes of an ingredient's hashed link that no longer matches its manifest (C2PA 2.x, and 1.x's name for it). */
+const INGREDIENT_LINK = new Set(['ingredient.manifest.mismatch', 'ingredient.hashedURI.mismatch', 'ingredient.claimSignature.mismatch']);
+
 /** An ingredient whose own manifest fails or is missing: which, what failed, and whether the claim recorded it. */
 function ingredientInvalid(f: Facts): string {
   const failures = text(f, 'failures');
   const what = failures ? ` (${failures})` : '';
   const after = 'A chain with a failing link cannot show where the file came from.';
   if (failures === 'claim.missing') return `The Content Credentials link ${ingredientName(f)} to a manifest the file does not carry (claim.missing). ${after}`;
+  if (failures && INGREDIENT_LINK.has(failures.split(', ')[0])) {
+    return `The Content Credentials of ${ingredientName(f)} are not the ones the signed claim took in${what}: they were changed or replaced since, while their hash in the claim's link stayed as it was. ${after}`;
+  }
   if (f.recorded) return `${upperFirst(ingredientName(f))} has Content Credentials that do not validate${what}; the signer of this file recorded that when it took the ingredient in. ${after}`;
   return `The Content Credentials of ${ingredientName(f)} do not validate${what}, and the signed claim that took it in did not record that: they changed after it was taken in. ${after}`;
 }
@@ -126,10 +132,13 @@ const C2PA_STATUS_COPY: Record<string, (f: Facts) => string> = {
   'claim.missing': () => 'The Content Credentials have no claim.',
   'claim.cbor.invalid': () => 'The Content Credentials claim could not be decoded.',
   'algorithm.unsupported': () => 'The Content Credentials use an algorithm C2PA does not allow.',
-  'ingredient.manifest.validated': () => 'The Content Credentials of the ingredients verify.',
-  'ingredient.claimSignature.validated': () => "The ingredients' Content Credentials signatures verify.",
-  'ingredient.manifest.mismatch': () => "An ingredient's Content Credentials do not match what the claim records.",
-  'ingredient.claimSignature.mismatch': () => "An ingredient's Content Credentials signature does not match what the claim records.",
+  'ingredient.manifest.validated': (f) =>
+    `The Content Credentials of ${num(f, 'count') > 1 ? `all ${num(f, 'count')} ingredients are` : 'the ingredient are'} the ones the signed claim took in: their hash matches the claim's link.`,
+  'ingredient.claimSignature.validated': () => "The ingredients' Content Credentials signatures are the ones the signed claim took in.",
+  'ingredient.manifest.mismatch': () => "An ingredient's Content Credentials are not the ones the signed claim took in: their hash no longer matches the claim's link.",
+  'ingredient.hashedURI.mismatch': () => "An ingredient's Content Credentials are not the ones the signed claim took in: their hash no longer matches the claim's link.",
+  'ingredient.claimSignature.mismatch': () => "An ingredient's Content Credentials signature is not the one the signed claim took in: its hash no longer matches the claim's link.",
+  'ingredient.claimSignature.missing': () => "An ingredient's Content Credentials were redacted and the claim's link to them names no signature to check them by.",
   'general.error': (f) => `The Content Credentials could not be validated${text(f, 'explanation') ? ` (${text(f, 'explanation')!.replace(/\.$/, '')})` : ''}.`,
 };
 
@@ -141,6 +150,9 @@ function c2paStatusSentence(f: Finding): string {
   if (text(f.facts, 'manifest') !== null) {
     if (f.code === 'claim.missing') {
       return `The Content Credentials link ${ingredientName(f.facts)} to a manifest (${text(f.facts, 'manifest')}) the file does not carry, so its history cannot be checked.`;
+    }
+    if (INGREDIENT_LINK.has(f.code)) {
+      return `The Content Credentials of ${ingredientName(f.facts)} (${text(f.facts, 'manifest')}) are not the ones the signed claim took in: their hash no longer matches the claim's link (${f.code}), so they were changed or replaced since.`;
     }
     const sentence = c2paOwnSentence(f);
     return `In the Content Credentials of ${ingredientName(f.facts)}: ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
@@ -224,7 +236,7 @@ export const FINDING_COPY = {
     '.',
   'provenance.c2pa.edited': (f) => `The Content Credentials record edits after capture${text(f, 'actions') ? ` (${text(f, 'actions')})` : ''}${num(f, 'parents') ? ', made from an earlier file' : ''}.`,
   'provenance.c2pa.ingredient_invalid': (f) => ingredientInvalid(f),
-  'provenance.c2pa.unreadable': () => 'A Content Credentials (C2PA) block is present but could not be read, so it proves nothing.',
+  'provenance.c2pa.unreadable': (f) => `A Content Credentials (C2PA) block is present but could not be read${text(f, 'reason') ? ` (${text(f, 'reason')!.replace(/\.$/, '')})` : ''}, so it proves nothing.`,
   'provenance.png.generator_chunks': (f) => `PNG generator text chunks: ${text(f, 'chunks')}.`,
   'provenance.source_type': (f) => `Declared IPTC digital source type: ${text(f, 'sourceType')}.`,
   'provenance.editor': (f) => `Edited with: ${text(f, 'editors')}.`,

@@ -137,7 +137,7 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     expect(changed?.verdict?.display.description).toMatch(/edited after it was signed/);
   }, 120_000);
 
-  it('the PDF form as the specification embeds it: a FlateDecode store in an incremental update validates as the uncompressed one does; a changed body, a corrupt stream and a bomb are each named', async () => {
+  it('the PDF form as the specification embeds it: a FlateDecode store in an incremental update validates as the uncompressed one does; a changed body, a corrupt stream, a bomb and an unknown filter are each named, with the reason in the message', async () => {
     const scanner = { claimGenerator: 'Veracity Test Scanner', actions: [{ action: 'c2pa.created' }] };
     const plain = await signPdfC2pa(textPdf(), camera, scanner);
     const compressed = await signPdfC2pa(textPdf(), camera, scanner, { compressed: {} });
@@ -145,10 +145,11 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     const corrupt = Buffer.from(compressed);
     for (let i = streamStart + 20; i < streamStart + 40; i++) corrupt[i] ^= 0x5a;
     const bomb = withEmbeddedStore(textPdf(), deflateSync(Buffer.alloc(256 * 1024 * 1024)), '/Filter /FlateDecode').pdf;
+    const lzw = withEmbeddedStore(textPdf(), Buffer.from('not decoded'), '/Filter /LZWDecode').pdf;
     const core = await anchoredCore();
     const pdfs = await assessOverHttp(
       core,
-      [['plain.pdf', plain], ['compressed.pdf', compressed], ['changed.pdf', replaceOnce(compressed, '(Hello)', '(Hallo)')], ['corrupt.pdf', corrupt], ['bomb.pdf', bomb]],
+      [['plain.pdf', plain], ['compressed.pdf', compressed], ['changed.pdf', replaceOnce(compressed, '(Hello)', '(Hallo)')], ['corrupt.pdf', corrupt], ['bomb.pdf', bomb], ['lzw.pdf', lzw]],
       core.pdfsKey,
     );
     const structure = (name: string) => pdfs.get(name)?.dimensions?.find((d) => d.key === 'pdf_structure');
@@ -159,12 +160,14 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
     const changed = pdfs.get('changed.pdf');
     expect(codesOf(changed, 'pdf_structure')).toContain('assertion.dataHash.mismatch');
     expect(changed?.verdict?.display.description).toMatch(/edited after it was signed/);
-    // A store that is there but cannot be read says so: not "no Content Credentials", and no crash.
-    // (Which way it failed, the stream's decoding or the 16 MiB bound, is the finding's reason: c2pa-validation.test.ts.)
-    for (const name of ['corrupt.pdf', 'bomb.pdf']) {
+    // A store that is there but cannot be read says so: not "no Content Credentials", and no crash; and its message
+    // says why, so a corrupt stream, a decompression bomb and a filter the reader does not decode read differently.
+    const why = { 'corrupt.pdf': /could not be read \(the manifest store's stream does not inflate \(.+\)\)/, 'bomb.pdf': /could not be read \(the manifest store is larger than 16 MiB\)/, 'lzw.pdf': /could not be read \(the manifest store's stream is encoded with \/LZWDecode, a filter this reader does not decode\)/ };
+    for (const [name, reason] of Object.entries(why)) {
       expect(pdfs.get(name)?.status, name).toBe('completed');
       expect(codesOf(pdfs.get(name), 'pdf_structure'), name).toContain('provenance.c2pa.unreadable');
       expect(codesOf(pdfs.get(name), 'pdf_structure'), name).not.toContain('provenance.c2pa.manifest');
+      expect(structure(name)?.findings?.find((f) => f.code === 'provenance.c2pa.unreadable')?.message, name).toMatch(reason);
     }
   }, 400_000);
 
@@ -244,6 +247,49 @@ describe.skipIf(!HAS_MODEL)('the Content Credentials manifest chain through POST
     expect(text).toContain('Actions c2pa.created (digitalCapture, by Test Firmware 1.0)');
     expect(text).toMatch(/Signed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(UTC[+-]\d\d:\d\d\), from its time-stamp/);
     expect(text).toContain('Ingredients IMG_0001.jpg (parentOf): its manifest did not validate');
+  }, 300_000);
+});
+
+// The hashed link from an ingredient assertion to the ingredient's manifest, checked (c2pa-rs store.rs ingredient_checks).
+describe.skipIf(!HAS_MODEL)("an ingredient's hashed link through POST /v1/assess", () => {
+  const capture = { claimGenerator: 'Veracity Test Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }] };
+  const edit = { claimGenerator: 'Veracity Test Editor', actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }] };
+
+  it("a link whose hash does not match the ingredient's manifest, every signature valid and every signer trusted: the code verbatim, the ingredient named, never authentic", async () => {
+    const ca = makeAuthority(pki.dir, 'Link Test Root');
+    const camera = issueSigner(ca, 'Link Test Camera');
+    const editor = issueSigner(ca, 'Link Test Editor');
+    const photo = await makeJpeg(256, 192);
+    const original = await signC2pa(photo, camera, capture);
+    const pixels = await sharp(original).modulate({ brightness: 1.1 }).jpeg().toBuffer();
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
+    const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS, fileTimeoutMs: FILE_MS }, { dataDir });
+    const results = await assessOverHttp(core, [
+      ['intact-link.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit)],
+      ['wrong-link-hash.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'hash' })],
+      ['ingredient-manifest-swapped.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'manifest' })],
+      ['v1-ingredient-manifest-swapped.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, { ...edit, claimVersion: 1 }, { tamperLink: 'manifest' })],
+    ]);
+    expect(provenanceCodes(results.get('intact-link.jpg'))).toContain('ingredient.manifest.validated');
+    expect(provenanceCodes(results.get('intact-link.jpg'))).not.toContain('provenance.c2pa.ingredient_invalid');
+    const cases: Array<[string, string]> = [
+      ['wrong-link-hash.jpg', 'ingredient.manifest.mismatch'],
+      ['ingredient-manifest-swapped.jpg', 'ingredient.manifest.mismatch'],
+      ['v1-ingredient-manifest-swapped.jpg', 'ingredient.hashedURI.mismatch'],
+    ];
+    for (const [name, code] of cases) {
+      const r = results.get(name);
+      const findings = r?.dimensions?.find((d) => d.key === 'provenance')?.findings ?? [];
+      expect(provenanceCodes(r), name).toEqual(expect.arrayContaining([code, 'provenance.c2pa.ingredient_invalid', 'claimSignature.validated', 'signingCredential.trusted']));
+      expect(provenanceCodes(r), name).not.toContain('ingredient.manifest.validated');
+      expect(r?.verdict?.assessment, name).not.toBe('authentic');
+      expect(findings.find((f) => f.code === code)?.message, name).toMatch(/^The Content Credentials of the ingredient “IMG_0001\.jpg” \(urn:[^)]+\) are not the ones the signed claim took in/);
+      expect(findings.find((f) => f.code === 'provenance.c2pa.ingredient_invalid')?.message, name).toContain(`the ingredient “IMG_0001.jpg” are not the ones the signed claim took in (${code})`);
+      // The chain: each manifest's own signature holds; the editor's link to the camera's does not.
+      expect(manifestsOf(r)?.map((m) => m.valid), name).toEqual([true, true]);
+      expect(manifestsOf(r)?.[0].ingredients, name).toEqual([expect.objectContaining({ title: 'IMG_0001.jpg', validated: false })]);
+    }
   }, 300_000);
 });
 

@@ -175,7 +175,11 @@ async function bindAndSign({ store, manifest, local }: Claim, asset: Asset, bind
  * active manifest. `spec.actions` follow the opening action. `options.recordedFailures`: the codes the editor found
  * failing in the original's manifest when it took it in, recorded with the link (`validationResults`); without them
  * it records the manifest as validated. `options.dropParent`: the store keeps the new manifest only, so its link names
- * a manifest the store does not hold (as a tool that lost it would write).
+ * a manifest the store does not hold (as a tool that lost it would write). `options.tamperLink`: the link no longer
+ * names the manifest it was made from, while every signature stays valid: `'hash'`, the hash the link records is
+ * altered before the edit is signed (a link that never matched); `'manifest'`, the original's manifest box changes
+ * after the link was hashed, outside anything its own signature covers (its JUMBF description box gains an ID), as
+ * when a manifest is swapped for another of the same label.
  */
 export async function signC2paEdit(
   edited: Buffer,
@@ -183,24 +187,33 @@ export async function signC2paEdit(
   title: string,
   signer: TestSigner,
   spec: ManifestSpec,
-  options: { recordedFailures?: string[]; dropParent?: boolean } = {},
+  options: { recordedFailures?: string[]; dropParent?: boolean; tamperLink?: 'hash' | 'manifest' } = {},
 ): Promise<Buffer> {
   const store = ManifestStore.read(SuperBox.fromBuffer(new JPEG(original).getManifestJUMBF()! as Uint8Array<ArrayBuffer>));
   const parent = store.getActiveManifest()!;
   const asset = new JPEG(edited);
   const claim = newClaim(store, asset.mimeType, signer, spec);
   const { manifest } = claim;
-  const ingredient = IngredientAssertion.createV3(RelationshipType.ParentOf);
+  // A 2.x claim links with a v3 ingredient's `activeManifest`; a 1.x claim with a v2 ingredient's `c2pa_manifest`.
+  const v1 = spec.claimVersion === 1;
+  const ingredient = v1 ? IngredientAssertion.createV2(title, 'image/jpeg') : IngredientAssertion.createV3(RelationshipType.ParentOf);
+  ingredient.relationship = RelationshipType.ParentOf;
   ingredient.title = title;
   ingredient.format = 'image/jpeg';
-  ingredient.activeManifest = { uri: `self#jumbf=/c2pa/${parent.label}`, hash: new Uint8Array(32), algorithm: 'SHA-256' };
-  await manifest.updateHashedReference(ingredient.activeManifest);
+  const link = { uri: `self#jumbf=/c2pa/${parent.label}`, hash: new Uint8Array(32), algorithm: 'SHA-256' as const };
+  await manifest.updateHashedReference(link);
+  if (options.tamperLink === 'hash') link.hash[0] ^= 0xff;
+  if (options.tamperLink === 'manifest') parent.sourceBox!.descriptionBox!.id = 0x7e57;
+  if (v1) ingredient.c2pa_manifest = link;
+  else ingredient.activeManifest = link;
   // What the editor saw when it opened the original: its manifest validated (C2PA 2.x records it with the link).
   const failure = (options.recordedFailures ?? []).map((code) => ({ code: code as ValidationStatusCode, url: `self#jumbf=/c2pa/${parent.label}` }));
-  ingredient.validationResults = { activeManifest: { success: failure.length ? [] : [{ code: ValidationStatusCode.ClaimSignatureValidated }], informational: [], failure } };
+  if (!v1) ingredient.validationResults = { activeManifest: { success: failure.length ? [] : [{ code: ValidationStatusCode.ClaimSignatureValidated }], informational: [], failure } };
+  else if (failure.length) ingredient.validationStatus = failure.map((f) => f.code);
   manifest.addAssertion(ingredient);
   if (options.dropParent) store.manifests.splice(store.manifests.indexOf(parent), 1);
   const actions = new ActionAssertion();
+  if (v1) actions.label = AssertionLabels.actions;
   const opened: Action = { action: 'c2pa.opened' as ActionType, parameters: { ingredients: [manifest.createAssertionReference(ingredient)] } };
   actions.actions = [opened, ...spec.actions.map(specAction)];
   manifest.addAssertion(actions);

@@ -265,21 +265,66 @@ describe('C2PA ingredient manifests', () => {
   });
   const failures = (m: C2paValidation) => m.statuses.filter((s) => !s.success);
 
-  it('an intact edit: the ingredient manifest validates, nothing is added to the statuses, the chain is clean', async () => {
+  it("an intact edit: the ingredient manifest validates, its link's hash matches (ingredient.manifest.validated), the chain is clean", async () => {
     const m = await manifestOf(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit), 'image/jpeg', anchors);
     expect(failures(m)).toEqual([]);
+    expect(m.statuses.filter((s) => s.code.startsWith('ingredient.'))).toEqual([expect.objectContaining({ code: 'ingredient.manifest.validated', success: true, url: `self#jumbf=/c2pa/${originalLabel}` })]);
     expect(m).toMatchObject({ valid: true, trust: 'trusted', ingredientFailures: [] });
     expect(m.chain.map((c) => c.valid)).toEqual([true, true]);
+  });
+
+  describe("the hashed link to the ingredient's manifest (c2pa-rs store.rs ingredient_checks)", () => {
+    const mismatch = (code: string) => [expect.objectContaining({ code, success: false, url: `self#jumbf=/c2pa/${originalLabel}`, manifest: originalLabel, ingredient: 'IMG_0001.jpg' })];
+
+    it('a link whose hash was wrong when signed: ingredient.manifest.mismatch on the ingredient, every signature still valid, the Content Credentials not valid', async () => {
+      const m = await manifestOf(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'hash' }), 'image/jpeg', anchors);
+      expect(failures(m)).toEqual(mismatch('ingredient.manifest.mismatch'));
+      expect(m.statuses.map((s) => s.code)).not.toContain('ingredient.manifest.validated');
+      expect(m.valid).toBe(false);
+      expect(m.ingredientFailures).toEqual([{ title: 'IMG_0001.jpg', manifest: originalLabel, failures: ['ingredient.manifest.mismatch'], recorded: false }]);
+      expect(m.chain.map((c) => c.valid)).toEqual([true, true]);
+      expect(m.chain[0].ingredients).toEqual([{ title: 'IMG_0001.jpg', relationship: 'parentOf', manifest: originalLabel, validated: false }]);
+    });
+
+    it("the ingredient's manifest box changed after the link was hashed, its own signature intact: ingredient.manifest.mismatch", async () => {
+      const m = await manifestOf(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'manifest' }), 'image/jpeg', anchors);
+      expect(failures(m)).toEqual(mismatch('ingredient.manifest.mismatch'));
+      expect(m.valid).toBe(false);
+      expect(m.chain.map((c) => c.valid)).toEqual([true, true]);
+    });
+
+    it('a recorded failure does not cover the link: the claim cannot have recorded that its own link is broken', async () => {
+      const m = await manifestOf(
+        await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'hash', recordedFailures: ['ingredient.manifest.mismatch'] }),
+        'image/jpeg',
+        anchors,
+      );
+      expect(failures(m)).toEqual(mismatch('ingredient.manifest.mismatch'));
+      expect(m.ingredientFailures[0]).toMatchObject({ failures: ['ingredient.manifest.mismatch'], recorded: false });
+    });
+
+    it('a 1.x claim (c2pa_manifest link): the C2PA 1.x code ingredient.hashedURI.mismatch; intact, it matches', async () => {
+      const v1 = { ...edit, claimVersion: 1 as const };
+      const broken = await manifestOf(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, v1, { tamperLink: 'manifest' }), 'image/jpeg', anchors);
+      expect(failures(broken)).toEqual(mismatch('ingredient.hashedURI.mismatch'));
+      expect(broken.valid).toBe(false);
+      const intact = await manifestOf(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, v1), 'image/jpeg', anchors);
+      expect(failures(intact)).toEqual([]);
+      expect(intact.statuses.map((s) => s.code)).toContain('ingredient.manifest.validated');
+      expect(intact.valid).toBe(true);
+    });
   });
 
   it("an ingredient's manifest altered after the edit took it in: its failure is on the statuses with that manifest's URL, and the Content Credentials are not valid", async () => {
     const altered = replaceOnce(await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit), 'Test Firmware 1.0', 'Test Firmware 2.0');
     const m = await manifestOf(altered, 'image/jpeg', anchors);
+    // The manifest's bytes changed, so the edit's link to it no longer matches either (as c2pa-rs reports both).
     expect(failures(m)).toEqual([
+      expect.objectContaining({ code: 'ingredient.manifest.mismatch', url: `self#jumbf=/c2pa/${originalLabel}`, manifest: originalLabel, ingredient: 'IMG_0001.jpg' }),
       expect.objectContaining({ code: 'assertion.hashedURI.mismatch', url: `self#jumbf=/c2pa/${originalLabel}/c2pa.assertions/c2pa.actions.v2`, manifest: originalLabel, ingredient: 'IMG_0001.jpg' }),
     ]);
     expect(m.valid).toBe(false);
-    expect(m.ingredientFailures).toEqual([{ title: 'IMG_0001.jpg', manifest: originalLabel, failures: ['assertion.hashedURI.mismatch'], recorded: false }]);
+    expect(m.ingredientFailures).toEqual([{ title: 'IMG_0001.jpg', manifest: originalLabel, failures: ['ingredient.manifest.mismatch', 'assertion.hashedURI.mismatch'], recorded: false }]);
     // Each manifest of the chain is still judged on its own: the editor's holds, the camera's does not.
     expect(m.chain.map((c) => c.valid)).toEqual([true, false]);
   });
