@@ -58,7 +58,8 @@ async function caseOfFour(core: TestCore, caseName: string) {
 
 describe('the case report (PDF and JSON)', () => {
   // The case report is the window's /app route (UI token): on a team API node, its VERACITY_UI_TOKEN.
-  it('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', async () => {
+  // Six reports, each made in a report process of its own (1 s to start on an idle machine, many on a loaded one).
+  it('GET /app/cases/{caseId}/report.pdf prints every file of the case across both applications, bound to report.json by its SHA-256', { timeout: 240_000 }, async () => {
     // The submission probe's bound, raised as the C2PA tests raise it: on a loaded machine a cold probe opening a PDF takes more than 15 s.
     const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: 60_000 });
     const { images, pdfs } = await caseOfFour(core, 'CLM-2041');
