@@ -475,13 +475,17 @@ export function createJobService(d: JobServiceDeps) {
       return assembled;
     };
     // Pictures are made when the PDF asks for them, one at a time (never for the JSON, never all held at once). A
-    // preview kept as a file on this machine is named, not read: the report process reads it, off this event loop.
+    // preview kept as a file on this machine is named, not read: the report process reads it. One made for the report
+    // is kept first (as GET .../preview keeps it), then named the same way; its bytes go to the process only where the
+    // store keeps no local files.
     const picture = async (fileId: string, mediaType: MediaType): Promise<ReportPicture | null> => {
       if (!(await d.blobs.exists(fileId))) return null;
       const kept = d.blobs.previewFile?.(fileId);
-      if (kept && (await fs.promises.stat(kept).then((st) => st.isFile(), () => false))) return { path: kept };
+      const isKept = async () => !!kept && (await fs.promises.stat(kept).then((st) => st.isFile(), () => false));
+      if (kept && (await isKept())) return { path: kept };
       try {
-        return { data: (await preview({ id: fileId, mediaType })).data };
+        const made = await preview({ id: fileId, mediaType });
+        return kept && (await isKept()) ? { path: kept } : { data: made.data };
       } catch (err) {
         d.log?.info({ fileId, err: (err as Error).message }, 'no picture of this file for the case report');
         return null;
