@@ -7,7 +7,6 @@
 // capped (heap limit and RSS watch), and given back when it ends; the server holds one 64 KiB piece of output at a time.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { MediaType } from '../api/schemas.js';
@@ -110,13 +109,6 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
     } catch (err) {
       give();
       throw err;
-    }
-    // A PDF is seconds of batch work: at the lowest priority, so a poll on the server is answered first. The JSON is
-    // a fraction of a second once the process has started, for someone waiting on the download: the server's priority.
-    try {
-      if (child.pid && output === 'pdf') os.setPriority(child.pid, 19);
-    } catch {
-      // not permitted here: the process keeps the server's priority
     }
     // The turn is given back once the process has ended (its memory with it), not when it is told to.
     let exited = false;

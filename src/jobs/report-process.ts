@@ -6,6 +6,7 @@
 // cross, and a picture's bytes only where the store keeps no local file. The output goes back in 64 KiB pieces, one
 // each time the server asks for more, so the server holds one piece at a time however slowly its client reads.
 import fs from 'node:fs';
+import os from 'node:os';
 import Database from 'better-sqlite3';
 import sharp from 'sharp';
 import { CaseReport, type MediaType } from '../api/schemas.js';
@@ -59,7 +60,19 @@ let output: Buffer | null = null;
 let sent = 0;
 
 process.on('message', (m: ToReport) => {
-  if (m.type === 'start') void make(m.job);
+  if (m.type === 'start') {
+    // Loaded at the server's priority (a second at most, not seconds at the lowest on a busy machine); a PDF is then
+    // seconds of batch work, drawn at the lowest priority so that a poll on the server is answered first. The JSON,
+    // a fraction of a second for someone waiting on the download, keeps the server's.
+    if (m.job.output === 'pdf') {
+      try {
+        os.setPriority(19);
+      } catch {
+        // not permitted here: the process keeps the server's priority
+      }
+    }
+    void make(m.job);
+  }
   else if (m.type === 'picture') {
     const resolve = waiting.get(m.fileId);
     waiting.delete(m.fileId);
