@@ -131,6 +131,8 @@ describe('the report builder', () => {
     });
     await expect(abandoned).rejects.toBeInstanceOf(ReportFailure);
     expect(asked).toEqual([uuid(1)]);
+    await until(() => reportProcesses().length === 0);
+    expect(reportProcesses()).toEqual([]);
 
     const next = await builder.buildPdf({ source: { kind: 'report', report }, printedAt: new Date() }, async () => null);
     expect(next.sha256).toBe(sha256Hex(canonicalJson(report)));
