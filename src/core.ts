@@ -86,8 +86,8 @@ export async function createCore(
     pool: analysisPool,
     // A preview is asked for by a person waiting on the window: the probe pool, at normal priority, not the queue.
     previewPool: probePool,
-    // The report thread reads a case's rows itself, through a read-only connection of its own (src/report).
-    reportRowsFile: db.name,
+    // A report process reads a case's rows itself, through a read-only connection of its own (src/jobs/report-process.ts).
+    reportRows: { kind: 'sqlite', file: db.name },
     ...jobServiceSettings(config),
     now: opts.now,
     log: { error: (o, m) => log?.error(o, m), info: (o, m) => log?.info(o, m) },

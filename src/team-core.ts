@@ -134,6 +134,8 @@ export async function createTeamApiNode(
       // Other nodes write the same jobs: answers are read from the database every time, never kept in this node.
       keepAnswers: false,
       previewPool: probePool,
+      // A report process reads a case's rows itself, through one connection of its own (src/jobs/report-process.ts).
+      reportRows: { kind: 'pg', url: team.databaseUrl },
       ...jobServiceSettings(config),
       now: opts.now,
       log: { error: (o, m) => log?.error(o, m), info: (o, m) => log?.info(o, m) },

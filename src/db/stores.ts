@@ -257,7 +257,7 @@ export interface BlobStore {
   readPreview(fileId: string): Promise<Buffer | null>;
   /**
    * Where the file's kept preview is on this machine, when previews are local files (the desktop's store): the
-   * report thread reads it there instead of this event loop reading it for it. Says nothing of whether it is there.
+   * report process reads it there instead of this event loop reading it for it. Says nothing of whether it is there.
    */
   previewFile?(fileId: string): string;
   /** Keeps a preview, whole or not at all, if the file is still stored. */

@@ -1,7 +1,8 @@
-// The case report's data, assembled from a store's rows: one function for the core's own store (the JSON download,
-// and the PDF on PostgreSQL) and for the report thread, which reads a SQLite database through a read-only connection
-// of its own (report-thread.ts), so that a 200-file case is read, checked and hashed off the event loop that answers
-// polls and gives the same report wherever it is assembled.
+// The case report's data, assembled from a store's rows: one function for the core's own store (tests, a core without a
+// database the report process can open) and for the report process, which reads the rows through a connection of its
+// own (report-process.ts), so that a 200-file
+// case is read, checked and hashed off the event loop that answers polls and gives the same report wherever it is
+// assembled.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CaseStatus } from '../api/app-schemas.js';
@@ -19,7 +20,7 @@ export interface CaseReportScope {
   leaveOut: string[];
 }
 
-/** The rows a report is read from (a JobsStore's, or the report thread's read-only connection's). */
+/** The rows a report is read from (a JobsStore's, or the report process's own connection's). */
 export type ReportRows = Pick<JobRows, 'getJob' | 'getFiles' | 'getFileRegions'>;
 
 /**
@@ -90,8 +91,11 @@ export async function assembleCaseReport(rows: ReportRows, scope: CaseReportScop
   };
 }
 
-/** Where the report thread gets a report's data: rows it reads itself through a read-only connection, or the data. */
-export type ReportSource = { kind: 'sqlite'; file: string; scope: CaseReportScope } | { kind: 'report'; report: CaseReport };
+/** Where a report process reads a case's rows through a connection of its own: a SQLite file, or a PostgreSQL URL. */
+export type ReportRowsAt = { kind: 'sqlite'; file: string } | { kind: 'pg'; url: string };
 
-/** A file's picture for the report: a kept preview named by its local path (read by the thread), or its bytes. */
+/** Where the report process gets a report's data: rows it reads itself, or the data (tests). */
+export type ReportSource = (ReportRowsAt & { scope: CaseReportScope }) | { kind: 'report'; report: CaseReport };
+
+/** A file's picture for the report: a kept preview named by its local path (read by the process), or its bytes. */
 export type ReportPicture = { path: string } | { data: Buffer };

@@ -4,14 +4,14 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { PreviewImage } from '../analysis/index.js';
-import type { CaseReport, ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType, RegionGrid, RegionRequest, RegionTiles } from '../api/schemas.js';
+import type { ExpertReview, FileRegions, JobList, JobProgress, JobReport, JobResult, MediaType, RegionGrid, RegionRequest, RegionTiles } from '../api/schemas.js';
 import { trustAnchorsFileOf, type CoreConfig } from '../config/config.js';
 import type { BlobStore, FileRecord, FileStages, JobEvents, JobsStore, NewFile, WorkQueue } from '../db/stores.js';
 import { ForeignApplication, IdempotencyConflict, InvalidRegion, JobVanished, NotFound, PreviewUnavailable, QueueFull, TilesUnavailable } from '../api/domain-errors.js';
 import { REGION_TILES_MAX } from '../api/limits.js';
 import { modelTiling } from '../analysis/index.js';
 import { originsInRect } from '../api/tile-grid.js';
-import { assembleCaseReport, type CaseReportScope, type ReportPicture, type ReportSource } from './case-report-data.js';
+import { assembleCaseReport, type CaseReportScope, type ReportPicture, type ReportRowsAt, type ReportSource } from './case-report-data.js';
 import { createAnalysisRunner } from './analysis-runner.js';
 import { caseIdForName } from './case-service.js';
 import { toJobListEntry, toJobResult } from './job-result.js';
@@ -47,13 +47,11 @@ const ANSWERS_KEPT = 256;
 const PREVIEW_SIDE = 2048;
 
 /** A picture of a stored file made by the core, as served by GET .../preview. */
-/** A case report: its data, where the report thread gets it, and the picture of each of its files, made when asked for. */
+/** A case report: its data, where the report process gets it, and the picture of each of its files, made when asked for. */
 export interface CollectedReport {
   /** The name the download is given after. */
   caseName: string | null;
-  /** The report's data, read here (the JSON download); NotFound when its jobs are gone. */
-  report(): Promise<CaseReport>;
-  /** Where the report thread gets the same data: the rows it reads itself (SQLite), or the data read here (PostgreSQL). */
+  /** Where the report process gets the report's data: the rows it reads itself, or the data read here (NotFound when its jobs are gone). */
   source(): Promise<ReportSource>;
   picture(fileId: string, mediaType: MediaType): Promise<ReportPicture | null>;
 }
@@ -87,10 +85,10 @@ export interface JobServiceDeps {
   queue: WorkQueue;
   events: JobEvents;
   /**
-   * The SQLite database file the report thread opens read-only to read a case's rows itself, off the event loop;
-   * absent (PostgreSQL), the rows are read here (each query awaited) and handed to the thread.
+   * The database a report process opens (SQLite read-only, or PostgreSQL) to read a case's rows itself, off the event
+   * loop; absent, the rows are read here and handed to it.
    */
-  reportRowsFile?: string;
+  reportRows?: ReportRowsAt;
   /** The pool that analyses this node's files; with `analyse: false` (an API node of a team server) none run here. */
   pool: WorkerPool;
   analyse?: boolean;
@@ -465,8 +463,8 @@ export function createJobService(d: JobServiceDeps) {
   }
 
   /**
-   * A case report of these jobs: its data gathered here (the JSON download), or where the report thread reads the
-   * same rows itself (the PDF), with each file's picture made when asked for. Throws NotFound for no jobs.
+   * A case report of these jobs: where the report process reads its rows itself (or its data, gathered here when it
+   * cannot), with each file's picture made when asked for. Throws NotFound for no jobs.
    */
   async function collectCaseReport(of: CaseReportScope['of'], jobIds: string[], leaveOut: ReadonlySet<string> = new Set()): Promise<CollectedReport> {
     if (jobIds.length === 0) throw new NotFound('job');
@@ -477,13 +475,17 @@ export function createJobService(d: JobServiceDeps) {
       return assembled;
     };
     // Pictures are made when the PDF asks for them, one at a time (never for the JSON, never all held at once). A
-    // preview kept as a file on this machine is named, not read: the report thread reads it, off this event loop.
+    // preview kept as a file on this machine is named, not read: the report process reads it. One made for the report
+    // is kept first (as GET .../preview keeps it), then named the same way; its bytes go to the process only where the
+    // store keeps no local files.
     const picture = async (fileId: string, mediaType: MediaType): Promise<ReportPicture | null> => {
       if (!(await d.blobs.exists(fileId))) return null;
       const kept = d.blobs.previewFile?.(fileId);
-      if (kept && (await fs.promises.stat(kept).then((st) => st.isFile(), () => false))) return { path: kept };
+      const isKept = async () => !!kept && (await fs.promises.stat(kept).then((st) => st.isFile(), () => false));
+      if (kept && (await isKept())) return { path: kept };
       try {
-        return { data: (await preview({ id: fileId, mediaType })).data };
+        const made = await preview({ id: fileId, mediaType });
+        return kept && (await isKept()) ? { path: kept } : { data: made.data };
       } catch (err) {
         d.log?.info({ fileId, err: (err as Error).message }, 'no picture of this file for the case report');
         return null;
@@ -491,8 +493,7 @@ export function createJobService(d: JobServiceDeps) {
     };
     return {
       caseName: of.caseName,
-      report,
-      source: async () => (d.reportRowsFile ? { kind: 'sqlite', file: d.reportRowsFile, scope } : { kind: 'report', report: await report() }),
+      source: async () => (d.reportRows ? { ...d.reportRows, scope } : { kind: 'report', report: await report() }),
       picture,
     };
   }

@@ -11,7 +11,7 @@ import { pictureGrid, thumbnailWithHeatmap } from './heatmap-picture.js';
 /** What the PDF is made from: the report's data (hashed as canonical JSON) and what is printed beside it. */
 export interface CaseReportData {
   report: CaseReport;
-  /** SHA-256 of the report's canonical JSON, when the caller computed it already (the report thread). */
+  /** SHA-256 of the report's canonical JSON, when the caller computed it already (the report process). */
   reportHash?: string;
   /**
    * fileId -> a PNG or JPEG the core made of the file (its preview); a file without one is printed without a picture.

@@ -4,7 +4,7 @@
 // signed attributes are the content type, the message digest and the ESS signing-certificate-v2 attribute, with no
 // signing-time attribute (the signature dictionary's /M holds the time, as ETSI EN 319 142-1 asks). The PDF
 // placeholder and byte range are @signpdf's; the CMS is pkijs's; the key is the installation's (signing-key.ts).
-// Runs in the report thread.
+// Runs in the report process (src/jobs/report-process.ts).
 import crypto from 'node:crypto';
 import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import { SignPdf } from '@signpdf/signpdf';

@@ -1,7 +1,7 @@
 // The installation's own signing key (issue 24, item 6): an ECDSA P-256 key and a self-signed certificate naming
 // the installation, made on the first start and kept in one PEM file readable by its user only. Read at every start
 // with node:crypto alone (no ASN.1 library on the start-up path); @peculiar/x509 is loaded only to make a new one.
-// What signs with it is report-signing.ts, in the report thread.
+// What signs with it is report-signing.ts, in the report process.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,7 +28,7 @@ export interface SigningCertificateInfo {
 }
 
 export interface ReportSigningKey {
-  /** The file's text: the PKCS #8 private key, then the certificate. Handed to the report thread only. */
+  /** The file's text: the PKCS #8 private key, then the certificate. Handed to the report process only. */
   pem: string;
   certificate: SigningCertificateInfo;
 }

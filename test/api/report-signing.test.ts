@@ -29,7 +29,7 @@ function byteRange(pdf: Buffer): number[] {
 }
 
 describe('signed case reports', () => {
-  // An analysis worker, a preview and a report thread each start once: over a minute on a loaded 2-core machine.
+  // An analysis worker, a preview and a report process each start once: over a minute on a loaded 2-core machine.
   it('an exported report validates with pdfsig, signed by the installation; one byte changed in the signed range fails', { timeout: 180_000 }, async () => {
     const core = await startCore();
     const job = body(await assess(core, [filePart(await makeJpeg(200, 150), 'front-door.jpg'), { name: 'metadata', data: '{"case":"CLM-24"}' }]), JobResult);

@@ -258,6 +258,15 @@ export function childPids(pid: number): number[] {
   }
 }
 
+/** The command line of a process, its arguments joined by spaces ('' once it is gone). */
+export function cmdlineOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
 /** Samples the RSS of a process (and, separately, of its children) every `ms` until stopped. */
 export function sampleRss(pid: number, ms = 50): { stop(): { peak: number; peakWithWorkers: number; samples: number } } {
   let peak = 0;

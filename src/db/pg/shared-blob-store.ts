@@ -146,6 +146,8 @@ export function createSharedBlobStore(root: string, opts: SharedBlobStoreOptions
         throw err;
       }
     },
+    /** Previews are local files here too (the shared directory is mounted on this node): the report process reads them. */
+    previewFile: previewOf,
     async putPreview(fileId, data) {
       if (!(await this.exists(fileId))) return;
       const tmp = this.tempPath();

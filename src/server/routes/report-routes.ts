@@ -9,7 +9,6 @@ import { CaseIdParams } from '../../api/app-schemas.js';
 import { NotFound } from '../../api/domain-errors.js';
 import { ApiError, CaseReport, CaseReportQuery, JobFileParams, JobIdParams, JobReportQuery, ReportSigningCertificate } from '../../api/schemas.js';
 import type { CollectedReport } from '../../jobs/job-service.js';
-import { canonicalJson, sha256Hex } from '../../report/canonical-json.js';
 import { createReportBuilder, ReportFailure, type ReportBuilder } from '../../jobs/report-builder.js';
 import type { AppDeps } from '../app.js';
 import { COMMON_ERRORS, ResponseMismatch } from '../route-schemas.js';
@@ -26,26 +25,20 @@ function reportFileName(caseName: string | null, extension: 'pdf' | 'json'): str
 
 type Collected = CollectedReport;
 
-/** The report's JSON exactly as its SHA-256 is printed in the PDF; checked against its schema first, like any answer. */
-function reportJson(route: string, report: CaseReport): { json: string; sha256: string } {
-  const checked = CaseReport.safeParse(report);
-  if (!checked.success) throw new ResponseMismatch(route, checked.error.issues);
-  const json = canonicalJson(report);
-  return { json, sha256: sha256Hex(json) };
-}
-
 /**
- * The PDF is gathered, drawn and signed in a worker thread and streamed once it is whole: the event loop hands it the
- * report's ids (SQLite: the thread reads the rows itself) and keeps answering polls meanwhile.
+ * Either file is gathered (and the PDF drawn and signed) in a report process and streamed once it is made: the event
+ * loop hands it the report's ids (it reads the rows itself) and keeps answering polls meanwhile. A client that goes
+ * away before the first byte stops the process at once, not once it has drawn every page; one that goes away after
+ * it stops it through the stream.
  */
-async function sendPdf(reports: ReportBuilder, reply: FastifyReply, route: string, collected: Collected, examiner: string | undefined) {
-  // A client that goes away before the first byte frees the report thread at once, not once it has drawn every page.
+async function send(reports: ReportBuilder, reply: FastifyReply, route: string, collected: Collected, extension: 'pdf' | 'json', examiner?: string) {
   const gone = new AbortController();
   const onClose = () => gone.abort();
   reply.raw.once('close', onClose);
   let built;
   try {
-    built = await reports.buildPdf({ source: await collected.source(), printedAt: new Date(), examiner: examiner?.trim() || null, signal: gone.signal }, collected.picture);
+    const input = { source: await collected.source(), printedAt: new Date(), examiner: examiner?.trim() || null, signal: gone.signal };
+    built = await (extension === 'pdf' ? reports.buildPdf(input, collected.picture) : reports.buildJson(input));
   } catch (err) {
     if (err instanceof ReportFailure && err.kind === 'not_found') throw new NotFound('job');
     if (err instanceof ReportFailure && err.kind === 'mismatch') throw new ResponseMismatch(route, err.issues as z.core.$ZodIssue[]);
@@ -53,17 +46,11 @@ async function sendPdf(reports: ReportBuilder, reply: FastifyReply, route: strin
   } finally {
     reply.raw.off('close', onClose);
   }
-  return sendReport(reply, collected.caseName, 'pdf', built.sha256, built.pdf);
-}
-
-async function sendJson(reply: FastifyReply, route: string, collected: Collected) {
-  const report = await collected.report();
-  const { json, sha256 } = reportJson(route, report);
-  return sendReport(reply, report.caseName, 'json', sha256, json);
+  return sendReport(reply, collected.caseName, extension, built.sha256, built.body);
 }
 
 /** Either file of the report: a private download named after the case, with the SHA-256 of the JSON that binds them. */
-function sendReport(reply: FastifyReply, caseName: string | null, extension: 'pdf' | 'json', sha256: string, body: Readable | string) {
+function sendReport(reply: FastifyReply, caseName: string | null, extension: 'pdf' | 'json', sha256: string, body: Readable) {
   return reply
     .header('content-type', extension === 'pdf' ? 'application/pdf' : 'application/json; charset=utf-8')
     .header('content-disposition', `attachment; filename="${reportFileName(caseName, extension)}"`)
@@ -118,12 +105,12 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
         response: PDF_RESPONSE,
       },
     },
-    async (req, reply) => sendPdf(reports, reply, oneJob('pdf'), await deps.jobs.jobCaseReport(req.principal!.applicationId, req.params.jobId), req.query.examiner),
+    async (req, reply) => send(reports, reply, oneJob('pdf'), await deps.jobs.jobCaseReport(req.principal!.applicationId, req.params.jobId), 'pdf', req.query.examiner),
   );
   app.get(
     oneJob('json'),
     { schema: { summary: 'Extension: the case report of one job as canonical JSON (the bytes whose SHA-256 the PDF prints)', params: JobIdParams, response: JSON_RESPONSE } },
-    async (req, reply) => sendJson(reply, oneJob('json'), await deps.jobs.jobCaseReport(req.principal!.applicationId, req.params.jobId)),
+    async (req, reply) => send(reports, reply, oneJob('json'), await deps.jobs.jobCaseReport(req.principal!.applicationId, req.params.jobId), 'json'),
   );
 
   // The certificate that checks every report's signature: for API clients (an API key) and for Settings (UI token).
@@ -165,7 +152,7 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
         response: PDF_RESPONSE,
       },
     },
-    async (req, reply) => sendPdf(reports, reply, ofCase('pdf'), await caseReport(req.params.caseId), req.query.examiner),
+    async (req, reply) => send(reports, reply, ofCase('pdf'), await caseReport(req.params.caseId), 'pdf', req.query.examiner),
   );
   app.get(
     ofCase('json'),
@@ -178,6 +165,6 @@ export function registerReportRoutes(fastify: FastifyInstance, deps: AppDeps): v
         response: JSON_RESPONSE,
       },
     },
-    async (req, reply) => sendJson(reply, ofCase('json'), await caseReport(req.params.caseId)),
+    async (req, reply) => send(reports, reply, ofCase('json'), await caseReport(req.params.caseId), 'json'),
   );
 }
