@@ -175,7 +175,7 @@ test('a detector score reads the same on its card, its row and the heatmap legen
     expect(await entry.locator('.swatch').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(color);
     await expect(card.getByTestId('score-legend')).toContainText(`model veracity-detector@${MODEL.version}`);
   }
-  // The heatmap's bands are the tiles' thresholds (1.1.0: the artefact model's own, 41.1 % and 87.7 %), with their ranges.
+  // The heatmap's bands are the tiles' thresholds (1.1.0 and 1.2.0: the artefact model's own, 41.1 % and 87.7 %), with their ranges.
   const tt = MODEL.tileThresholds ?? t;
   const legend = page.locator('[data-file-name="noise.png"] [data-testid="legend-band"]');
   await expect(legend).toHaveText([

@@ -26,7 +26,7 @@ import {
   withPngChunks,
   xmpPacket,
 } from './fixtures.js';
-import { issueSigner, makeAuthority, pkiDir, signedStore } from '../../support/c2pa-signing.js';
+import { issueSigner, makeAuthority, pkiDir, signPdfC2pa } from '../../support/c2pa-signing.js';
 
 const MODELS = process.env.VERACITY_MODELS_DIR ?? join(REPO, 'models');
 const HAS_MODEL = existsSync(join(MODELS, 'veracity-detector', 'manifest.json'));
@@ -134,14 +134,14 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
 
   it('a PDF whose own C2PA manifest declares generative fill (compositeWithTrainedAlgorithmicMedia) is ai_generated, for part of the content', async () => {
     // The PDF path once tested source types with its own regex, which missed this one; both paths now use AI_SOURCE_TYPES.
-    // The store is signed by the tests' own signer (for another file), and an edit with no c2pa.created or c2pa.opened
-    // action is malformed to the C2PA library: a generative-AI declaration decides even in a manifest that fails
-    // validation (it incriminates only itself).
+    // The store is signed by the tests' own signer and embedded as a C2PA embedded-file stream, and an edit with no
+    // c2pa.created or c2pa.opened action is malformed to a C2PA 2.x validator: a generative-AI declaration decides even
+    // in a manifest that fails validation (it incriminates only itself).
     const pki = pkiDir();
     const signer = issueSigner(makeAuthority(pki.dir, 'PDF Test Root'), 'PDF Test Signer');
-    const store = await signedStore(signer, { claimGenerator: 'Adobe Acrobat', actions: [{ action: 'c2pa.edited', digitalSourceType: 'compositeWithTrainedAlgorithmicMedia' }] });
+    const signed = await signPdfC2pa(textPdf(), signer, { claimGenerator: 'Adobe Acrobat', actions: [{ action: 'c2pa.edited', digitalSourceType: 'compositeWithTrainedAlgorithmicMedia' }] });
     pki.cleanup();
-    const r = await analyseFile(tmp.write('fill.pdf', Buffer.concat([textPdf(), store])), 'application/pdf', { modelsDir: MODELS });
+    const r = await analyseFile(tmp.write('fill.pdf', signed), 'application/pdf', { modelsDir: MODELS });
     expect(r.verdict).toMatchObject({ assessment: 'ai_generated', confidence: 'high' });
     expect(r.verdict.display.description).toMatch(
       /^The file's own metadata names Adobe Acrobat as its source: its Content Credentials \(C2PA\) manifest declares compositeWithTrainedAlgorithmicMedia, for part of the content\. Content Credentials \(C2PA\) manifest made by Adobe Acrobat/,
