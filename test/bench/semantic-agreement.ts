@@ -1,7 +1,7 @@
 // Measures how far the product's fused score (sharp decode + sharp linear resize to 224 + both ONNX models) is from
 // the training side's (PIL decode + PIL bilinear resize, PyTorch), file by file, on validation and modern/ files:
 // the figure behind analyse.test.ts's tolerance and the model card's "resize agreement".
-//   npx tsx test/bench/semantic-agreement.ts [--every-val 24] [--every-modern 10] [--main /work/main/models/training] [--runs DIR]
+//   npx tsx test/bench/semantic-agreement.ts [--every-val 24] [--every-modern 10] [--main /work/main/models/training] [--runs DIR] [--fused RUN: the shipped fusion's run, fuse7-tx for 1.2.0]
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
@@ -32,7 +32,7 @@ async function main() {
   const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
   const out: Array<Record<string, number | string>> = [];
   for (const set of ['val_raw', 'modern_raw']) {
-    const rows = (JSON.parse(readFileSync(join(RUNS, 'fuse-ft4', `scores-${set}.json`), 'utf8')) as { rows: Row[] }).rows;
+    const rows = (JSON.parse(readFileSync(join(RUNS, arg('fused', 'fuse7-tx'), `scores-${set}.json`), 'utf8')) as { rows: Row[] }).rows;
     for (let i = 0; i < rows.length; i += EVERY[set]) {
       const r = rows[i];
       const path = resolve(MAIN, r.path);
