@@ -130,16 +130,16 @@ def main():
     thr = thresholds(pool) if pool else None
     res['thresholds'] = thr
     res['thresholds_from'] = 'val_tx + val_raw (by-source validation split; modern/ never used)'
-    for name in ('val_tx', 'val_raw', 'modern_raw', 'modern_jpeg90', 'modern_tx', 'val_q70', 'val_half'):
+    for name in ('val_tx', 'val_raw', 'modern_raw', 'modern_jpeg90', 'modern_tx', 'val_q70', 'val_half', 'modern_palette', 'val_palette'):
         d = load(args.run, name)
         if d:
             res[name] = summary(scored(d, args.k, args.max), thr)
             res[name]['step'] = d.get('step')
-    for name in ('val_q70', 'val_half'):
+    for name in ('val_q70', 'val_half', 'val_palette'):
         d = load(args.run, name)
         if d and val_raw:
             res[name]['flips_vs_raw'] = flips(scored(val_raw, args.k, args.max), scored(d, args.k, args.max), thr)
-    for name in ('val_tx', 'val_raw', 'modern_raw', 'modern_jpeg90', 'modern_tx', 'val_q70', 'val_half'):
+    for name in ('val_tx', 'val_raw', 'modern_raw', 'modern_jpeg90', 'modern_tx', 'val_q70', 'val_half', 'modern_palette', 'val_palette'):
         if name in res:
             r = res[name]
             extra = ''

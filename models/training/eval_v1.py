@@ -3,7 +3,8 @@
 #   val_raw  - the by-source validation split (Data v1 val sources + shared/datasets/train's held-out sources), as is;
 #   val_tx   - the same files through data/transforms.py, both classes (the format baseline is at chance there);
 #   modern_raw / modern_jpeg90 / modern_tx - ../shared/datasets/modern/ as is, both classes JPEG q90, transforms.py;
-#   val_q70 / val_half - val_raw files at JPEG q70 and at 50 % size (decision flips).
+#   val_q70 / val_half - val_raw files at JPEG q70 and at 50 % size (decision flips);
+#   modern_palette / val_palette - both classes as 256-colour dithered palette images (modern/'s GPT-4o/Sora files are).
 # Writes runs/RUN/scores-<set>.json: per file {label, source, path, tiles: [...tile probabilities in heat order],
 # grid: N}; figures are computed from these by card_v1.py, so aggregations can be compared without re-running.
 #   OMP_NUM_THREADS=1 nice /usr/bin/python3 eval_v1.py RUN [--ckpt ema-03000.pt] [--sets val_tx,modern_raw]
@@ -115,6 +116,12 @@ def half(arr):
     return np.asarray(im.resize((max(1, im.width // 2), max(1, im.height // 2)), Image.BICUBIC))
 
 
+def palette(arr):
+    """256 colours, Floyd-Steinberg dithered (as pngquant-like web compressors and GIF write): the same for both
+    classes, so a set where one class arrives as palette PNGs can be compared with the format taken away."""
+    return np.asarray(Image.fromarray(arr).quantize(256, dither=Image.Dither.FLOYDSTEINBERG).convert('RGB'))
+
+
 def tx(data, key):
     b, _ = transforms.transform(transforms.open_image(data), 'eval-v1', key)
     return np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))
@@ -128,6 +135,8 @@ SETS = {
     'modern_raw': (modern_files, lambda d, p: decode(d)),
     'modern_jpeg90': (modern_files, lambda d, p: jpeg(decode(d), 90)),
     'modern_tx': (modern_files, tx),
+    'modern_palette': (modern_files, lambda d, p: palette(decode(d))),
+    'val_palette': (val_files, lambda d, p: palette(decode(d))),
 }
 
 

@@ -16,7 +16,7 @@ import card_v1
 
 VAL = ('val_raw', 'val_tx')
 MODERN = ('modern_raw', 'modern_jpeg90')
-FLIPS = ('val_q70', 'val_half')  # val_raw's files at JPEG q70 / half size: scored by their source's LOSO fit
+FLIPS = ('val_q70', 'val_half', 'val_palette')  # val_raw's files at JPEG q70 / half size: scored by their source's LOSO fit
 
 
 def logit(p):
@@ -91,7 +91,9 @@ def main():
     res = {}
     have = [n for n in FLIPS if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
             and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n))]
-    for name in VAL + MODERN + tuple(have):
+    more = tuple(n for n in ('modern_palette',) if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
+                 and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n)))
+    for name in VAL + MODERN + more + tuple(have):
         if name in FLIPS:
             tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name) if t[1] in loso]
             zz = np.array([float(predict(loso[t[2]], np.array([[t[1 + c] for c in cols]]))[0]) for t in tl])

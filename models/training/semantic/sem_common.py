@@ -29,7 +29,7 @@ RUNS = common.RUNS
 SIZE = 224
 SPLIT = os.environ.get('SEM_SPLIT', 'block_12_add')  # frozen trunk: input .. SPLIT (block 12: 14x14x96); the rest trains
 Image.MAX_IMAGE_PIXELS = 60_000_000
-EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half')
+EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette')
 
 
 def decode(data):
@@ -75,6 +75,8 @@ def eval_input(name, data, abspath):
         return jpeg(decode(data), 90)
     if name == 'val_tx':
         return tx(data, abspath)
+    if name in ('modern_palette', 'val_palette'):  # both classes as dithered 256-colour palette images (eval_v1.palette)
+        return np.asarray(Image.fromarray(decode(data)).quantize(256, dither=Image.Dither.FLOYDSTEINBERG).convert('RGB'))
     if name == 'val_q70':  # decision flips, as eval_v1.py builds them
         return jpeg(decode(data), 70)
     if name == 'val_half':
