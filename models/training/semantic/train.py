@@ -103,7 +103,7 @@ def main():
     ap.add_argument('--snapshots', default='', help='steps after which the weights are kept (ckpt-stepN.pt) for scoring')
     ap.add_argument('--steps', type=int, default=0, help='fixed number of steps (overrides --epochs)')
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     run_dir = os.path.join(S.RUNS, args.run)
