@@ -82,6 +82,20 @@ class Pool:
         return self.x[i], self.y[i]
 
 
+def palette(xb, nprng, p):
+    """With probability p per crop, the crop as a dithered 256-colour palette image (as pngquant-like compressors and
+    GIF write; the same for both classes): dithering is a texture the network must not read as a camera's noise."""
+    if p <= 0:
+        return xb
+    from PIL import Image
+    out = xb.copy()
+    for i in range(len(xb)):
+        if nprng.random() < p:
+            q = Image.fromarray(xb[i]).quantize(int(nprng.choice([64, 128, 256])), dither=Image.Dither.FLOYDSTEINBERG)
+            out[i] = np.asarray(q.convert('RGB'))
+    return out
+
+
 def augment(xb, nprng):
     """uint8 NHWC -> normalised float NCHW with SAFE's augmentations (the same for both classes)."""
     x = torch.from_numpy(xb).float().div_(255).permute(0, 3, 1, 2).contiguous()
@@ -131,6 +145,7 @@ def main():
     ap.add_argument('--init', help='RUN/ckpt.pt: start from these weights (model and EMA), new optimiser and schedule')
     ap.add_argument('--crops', default='crops1', help='comma-separated crop caches under .cache/')
     ap.add_argument('--warmup', type=int, default=100)
+    ap.add_argument('--palette', type=float, default=0.0, help='share of crops dithered to a 64-256 colour palette')
     args = ap.parse_args()
     CROP_DIRS[:] = [os.path.join(common.CACHE, c) for c in args.crops.split(',')]
     torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
@@ -175,7 +190,7 @@ def main():
         for g in opt.param_groups:
             g['lr'] = lr
         xb, yb = pool.batch(args.batch, nprng)
-        x = augment(xb, nprng)
+        x = augment(palette(xb, nprng, args.palette), nprng)
         y = torch.from_numpy(yb.astype(np.float32)).view(-1, 1)
         logit = model(x)
         loss = F.binary_cross_entropy_with_logits(logit, y * 0.96 + 0.02)

@@ -2,6 +2,8 @@
 // pipeline (analyseFile with the shipped model), and how many unedited originals stay `authentic`. Run by hand,
 // mirrors and ../shared needed, one ONNX thread:
 //   nice -n 19 npx tsx test/eval/capture-verdicts.ts [--mirrors /work/.mirror] [--edit-every N] [--forged-per-image 1|4] [--cache FILE]
+//     [--only originals]   (the held-out originals alone, after a model change: results in capture-verdicts-originals.json;
+//                           give a --cache of that model's, since the cache keeps the model's findings by content hash)
 // Defaults subsample (the model costs about 1 s per 12 MP photo on one thread): edits of every 5th held-out JPEG
 // original, one forged JPEG variant per AI image in turn; --edit-every 1 --forged-per-image 4 measures everything.
 // Writes test/eval/results/capture-verdicts.json. Two figures per set:
@@ -30,6 +32,7 @@ const EDIT_EVERY = Number(arg('--edit-every', '5'));
 /** Forged JPEG variants per AI image: 4 (every one) or 1 (one variant per image, in turn). */
 const FORGED_PER_IMAGE = Number(arg('--forged-per-image', '1'));
 const CACHE = arg('--cache', join(tmpdir(), 'capture-verdicts-cache.json'));
+const ONLY_ORIGINALS = arg('--only', 'all') === 'originals';
 const MODELS = join(REPO, 'models');
 
 interface Cached {
@@ -101,7 +104,7 @@ async function main() {
       await measure(`originals.${f.survey.kind}`, `${f.repo}:${f.path}`, corpus.bufOf(f), corpus.typeOf(f) as 'image/jpeg' | 'image/heic', tmp, corpus.readHalf);
     }
     // 2. Edits of every EDIT_EVERY-th held-out JPEG original.
-    const heldJpeg = corpus.all.filter((f) => corpus.heldOut(f) && f.survey.kind === 'jpeg');
+    const heldJpeg = ONLY_ORIGINALS ? [] : corpus.all.filter((f) => corpus.heldOut(f) && f.survey.kind === 'jpeg');
     for (const [i, f] of heldJpeg.entries()) {
       if (i % EDIT_EVERY) continue;
       for (const [k, b] of await editsOf(corpus.bufOf(f), f.survey.width!, f.survey.height!, tmp)) {
@@ -112,7 +115,7 @@ async function main() {
     const { dir, files } = aiImages();
     const donors = await donorsOf(corpus);
     const heicDonors = corpus.all.filter((f) => f.survey.kind === 'heic');
-    for (const [i, ai] of files.entries()) {
+    for (const [i, ai] of (ONLY_ORIGINALS ? [] : files).entries()) {
       const donor = donors[i % donors.length];
       const name = `${ai.slice(dir.length + 1)} <- ${donor.name}`;
       for (const [j, [v, b]] of (await forgeJpeg(ai, donor.buf, tmp)).entries()) {
@@ -162,8 +165,8 @@ async function main() {
     generatedBy: 'test/eval/capture-verdicts.ts',
     date: new Date().toISOString(),
     commit: execGit(),
-    model: 'models/veracity-detector (shipped), 1 ONNX thread',
-    sampling: `held-out originals: all; edits: every ${EDIT_EVERY}th held-out JPEG original; forged: every AI image of modern/ai (forbidden sources excluded), ${FORGED_PER_IMAGE === 1 ? 'one of the 4 JPEG variants each, in turn' : '4 JPEG variants each'}, HEIC for every 4th`,
+    model: `models/veracity-detector ${(JSON.parse(readFileSync(join(MODELS, 'veracity-detector', 'manifest.json'), 'utf8')) as { version: string }).version} (shipped), 1 ONNX thread`,
+    sampling: ONLY_ORIGINALS ? 'held-out originals only (--only originals)' : `held-out originals: all; edits: every ${EDIT_EVERY}th held-out JPEG original; forged: every AI image of modern/ai (forbidden sources excluded), ${FORGED_PER_IMAGE === 1 ? 'one of the 4 JPEG variants each, in turn' : '4 JPEG variants each'}, HEIC for every 4th`,
     analysedThisRun: analysed,
     cachedBefore,
     refusedDiffersFromAnalyseFile: mismatches,
@@ -172,7 +175,7 @@ async function main() {
     notAuthenticOriginals: rows.filter((r) => r.set.startsWith('originals') && r.heldOut !== 'authentic'),
     authenticNotOriginal: rows.filter((r) => !r.set.startsWith('originals') && (r.heldOut === 'authentic' || r.pipeline === 'authentic')),
   };
-  writeFileSync(join(REPO, 'test', 'eval', 'results', 'capture-verdicts.json'), JSON.stringify(result, null, 1) + '\n');
+  writeFileSync(join(REPO, 'test', 'eval', 'results', ONLY_ORIGINALS ? 'capture-verdicts-originals.json' : 'capture-verdicts.json'), JSON.stringify(result, null, 1) + '\n');
   console.log(JSON.stringify(summary, null, 1));
 }
 
