@@ -106,14 +106,7 @@ def main():
             '%.1f %%' % (100 * r['flips_val_half']) if r.get('flips_val_half') is not None else '-'))
     print()
     for name, r in out:
-        if 'modern_raw' not in r:
-            continue
-        print(name, 'modern per source (raw / jpeg90):')
-        for s, v in r['modern_raw']['per_source'].items():
-            w = r.get('modern_jpeg90', {}).get('per_source', {}).get(s)
-            print('   %-28s %-5s n=%3d %s / %s  called AI %.0f %% / %s' % (
-                s, v['cls'], v['n'], f(v), f(w) if w else '-', 100 * v['called_ai'],
-                '%.0f %%' % (100 * w['called_ai']) if w else '-'))
+        R.print_per_source(name, r)
 
 
 if __name__ == '__main__':

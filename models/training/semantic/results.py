@@ -32,6 +32,18 @@ def f(v):
     return '%.3f (%s)' % (v['auc'], '%.2f-%.2f' % (lo, hi) if lo is not None else 'n<2')
 
 
+def print_per_source(name, r):
+    """modern/ per source of a card: AUC as is / JPEG q90 and the share called AI at the validation threshold."""
+    if 'modern_raw' not in r:
+        return
+    print(name, 'modern per source (raw / jpeg90):')
+    for s, v in r['modern_raw']['per_source'].items():
+        w = r.get('modern_jpeg90', {}).get('per_source', {}).get(s)
+        print('   %-28s %-5s n=%3d %s / %s  called AI %.0f %% / %s' % (
+            s, v['cls'], v['n'], f(v), f(w) if w else '-', 100 * v['called_ai'],
+            '%.0f %%' % (100 * w['called_ai']) if w else '-'))
+
+
 def main():
     os.makedirs(os.path.join(S.HERE, 'results'), exist_ok=True)
     for run in sys.argv[1:]:
@@ -52,13 +64,7 @@ def main():
     for run in sys.argv[1:]:
         name = os.path.basename(run.rstrip('/'))
         r = json.load(open(os.path.join(S.HERE, 'results', name + '.json')))
-        if 'modern_raw' in r:
-            print(name, 'modern per source (raw / jpeg90):')
-            for s, v in r['modern_raw']['per_source'].items():
-                w = r.get('modern_jpeg90', {}).get('per_source', {}).get(s)
-                print('   %-28s %-5s n=%3d %s / %s  called AI %.0f %% / %s' % (
-                    s, v['cls'], v['n'], f(v), f(w) if w else '-', 100 * v['called_ai'],
-                    '%.0f %%' % (100 * w['called_ai']) if w else '-'))
+        print_per_source(name, r)
 
 
 if __name__ == '__main__':
