@@ -237,18 +237,15 @@ export async function signedStore(signer: TestSigner, spec: ManifestSpec): Promi
 }
 
 /**
- * A PDF as a writable asset for the library's signer, test-only: the manifest store goes in an uncompressed stream
- * object appended after the document (`/Type /EmbeddedFile /Subtype /application#2Fc2pa`), and the data hash
- * excludes exactly the store's bytes. This is the smallest layout the product reads (no catalog names the store: it
- * is found as the newest stream whose subtype is the C2PA media type); EmbeddedStorePdf writes the specification's
- * form (an incremental update whose catalog lists the store as an associated file), which c2pa-ts does not write.
+ * What the two writable PDF assets below share: the document's bytes as the library reads them, and the byte range of
+ * the store's stream as stored (the data hash's exclusion).
  */
-class AppendedStorePdf {
+abstract class WritablePdf {
   readonly mimeType = 'application/pdf';
-  private data: Uint8Array;
-  private start = 0;
-  private length = 0;
-  constructor(private readonly pdf: Buffer) {
+  protected data: Uint8Array;
+  protected start = 0;
+  protected length = 0;
+  constructor(protected readonly pdf: Buffer) {
     this.data = new Uint8Array(pdf);
   }
   getDataLength(): number {
@@ -257,6 +254,19 @@ class AppendedStorePdf {
   getDataRange(start = 0, length?: number): Promise<Uint8Array> {
     return Promise.resolve(this.data.subarray(start, length === undefined ? undefined : start + length));
   }
+  getHashExclusionRange(): { start: number; length: number } {
+    return { start: this.start, length: this.length };
+  }
+}
+
+/**
+ * A PDF as a writable asset for the library's signer, test-only: the manifest store goes in an uncompressed stream
+ * object appended after the document (`/Type /EmbeddedFile /Subtype /application#2Fc2pa`), and the data hash
+ * excludes exactly the store's bytes. This is the smallest layout the product reads (no catalog names the store: it
+ * is found as the newest stream whose subtype is the C2PA media type); EmbeddedStorePdf writes the specification's
+ * form (an incremental update whose catalog lists the store as an associated file), which c2pa-ts does not write.
+ */
+class AppendedStorePdf extends WritablePdf {
   getManifestJUMBF(): Uint8Array | undefined {
     return this.length ? this.data.subarray(this.start, this.start + this.length) : undefined;
   }
@@ -270,9 +280,6 @@ class AppendedStorePdf {
     this.start = this.pdf.length + head.length;
     this.length = length;
     return Promise.resolve();
-  }
-  getHashExclusionRange(): { start: number; length: number } {
-    return { start: this.start, length: this.length };
   }
   writeManifestJUMBF(jumbf: Uint8Array): Promise<void> {
     if (jumbf.length !== this.length) return Promise.reject(new Error(`store is ${jumbf.length} bytes, ${this.length} reserved`));
@@ -350,23 +357,13 @@ export function withEmbeddedStore(pdf: Buffer, stored: Uint8Array, streamDict = 
  * excludes ranges of the file as stored) must be made before: so the stream reserves room for the worst case and
  * the deflated store is followed, inside the stream, by zeros after the end of its zlib data, which inflating stops at.
  */
-class EmbeddedStorePdf {
-  readonly mimeType = 'application/pdf';
-  private data: Uint8Array;
-  private start = 0;
-  private length = 0;
+class EmbeddedStorePdf extends WritablePdf {
   private jumbf: Uint8Array | undefined;
   constructor(
-    private readonly pdf: Buffer,
+    pdf: Buffer,
     private readonly encoding: StreamEncoding,
   ) {
-    this.data = new Uint8Array(pdf);
-  }
-  getDataLength(): number {
-    return this.data.length;
-  }
-  getDataRange(start = 0, length?: number): Promise<Uint8Array> {
-    return Promise.resolve(this.data.subarray(start, length === undefined ? undefined : start + length));
+    super(pdf);
   }
   getManifestJUMBF(): Uint8Array | undefined {
     return this.jumbf;
@@ -383,9 +380,6 @@ class EmbeddedStorePdf {
     this.length = placed.length;
     this.jumbf = new Uint8Array(length);
     return Promise.resolve();
-  }
-  getHashExclusionRange(): { start: number; length: number } {
-    return { start: this.start, length: this.length };
   }
   writeManifestJUMBF(jumbf: Uint8Array): Promise<void> {
     const stored = encodeStream(jumbf, this.encoding);
