@@ -7,7 +7,8 @@
 #          eval_v1.py builds them, resized whole to 224x224.
 #   OMP_NUM_THREADS=1 nice -n 5 /usr/bin/python3 cache.py train [--total 6000] [--views 2]
 #   OMP_NUM_THREADS=1 nice -n 5 /usr/bin/python3 cache.py eval
-# Writes .cache/semantic/{train_<k>.npz, train.json, <set>.npz}; resumable (finished shards are kept).
+# Writes .cache/semantic/{train_<k>.npz, train.json, <set>.npz}; resumable (finished shards are kept). --save-inputs
+# keeps the 224x224 inputs beside the maps (150 KB a view), so the next cut needs the trunk only, not the decoding.
 import argparse
 import io
 import json
@@ -85,8 +86,9 @@ def do_train(args):
                 print('skip', path, e, flush=True)
         f = np.concatenate([feats(model, imgs[j:j + 32]) for j in range(0, len(imgs), 32)])
         tmp = name + '.tmp.npz'
+        extra = dict(x=np.stack(imgs)) if args.save_inputs else {}
         np.savez(tmp, f=f, y=np.array(ys, np.uint8), s=np.array(ss, np.int16), i=np.array(fs, np.int32),
-                 v=np.array(vs, np.uint8))
+                 v=np.array(vs, np.uint8), **extra)
         os.replace(tmp, name)
         os.remove(name + '.lock')
         print('shard %d: %d views, %.0f s' % (k // SHARD, len(imgs), time.time() - t0), flush=True)
@@ -102,16 +104,18 @@ def do_eval(args):
             continue
         t0 = time.time()
         rows = S.eval_files(name)
-        fs, keep = [], []
+        fs, keep, xs = [], [], []
         for j, (label, src, rel, path) in enumerate(rows):
             try:
                 arr = S.eval_input(name, open(path, 'rb').read(), path)
             except Exception as e:  # noqa: BLE001
                 print('skip', path, e, flush=True)
                 continue
-            fs.append(feats(model, [S.to224(arr)]))
+            xs.append(S.to224(arr))
+            fs.append(feats(model, [xs[-1]]))
             keep.append(j)
-        np.savez(out + '.tmp.npz', f=np.concatenate(fs), row=np.array(keep, np.int32))
+        extra = dict(x=np.stack(xs)) if args.save_inputs else {}
+        np.savez(out + '.tmp.npz', f=np.concatenate(fs), row=np.array(keep, np.int32), **extra)
         os.replace(out + '.tmp.npz', out)
         print(name, len(keep), 'of', len(rows), 'files %.0f s' % (time.time() - t0), flush=True)
 
@@ -125,6 +129,8 @@ def main():
     ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
     ap.add_argument('--part', default='0/1', help='k/n: this worker takes shards with index %% n == k')
     ap.add_argument('--sets', default=','.join(S.EVAL_SETS))
+    ap.add_argument('--save-inputs', action='store_true',
+                    help='also keep the 224x224 uint8 inputs (x) so a later cache cut lower in the trunk needs no decoding')
     args = ap.parse_args()
     torch.set_num_threads(1)
     (do_train if args.what == 'train' else do_eval)(args)

@@ -19,7 +19,8 @@ from export import sha256
 
 VERSION = '1.1.0'  # --version for later ships (1.2.0: sem7-all, blocks 10-16)
 TRAINED = {'block_12_add': 'blocks 13-16 + Conv_1', 'block_9_add': 'blocks 10-16 + Conv_1',
-           'block_10_project_BN': 'blocks 11-16 + Conv_1'}
+           'block_10_project_BN': 'blocks 11-16 + Conv_1', 'block_5_add': 'blocks 6-16 + Conv_1',
+           'block_6_project_BN': 'blocks 7-16 + Conv_1'}
 FIXTURES = os.path.join(S.common.REPO, 'test', 'fixtures', 'model', 'semantic')
 
 

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 import keras_torch
 import sem_common as S
 
-STARTS = {'block_10': 'block_9_add', 'block_11': 'block_10_project_BN', 'block_13': 'block_12_add',
+STARTS = {'block_6': 'block_5_add', 'block_7': 'block_6_project_BN', 'block_10': 'block_9_add', 'block_11': 'block_10_project_BN', 'block_13': 'block_12_add',
           'block_15': 'block_14_add', 'head': 'out_relu'}
 
 
