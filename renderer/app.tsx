@@ -8,7 +8,7 @@ import { CaseSession, type AppKey } from './lib/case-session.js';
 import { activeKeys } from './lib/active-keys.js';
 import { serverLabel, type ServerLabel } from './lib/server-label.js';
 import { findCredentials, type ShellBridge } from './lib/ui-credentials.js';
-import { failureWords } from './lib/words.js';
+import { errorWords } from './lib/words.js';
 import { AssessView } from './components/assess-view.js';
 import { Glossary } from './components/glossary.js';
 import { HistoryView } from './components/history-view.js';
@@ -48,7 +48,7 @@ export function App(): React.JSX.Element {
         setApplications(listed.applications);
         setBoot({ state: 'ready', client, server: serverLabel(info, credentials.baseUrl) });
       } catch (error) {
-        const message = error instanceof ApiFailure ? failureWords(error, { action: 'Opening Veracity' }) : String(error);
+        const message = errorWords(error, { action: 'Opening Veracity' });
         setBoot({ state: error instanceof ApiFailure && error.status === 401 ? 'no-token' : 'failed', message } as Boot);
       }
     })();

@@ -9,7 +9,7 @@ import { stageCounts, type AppKey, type CaseSession } from '../lib/case-session.
 import type { CollectedFile } from '../lib/collect-files.js';
 import { caseFiles, duplicatesOf, filterFiles, sortFiles, TRIAGE_STATES, triageCounts, withPending, type Filter, type SortKey } from '../lib/triage.js';
 import { EFFECTIVE_VERDICT_WORDS, REVIEW_FILTER_WORDS, STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
-import { caseNotes, cardSentences, nameMatches, saveCaseView, savedCaseView, type CaseView } from '../lib/case-view.js';
+import { caseNotes, cardSentences, nameMatches, saveCaseView, savedCaseView, shownCountWords, type CaseView } from '../lib/case-view.js';
 import { CaseHeader } from './case-header.js';
 import { CaseRows } from './case-rows.js';
 import { DropConfirm } from './drop-confirm.js';
@@ -246,9 +246,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       )}
       {(filter !== 'all' || searching) && (
         <p className="hint" role="status" data-testid="shown-count">
-          Showing {cardsShown.length} of {allCount} files
-          {filter !== 'all' ? `: ${filterWords(filter)}` : ''}
-          {searching ? ` whose name holds “${query.trim()}”` : ''}.{' '}
+          {shownCountWords(cardsShown.length, counts.all, query, filter !== 'all' ? filterWords(filter) : null)}{' '}
           <button
             type="button"
             className="link"

@@ -6,13 +6,13 @@ import type { PDFPageProxy } from 'pdfjs-dist';
 import { REGION_TILES_MAX } from '../../src/api/limits.js';
 import type { FileRegions, RegionGrid } from '../../src/api/schemas.js';
 import { originsInRect } from '../../src/api/tile-grid.js';
-import { ApiFailure, type ApiClient } from '../lib/api-client.js';
+import type { ApiClient } from '../lib/api-client.js';
 import { bandWords, scoreBand } from '../lib/score-bands.js';
 import { coverageWords, gridCoverage, overlayTiles, pdfImageOverlayMatrix, tilesAt, withTiles, type GridCoverage, type Matrix, type OverlayTile } from '../lib/heatmap.js';
 import { pixelWords } from '../lib/case-view.js';
 import { imagePlacements, openPdf, renderPage } from '../lib/pdf-thumbnail.js';
 import { aiScore, type CaseFile } from '../lib/triage.js';
-import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, failureWords, MEDIA_WORDS, verdictTitleWords } from '../lib/words.js';
+import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, errorWords, MEDIA_WORDS, verdictTitleWords } from '../lib/words.js';
 import { fitView, nativeView, panBy, visibleRect, zoomAbout, ZOOM_STEP, type Size, type View } from '../lib/zoom.js';
 import { C2paChain } from './c2pa-chain.js';
 import { ScoreLegend } from './score-legend.js';
@@ -169,7 +169,7 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
     client
       .getRegions(tracked.apiKey, tracked.job.jobId, result.file.id)
       .then((r) => live && setRegions(r))
-      .catch((e: unknown) => live && setProblem(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Loading the heatmap' }) : String(e)));
+      .catch((e: unknown) => live && setProblem(errorWords(e, { fileName: result.file.name, action: 'Loading the heatmap' })));
     return () => {
       live = false;
     };
@@ -224,7 +224,7 @@ function ViewerFile({ client, file, dialog }: { client: ApiClient; file: CaseFil
           setTiling((prev) => (prev && prev.tileSize === r.tileSize && prev.stride === r.stride ? prev : { tileSize: r.tileSize, stride: r.stride }));
           if (live) setRegionScoring({ kind: 'scored', tiles: r.tiles.length, scoredNow: r.scoredNow, at });
         })
-        .catch((e: unknown) => live && setRegionScoring({ kind: 'failed', text: e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Scoring the part shown' }) : String(e) }));
+        .catch((e: unknown) => live && setRegionScoring({ kind: 'failed', text: errorWords(e, { fileName: result.file.name, action: 'Scoring the part shown' }) }));
     }, REGION_DELAY_MS);
     return () => {
       live = false;
@@ -511,7 +511,7 @@ function OriginalImage({ client, file, onSize, onProblem }: { client: ApiClient;
         created = URL.createObjectURL(new Blob([blob], { type: result.file.type }));
         setUrl(created);
       })
-      .catch((e: unknown) => live && onProblem(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Loading the original' }) : String(e)));
+      .catch((e: unknown) => live && onProblem(errorWords(e, { fileName: result.file.name, action: 'Loading the original' })));
     return () => {
       live = false;
       if (created) URL.revokeObjectURL(created);
@@ -563,7 +563,7 @@ function CorePreview({
         created = URL.createObjectURL(blob);
         setUrl(created);
       })
-      .catch((e: unknown) => live && onFailed(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Loading the preview' }) : String(e)));
+      .catch((e: unknown) => live && onFailed(errorWords(e, { fileName: result.file.name, action: 'Loading the preview' })));
     return () => {
       live = false;
       if (created) URL.revokeObjectURL(created);
@@ -662,7 +662,7 @@ function PdfPages({
           onSize({ width, height: top - PAGE_GAP });
         }
       } catch (e) {
-        if (live) onProblem(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Loading the original' }) : `The PDF could not be drawn: ${String(e)}`);
+        if (live) onProblem(errorWords(e, { fileName: result.file.name, action: 'Loading the original' }, (other) => `The PDF could not be drawn: ${String(other)}`));
       }
     })();
     return () => {

@@ -5,9 +5,9 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ApplicationInfo, CaseInfo, CaseList, CaseStatus, HistoryEntry, HistoryList } from '../../src/api/app-schemas.js';
 import type { PipelineKind, VerdictAssessment } from '../../src/api/schemas.js';
-import { ApiFailure, type ApiClient, type HistorySearch } from '../lib/api-client.js';
+import type { ApiClient, HistorySearch } from '../lib/api-client.js';
 import { rememberActiveCase, type AppKey, type TrackedJob } from '../lib/case-session.js';
-import { CASE_STATUS_WORDS, failureWords } from '../lib/words.js';
+import { CASE_STATUS_WORDS, errorWords } from '../lib/words.js';
 import { usableKey } from '../lib/active-keys.js';
 
 interface Props {
@@ -39,8 +39,6 @@ function dayBound(day: string, end: boolean): string | undefined {
   return (end ? new Date(y, m - 1, d, 23, 59, 59, 999) : new Date(y, m - 1, d)).toISOString();
 }
 
-const errorWords = (e: unknown, action: string): string => (e instanceof ApiFailure ? failureWords(e, { action }) : String(e));
-
 /**
  * A page of a list read from the core by `read` (a callback that changes when the page or the search does), read
  * again every 2 s while History is open and `stillRunning` says some of it is still being analysed.
@@ -55,7 +53,7 @@ function usePolledList<T>(read: () => Promise<T>, action: string, stillRunning: 
     try {
       setList(await read());
     } catch (e) {
-      setError(errorWords(e, action));
+      setError(errorWords(e, { action }));
     } finally {
       setBusy(false);
     }
@@ -235,7 +233,7 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
       rememberActiveCase(null);
       onOpen([{ job, kind: key.kind, apiKey: key.apiKey }]);
     } catch (e) {
-      setError(errorWords(e, 'Opening the job'));
+      setError(errorWords(e, { action: 'Opening the job' }));
     }
   };
 

@@ -1,10 +1,10 @@
 // "Export report": downloads the case report the core prints (a PDF for the claim file) and the JSON whose SHA-256 the
 // PDF prints: for the working case (every job filed under its name) or, without a case name, for each job.
 import { useState } from 'react';
-import { ApiFailure, type ApiClient } from '../lib/api-client.js';
+import type { ApiClient } from '../lib/api-client.js';
 import { caseIdNamed, fetchReportPair, reportFileName } from '../lib/case-report.js';
 import type { TrackedJob } from '../lib/case-session.js';
-import { failureWords } from '../lib/words.js';
+import { errorWords } from '../lib/words.js';
 
 interface Props {
   client: ApiClient;
@@ -43,7 +43,7 @@ export function ReportExport({ client, jobs, caseName }: Props): React.JSX.Eleme
         download(reportFileName(target.name, now, 'json'), json);
       }
     } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Exporting the report' }) : String(e));
+      setError(errorWords(e, { action: 'Exporting the report' }));
     } finally {
       setBusy(false);
     }

@@ -2,9 +2,9 @@
 // machine verdict, never in its place.
 import { useEffect, useId, useRef, useState } from 'react';
 import type { FileResult, JobResult, VerdictAssessment } from '../../src/api/schemas.js';
-import { ApiFailure, type ApiClient } from '../lib/api-client.js';
+import type { ApiClient } from '../lib/api-client.js';
 import { rememberReviewer, reviewerName } from '../lib/reviewer-name.js';
-import { ASSESSMENT_WORDS, failureWords } from '../lib/words.js';
+import { ASSESSMENT_WORDS, errorWords } from '../lib/words.js';
 
 interface Props {
   client: ApiClient;
@@ -37,7 +37,7 @@ export function ReviewPanel({ client, apiKey, job, result, onJobUpdated }: Props
       onJobUpdated(await call());
       setEditing(false);
     } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action }) : String(e));
+      setError(errorWords(e, { fileName: result.file.name, action }));
     } finally {
       setBusy(false);
     }

@@ -4,8 +4,8 @@
 import { useEffect, useState } from 'react';
 import type { ApiKeyInfo, ApplicationInfo, CreatedApiKey, TrustAnchorList } from '../../src/api/app-schemas.js';
 import type { PipelineKind, ReportSigningCertificate } from '../../src/api/schemas.js';
-import { ApiFailure, type ApiClient } from '../lib/api-client.js';
-import { failureWords } from '../lib/words.js';
+import type { ApiClient } from '../lib/api-client.js';
+import { errorWords } from '../lib/words.js';
 
 interface Props {
   client: ApiClient;
@@ -40,7 +40,7 @@ export function SettingsView({ client, applications, onChanged }: Props): React.
       setStatus(done);
       return result;
     } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { action }) : String(e));
+      setError(errorWords(e, { action }));
       return undefined;
     }
   };
@@ -115,7 +115,7 @@ function TrustAnchorsPanel({ client }: { client: ApiClient }): React.JSX.Element
       setStatus(done);
       return true;
     } catch (e) {
-      setError(e instanceof ApiFailure ? failureWords(e, { action }) : String(e));
+      setError(errorWords(e, { action }));
       return false;
     }
   };
@@ -216,7 +216,7 @@ function ReportSigningPanel({ client }: { client: ApiClient }): React.JSX.Elemen
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     client.reportSigningCertificate().then(setCertificate, (e: unknown) =>
-      setError(e instanceof ApiFailure ? failureWords(e, { action: 'Reading the report signing certificate' }) : String(e)),
+      setError(errorWords(e, { action: 'Reading the report signing certificate' })),
     );
   }, [client]);
   return (

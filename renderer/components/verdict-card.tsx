@@ -3,12 +3,12 @@
 // can be less certain than a check, the file's facts, and the expert review beside the machine verdict.
 import { useEffect, useMemo, useState } from 'react';
 import type { FileRegions, FileResult, FileStage, JobResult } from '../../src/api/schemas.js';
-import { ApiFailure, type ApiClient } from '../lib/api-client.js';
+import type { ApiClient } from '../lib/api-client.js';
 import type { TrackedJob } from '../lib/case-session.js';
 import { overlayTiles, pickGrid } from '../lib/heatmap.js';
 import { aiScore, effectiveState, verdictSource } from '../lib/triage.js';
 import { formatBytes } from '../lib/plan-submission.js';
-import { ACCEPTED_STAGE_WORD, ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, failureWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
+import { ACCEPTED_STAGE_WORD, ASSESSMENT_WORDS, CONFIDENCE_WORDS, MEDIA_WORDS, STAGE_WORDS, checkName, dimensionFinding, errorWords, isEvidence, lessCertainWords, resultErrorWords, verdictTitleWords } from '../lib/words.js';
 import { pixelWords } from '../lib/case-view.js';
 import { dimensionBand } from '../lib/score-bands.js';
 import { ReviewPanel } from './review-panel.js';
@@ -56,7 +56,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
     client
       .getRegions(apiKey, job.jobId, result.file.id)
       .then((r) => live && setRegions(r))
-      .catch((e: unknown) => live && setRegionsError(e instanceof ApiFailure ? failureWords(e, { fileName: result.file.name, action: 'Loading the heatmap' }) : String(e)));
+      .catch((e: unknown) => live && setRegionsError(errorWords(e, { fileName: result.file.name, action: 'Loading the heatmap' })));
     return () => {
       live = false;
     };

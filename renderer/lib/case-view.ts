@@ -41,6 +41,18 @@ export function nameMatches(name: string, query: string): boolean {
   return q === '' || folded(name).includes(q);
 }
 
+/**
+ * The line under the chips while a filter or a name search narrows the cards: how many are shown (`shown`) of the
+ * files the search leaves (`counted`, the number on the "All" chip: the whole case without a search), then the
+ * search and the filter (`filterName`, null for none). E.g. "Showing 2 of the 5 files whose name holds “IMG”:
+ * AI-generated."
+ */
+export function shownCountWords(shown: number, counted: number, query: string, filterName: string | null): string {
+  const search = query.trim();
+  const files = `${counted} file${counted === 1 ? '' : 's'}`;
+  return `Showing ${shown} of ${search ? `the ${files} whose name holds “${search}”` : files}${filterName ? `: ${filterName}` : ''}.`;
+}
+
 /** "4032 × 3024 px", the picture as analysed (after its EXIF orientation); null where the core gave no size. */
 export function pixelWords(size: PixelSize | undefined): string | null {
   return size ? `${size.width} × ${size.height} px` : null;

@@ -3,7 +3,7 @@
 // from the one vocabulary the core's copy and the case report use too (src/api/vocabulary.ts), re-exported here.
 import type { JobResultError, Verdict } from '../../src/api/schemas.js';
 import { VERDICT_REASONS, VERDICT_WORDS } from '../../src/api/vocabulary.js';
-import type { ApiFailure } from './api-client.js';
+import { ApiFailure } from './api-client.js';
 
 export { c2paChainOf, c2paManifestRows, c2paManifestTitle, CASE_STATUS_WORDS, CHECK_WORDS, CONFIDENCE_WORDS, DIMENSION_WORDS, GLOSSARY, MEDIA_WORDS, checkName, dimensionFinding, isEvidence, lessCertainWords } from '../../src/api/vocabulary.js';
 
@@ -85,6 +85,14 @@ export function failureWords(failure: ApiFailure, context: FailureContext = {}):
     default:
       return `${action} failed (HTTP ${failure.status}).`;
   }
+}
+
+/**
+ * One sentence for anything a call threw: `failureWords` for an API failure, `otherwise(e)` (by default `String(e)`)
+ * for anything else.
+ */
+export function errorWords(e: unknown, context: FailureContext = {}, otherwise: (e: unknown) => string = String): string {
+  return e instanceof ApiFailure ? failureWords(e, context) : otherwise(e);
 }
 
 /** The core's message without its leading `File "name": ` (the list already names the file). */

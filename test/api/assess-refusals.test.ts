@@ -52,21 +52,15 @@ describe('POST /v1/assess refusals', () => {
     await expectNothingLeft(core, before);
   });
 
-  it('refuses a second metadata part with path "metadata"', async () => {
+  it.each<[string, string, (jpeg: Buffer) => Part[]]>([
+    ['a second metadata part', 'metadata', (jpeg) => [{ name: 'metadata', data: '{}' }, filePart(jpeg), { name: 'metadata', data: '{}' }]],
+    ['a file part not named "file"', 'upload', (jpeg) => [filePart(jpeg), { name: 'upload', data: jpeg, filename: 'a.jpg' }]],
+  ])('refuses %s with path "%s"', async (_label, path, parts) => {
     const core = await startCore();
     const before = await footprint(core);
     const jpeg = await makeJpeg(64, 64);
-    const res = await assess(core, [{ name: 'metadata', data: '{}' }, filePart(jpeg), { name: 'metadata', data: '{}' }]);
-    expectError(res, 400, 'invalid_request', 'metadata');
-    await expectNothingLeft(core, before);
-  });
-
-  it('refuses a file part not named "file" with the part name as path', async () => {
-    const core = await startCore();
-    const before = await footprint(core);
-    const jpeg = await makeJpeg(64, 64);
-    const res = await assess(core, [filePart(jpeg), { name: 'upload', data: jpeg, filename: 'a.jpg' }]);
-    expectError(res, 400, 'invalid_request', 'upload');
+    const res = await assess(core, parts(jpeg));
+    expectError(res, 400, 'invalid_request', path);
     await expectNothingLeft(core, before);
   });
 

@@ -94,7 +94,8 @@ test('a name search narrows the cards, the rows and the counts by verdict of the
   await search.fill('CRANE');
   await expect(cards(page)).toHaveCount(1);
   await expect(cards(page).first()).toHaveAttribute('data-file-name', '02-crane.jpg');
-  await expect(page.getByTestId('shown-count')).toContainText('Showing 1 of 8 files whose name holds “CRANE”');
+  // The line under the chips counts what the search leaves, as the chips do, not the whole case.
+  await expect(page.getByTestId('shown-count')).toContainText('Showing 1 of the 1 file whose name holds “CRANE”.');
   // The chips count what the search shows, and the line above them says of how many files of the case.
   await expectCounts(page, 1, 'among the 1 of 8 files whose name holds “CRANE”');
   await page.getByTestId('view-rows').click();
@@ -105,6 +106,9 @@ test('a name search narrows the cards, the rows and the counts by verdict of the
   await expect(rows(page)).toHaveCount(withO.length);
   expect(await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-file-name')))).toEqual(withO);
   await expectCounts(page, withO.length, `among the ${withO.length} of 8 files whose name holds “o”`);
+  await page.getByTestId('filter-not_reviewed').click();
+  await expect(page.getByTestId('shown-count')).toContainText(`Showing ${withO.length} of the ${withO.length} files whose name holds “o”: Not reviewed.`);
+  await page.getByTestId('filter-all').click();
   await search.fill('nothing-like-this');
   await expect(rows(page)).toHaveCount(0);
   await expectCounts(page, 0, 'among the 0 of 8 files whose name holds “nothing-like-this”');

@@ -2,7 +2,7 @@
 // said once for the case instead of on every card.
 import { describe, expect, it } from 'vitest';
 import type { FileResult } from '../../../src/api/schemas.js';
-import { caseNotes, nameMatches, pixelWords, savedCaseView, saveCaseView, sentencesOf } from '../../../renderer/lib/case-view.js';
+import { caseNotes, nameMatches, pixelWords, savedCaseView, saveCaseView, sentencesOf, shownCountWords } from '../../../renderer/lib/case-view.js';
 
 const CAVEAT = 'The evidence is not strong enough either way; a specialist should review the file.';
 const result = (name: string, description: string): FileResult => ({
@@ -27,6 +27,16 @@ describe('case view', () => {
     expect(savedCaseView(storage)).toBe('rows');
     store.set('veracity.caseView', 'tiles');
     expect(savedCaseView(storage)).toBe('cards');
+  });
+
+  it('says how many cards are shown of the files the name search leaves, not of the whole case', () => {
+    // 31 files in the case, 5 whose name holds "IMG", 2 of those AI-generated: the total is the "All" chip's 5.
+    expect(shownCountWords(2, 5, ' IMG ', 'AI-generated')).toBe('Showing 2 of the 5 files whose name holds “IMG”: AI-generated.');
+    expect(shownCountWords(5, 5, 'IMG', null)).toBe('Showing 5 of the 5 files whose name holds “IMG”.');
+    expect(shownCountWords(1, 1, 'CRANE', null)).toBe('Showing 1 of the 1 file whose name holds “CRANE”.');
+    expect(shownCountWords(0, 0, 'nothing', null)).toBe('Showing 0 of the 0 files whose name holds “nothing”.');
+    // Without a search the chips count the whole case.
+    expect(shownCountWords(3, 31, '  ', 'Not reviewed')).toBe('Showing 3 of 31 files: Not reviewed.');
   });
 
   it('finds file names regardless of case and accents', () => {

@@ -11,7 +11,7 @@ import { overlayTiles, pickGrid } from '../../../renderer/lib/heatmap.js';
 import { caseFiles, withPending } from '../../../renderer/lib/triage.js';
 import { MAX_FILES_PER_REQUEST } from '../../../src/api/limits.js';
 import { findCredentials, TOKEN_STORAGE_KEY, tokenFromHash } from '../../../renderer/lib/ui-credentials.js';
-import { failureWords, resultErrorWords } from '../../../renderer/lib/words.js';
+import { errorWords, failureWords, resultErrorWords } from '../../../renderer/lib/words.js';
 
 const JOB_ID = '7b0f0f8e-5a43-4c8b-9b1a-2d3e4f5a6b7c';
 const FILE_ID = '0d7e0c0a-1b2c-4d5e-8f90-a1b2c3d4e5f6';
@@ -106,6 +106,14 @@ describe('words', () => {
     expect(failureWords(failure(503, 'service_unavailable', { retryAfter: 7 }), { fileNames: ['a', 'b'] })).toMatch(/“a”, “b”.*7 s/);
     expect(failureWords(failure(401, 'unauthorized'), { action: 'Sending' })).toMatch(/revoked/);
     expect(failureWords(new ApiFailure('network', 0, null, 'x'), { action: 'Sending' })).toMatch(/did not reach the Veracity engine/);
+  });
+
+  it('words anything thrown: an API failure as failureWords does, anything else as its string or the given fallback', () => {
+    const refused = failure(413, 'file_too_large');
+    expect(errorWords(refused, { fileName: 'big.jpg', action: 'Sending' })).toBe(failureWords(refused, { fileName: 'big.jpg', action: 'Sending' }));
+    expect(errorWords(failure(500, 'teapot'))).toBe(failureWords(failure(500, 'teapot')));
+    expect(errorWords(new Error('boom'), { action: 'Sending' })).toBe('Error: boom');
+    expect(errorWords('plain', {}, (e) => `Could not draw: ${String(e)}`)).toBe('Could not draw: plain');
   });
 
   it('gives the refusal reason without repeating the file name the list already shows', async () => {
