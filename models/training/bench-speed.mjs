@@ -38,20 +38,30 @@ const session = await ort.InferenceSession.create(path.join(dir, manifest.file),
   interOpNumThreads: 1,
 });
 
-const sem = manifest.semantic;
-const semSession = sem
-  ? await ort.InferenceSession.create(path.join(dir, sem.file), { intraOpNumThreads: threads, interOpNumThreads: 1 })
-  : null;
+// The content models (1.1: `semantic`; 1.3: also `semantic2`), each run as the product runs it, one after the other.
+const sems = ['semantic', 'semantic2'].filter((k) => manifest[k]);
+const semSessions = Object.fromEntries(
+  await Promise.all(
+    sems.map(async (k) => [k, await ort.InferenceSession.create(path.join(dir, manifest[k].file), { intraOpNumThreads: threads, interOpNumThreads: 1 })]),
+  ),
+);
+const semSession = sems.length ? semSessions.semantic : null;
 
-async function semantic(data, info, artefact) {
+async function contentLogit(k, data, info) {
+  const sem = manifest[k];
   const size = sem.input.size;
   const small = await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
     .resize(size, size, { fit: 'fill', kernel: 'linear' })
     .raw()
     .toBuffer();
   const x = Float32Array.from(small, (v) => v * sem.input.scale);
-  const out = await semSession.run({ [sem.input.name]: new ort.Tensor('float32', x, [1, size, size, 3]) });
-  const f = { semantic: out[sem.output.name].data[0] };
+  const out = await semSessions[k].run({ [sem.input.name]: new ort.Tensor('float32', x, [1, size, size, 3]) });
+  return out[sem.output.name].data[0];
+}
+
+async function semantic(data, info, artefact) {
+  const f = {};
+  for (const k of sems) f[k] = await contentLogit(k, data, info);
   const p = Math.min(1 - manifest.fusion.clip, Math.max(manifest.fusion.clip, artefact));
   f.artefact = Math.log(p / (1 - p));
   const z = manifest.fusion.features.reduce((acc, ft) => acc + (ft.weight * (f[ft.name] - ft.mean)) / ft.std, manifest.fusion.bias);
@@ -105,7 +115,7 @@ if (sweep) {
   fs.writeFileSync(path.join(dir, 'speed-maxtiles.json'), JSON.stringify(out, null, 2) + '\n');
   console.log(JSON.stringify(out, null, 2));
   await session.release();
-await semSession?.release();
+  for (const k of sems) await semSessions[k].release();
   process.exit(0);
 }
 
@@ -114,7 +124,7 @@ const runs = [];
 for (let i = 0; i < 5; i++) runs.push(await analyse(jpeg));
 const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
 const result = {
-  note: 'median of 5 runs after a warm-up; decode included; semantic = sharp resize to 224 + semantic model + fusion (1.1); the machine is shared, so other processes add noise',
+  note: `median of 5 runs after a warm-up; decode included; semantic = for each content model (${sems.map((k) => `${k} ${manifest[k].input.size} px`).join(', ') || 'none'}) a sharp resize of the decoded picture + the model, then the fusion; the machine is shared, so other processes add noise`,
   model: `${manifest.name}@${manifest.version}`,
   image: `${W}x${H} JPEG q90 (${(jpeg.length / 1e6).toFixed(1)} MB), generated`,
   intraOpNumThreads: threads,

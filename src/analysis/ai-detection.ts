@@ -1,12 +1,13 @@
 // Scores decoded pixels with the detector model exactly as the model was evaluated (models/training/common.py):
 // native-resolution tiles on a stride grid, evenly sampled down to maxTiles, per-tile P(AI), top-k mean per image;
 // on large images the heatmap covers more tiles (heatmapMaxTiles) than the file score. From 1.1 the file score fuses
-// that artefact score with a content model's logit of the whole picture resized (manifest `semantic` + `fusion`).
+// that artefact score with a content model's logit of the whole picture resized (manifest `semantic` + `fusion`), and
+// with a second content model's (manifest `semantic2`) where the manifest has one.
 import sharp from 'sharp';
 import type { RegionGrid } from '../api/schemas.js';
 import type { LoadedModel } from './model-session.js';
 import { MAX_PIXELS, type RgbImage } from './decode-image.js';
-import type { ModelManifest } from './model-manifest.js';
+import type { ContentBranch, FusionFeatureName, ModelManifest } from './model-manifest.js';
 import { AnalysisError } from './analysis-results.js';
 import { gridOrigins } from '../api/tile-grid.js';
 
@@ -19,6 +20,8 @@ export interface ImageScore {
   artefactScore: number;
   /** The semantic model's P(AI) of the whole picture (sigmoid of its logit); absent before 1.1. */
   semanticScore?: number;
+  /** The second content model's P(AI) of the whole picture (manifest `semantic2`); absent when the model has none. */
+  semantic2Score?: number;
   grid: RegionGrid;
 }
 
@@ -156,10 +159,17 @@ export async function scoreImage(
   );
   let score = artefactScore;
   let semanticScore: number | undefined;
+  let semantic2Score: number | undefined;
   if (manifest.semantic && manifest.fusion && model.semantic) {
+    // The content models run one after the other, not concurrently: each has the worker's threads to itself.
     const semanticLogit = await semanticLogitOf(model, img, signal);
     semanticScore = sigmoid(semanticLogit);
-    score = fuseScores(manifest.fusion, { semantic: semanticLogit, artefact: artefactScore });
+    let semantic2Logit: number | undefined;
+    if (manifest.semantic2 && model.semantic2) {
+      semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
+      semantic2Score = sigmoid(semantic2Logit);
+    }
+    score = fuseScores(manifest.fusion, { semantic: semanticLogit, semantic2: semantic2Logit, artefact: artefactScore });
   }
   // Tile geometry in the analysed image's own pixels (padding removed and clipped), for the heatmap.
   const tiles = origins.map(([x, y], i) => {
@@ -171,7 +181,7 @@ export async function scoreImage(
   });
   // The tiles are the artefact model's: their bands come from its own calibration where the file score is fused.
   const thresholds = manifest.tileThresholds ?? manifest.thresholds;
-  return { score, artefactScore, semanticScore, grid: { source, width: img.width, height: img.height, tiles, thresholds } };
+  return { score, artefactScore, semanticScore, semantic2Score, grid: { source, width: img.width, height: img.height, tiles, thresholds } };
 }
 
 /** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */
@@ -193,9 +203,14 @@ export async function resizeForSemantic(img: RgbImage, size: number): Promise<Bu
   return data;
 }
 
-/** The semantic model's logit of the whole picture (resized as the manifest says). */
-export async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?: AbortSignal): Promise<number> {
-  const spec = model.manifest.semantic!;
+/**
+ * A content model's logit of the whole picture (resized as its manifest section says): `semantic` by default,
+ * `semantic2` for the second one.
+ */
+export async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?: AbortSignal, branch: ContentBranch = 'semantic'): Promise<number> {
+  const spec = model.manifest[branch];
+  const session = model[branch];
+  if (!spec || !session) throw new AnalysisError('internal_error', `the detector model has no ${branch} branch`);
   const { size, scale } = spec.input;
   signal?.throwIfAborted();
   const pixels = await resizeForSemantic(img, size);
@@ -205,22 +220,30 @@ export async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?
   const ort = await import('onnxruntime-node');
   let out: Float32Array;
   try {
-    const result = await model.semantic!.run({ [spec.input.name]: new ort.Tensor('float32', input, [1, size, size, 3]) });
+    const result = await session.run({ [spec.input.name]: new ort.Tensor('float32', input, [1, size, size, 3]) });
     out = result[spec.output.name].data as Float32Array;
   } catch (err) {
-    throw new AnalysisError('result_unavailable', `the semantic model failed to run: ${(err as Error).message}`);
+    throw new AnalysisError('result_unavailable', `the ${branch} model failed to run: ${(err as Error).message}`);
   }
   if (out.length !== 1 || !Number.isFinite(out[0])) {
-    throw new AnalysisError('result_unavailable', 'the semantic model returned no finite score');
+    throw new AnalysisError('result_unavailable', `the ${branch} model returned no finite score`);
   }
   return out[0];
 }
 
-/** The manifest's logistic regression: sigmoid(bias + sum weight * (feature - mean) / std). */
-export function fuseScores(fusion: NonNullable<ModelManifest['fusion']>, x: { semantic: number; artefact: number }): number {
+/**
+ * The manifest's logistic regression: sigmoid(bias + sum weight * (feature - mean) / std). `semantic2` is the second
+ * content model's logit, needed only by a fusion that names it; a feature the fusion names but that is not given is an
+ * internal error (the manifest's schema pairs each feature with its model).
+ */
+export function fuseScores(fusion: NonNullable<ModelManifest['fusion']>, x: { semantic: number; semantic2?: number; artefact: number }): number {
   const c = fusion.clip;
   const p = Math.min(1 - c, Math.max(c, x.artefact));
-  const features = { semantic: x.semantic, artefact: Math.log(p / (1 - p)) };
-  const z = fusion.features.reduce((s, f) => s + (f.weight * (features[f.name] - f.mean)) / f.std, fusion.bias);
+  const features: Record<FusionFeatureName, number | undefined> = { semantic: x.semantic, semantic2: x.semantic2, artefact: Math.log(p / (1 - p)) };
+  const z = fusion.features.reduce((s, f) => {
+    const value = features[f.name];
+    if (value === undefined) throw new AnalysisError('internal_error', `the fusion needs the feature '${f.name}', which was not computed`);
+    return s + (f.weight * (value - f.mean)) / f.std;
+  }, fusion.bias);
   return sigmoid(z);
 }

@@ -7,7 +7,7 @@ import { CHECK_WORDS, VERDICT_WORDS, confidencePhrase, verdictTitle, type CheckK
 import type { FileKind } from './detector.js';
 import { isC2paStatus, type FactValue, type Finding } from './finding.js';
 import type { FusedVerdict } from './fusion.js';
-import type { ModelManifest } from './model-manifest.js';
+import type { ContentModel, ModelManifest } from './model-manifest.js';
 
 type Facts = Finding['facts'];
 
@@ -402,15 +402,19 @@ export function dimensionOf(key: DimensionKey, score: number, assessment: Dimens
   return { key, label, score, assessment, confidence };
 }
 
+/** Who reads the whole picture for the file score: one content model or two, with the size each resizes it to. */
+function contentModelsCopy(first: ContentModel, second: ContentModel | undefined): string {
+  const size = (c: ContentModel) => `${c.input.size}x${c.input.size}`;
+  if (!second) return `a second model reads it resized to ${size(first)}`;
+  return `two more models read it resized to ${size(first) === size(second) ? size(first) : `${size(first)} and ${size(second)}`}`;
+}
+
 /** How tile scores became the file score, in words (FileAnalysis.aggregation, served with the region grids). */
 export function aggregationCopy(m: ModelManifest, kind: FileKind): string {
   const base =
     `${m.input.tileSize}px tiles at native resolution every ${m.tiling.stride}px (at most ${m.tiling.maxTiles}, evenly sampled), ` +
     `image score = mean of the ${m.aggregation.k} highest tile probabilities` +
     ((m.tiling.heatmapMaxTiles ?? 0) > m.tiling.maxTiles ? `; the heatmap shows up to ${m.tiling.heatmapMaxTiles} tiles, sampled the same way` : '') +
-    (m.semantic
-      ? `; the file score also weighs the whole picture's content (a second model reads it resized to ${m.semantic.input.size}x${m.semantic.input.size}), ` +
-        'so it is not the heatmap\'s tile scores alone'
-      : '');
+    (m.semantic ? `; the file score also weighs the whole picture's content (${contentModelsCopy(m.semantic, m.semantic2)}), so it is not the heatmap's tile scores alone` : '');
   return kind === 'pdf' ? `${base}; document score = the highest image or scanned-page score` : base;
 }

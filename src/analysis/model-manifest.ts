@@ -3,6 +3,37 @@
 import { z } from 'zod';
 import { DetectorThresholds } from '../api/detector-bands.js';
 
+/**
+ * A content model: a network that reads the whole picture resized to size x size (manifest `semantic` from 1.1,
+ * `semantic2` beside it), its logit one feature of `fusion`.
+ */
+const ContentModel = z
+  .object({
+    file: z.string().regex(/^[\w.-]+\.onnx$/),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    input: z.object({
+      name: z.string().min(1),
+      layout: z.literal('NHWC'),
+      size: z.number().int().min(16).max(1024), // the whole picture resized to size x size, aspect not kept
+      channels: z.literal(3),
+      colorSpace: z.literal('sRGB'),
+      dtype: z.literal('float32'),
+      scale: z.number().positive(), // x = pixel * scale
+      resize: z.string().min(1),
+      batchDynamic: z.boolean(),
+    }),
+    output: z.object({ name: z.string().min(1), kind: z.literal('logit'), meaning: z.string().min(1) }),
+  })
+  .strict();
+export type ContentModel = z.infer<typeof ContentModel>;
+
+/** What the fusion may weigh: a content model's logit, named as its section, or the artefact file score's logit. */
+export const FusionFeatureName = z.enum(['semantic', 'semantic2', 'artefact']);
+export type FusionFeatureName = z.infer<typeof FusionFeatureName>;
+
+/** The manifest's content models: the name of their section, of their session in LoadedModel and of their feature. */
+export type ContentBranch = Exclude<FusionFeatureName, 'artefact'>;
+
 export const ModelManifest = z
   .object({
     name: z.string().min(1), // folder name under models/
@@ -73,25 +104,12 @@ export const ModelManifest = z
      * 1.1: a second network that reads the whole picture's content (resized to size x size), fused with the artefact
      * file score by `fusion`. Absent (models before 1.1): the file score is the artefact score alone.
      */
-    semantic: z
-      .object({
-        file: z.string().regex(/^[\w.-]+\.onnx$/),
-        sha256: z.string().regex(/^[0-9a-f]{64}$/),
-        input: z.object({
-          name: z.string().min(1),
-          layout: z.literal('NHWC'),
-          size: z.number().int().min(16).max(1024), // the whole picture resized to size x size, aspect not kept
-          channels: z.literal(3),
-          colorSpace: z.literal('sRGB'),
-          dtype: z.literal('float32'),
-          scale: z.number().positive(), // x = pixel * scale
-          resize: z.string().min(1),
-          batchDynamic: z.boolean(),
-        }),
-        output: z.object({ name: z.string().min(1), kind: z.literal('logit'), meaning: z.string().min(1) }),
-      })
-      .strict()
-      .optional(),
+    semantic: ContentModel.optional(),
+    /**
+     * A second content model beside `semantic` (same schema, its own size), fused as the feature 'semantic2'.
+     * Absent: the fusion has two features at most.
+     */
+    semantic2: ContentModel.optional(),
     /** File score = sigmoid(bias + sum weight * (feature - mean) / std), features as named (logistic regression). */
     fusion: z
       .object({
@@ -99,7 +117,7 @@ export const ModelManifest = z
         features: z
           .array(
             z.object({
-              name: z.enum(['semantic', 'artefact']),
+              name: FusionFeatureName,
               definition: z.string().min(1),
               mean: z.number(),
               std: z.number().positive(),
@@ -113,6 +131,13 @@ export const ModelManifest = z
         description: z.string().min(1),
       })
       .strict()
+      .superRefine((f, ctx) => {
+        f.features.forEach((ft, i) => {
+          if (f.features.findIndex((g) => g.name === ft.name) < i) {
+            ctx.addIssue({ code: 'custom', path: ['features', i, 'name'], message: `the fusion feature '${ft.name}' is listed twice` });
+          }
+        });
+      })
       .optional(),
     training: z.object({
       sources: z.array(z.string()),
@@ -124,5 +149,19 @@ export const ModelManifest = z
   .refine((m) => (m.semantic === undefined) === (m.fusion === undefined), {
     message: 'a semantic model needs a fusion section, and a fusion section a semantic model',
     path: ['fusion'],
+  })
+  .refine((m) => m.semantic2 === undefined || m.semantic !== undefined, {
+    message: 'a second content model (semantic2) needs the first (semantic)',
+    path: ['semantic2'],
+  })
+  .superRefine((m, ctx) => {
+    const features = m.fusion?.features ?? [];
+    const i = features.findIndex((f) => f.name === 'semantic2');
+    if (i >= 0 && !m.semantic2) {
+      ctx.addIssue({ code: 'custom', path: ['fusion', 'features', i, 'name'], message: "the fusion feature 'semantic2' needs a semantic2 model" });
+    }
+    if (m.semantic2 && m.fusion && i < 0) {
+      ctx.addIssue({ code: 'custom', path: ['fusion', 'features'], message: "a semantic2 model needs a 'semantic2' fusion feature" });
+    }
   });
 export type ModelManifest = z.infer<typeof ModelManifest>;

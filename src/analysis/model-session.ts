@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { InferenceSession as OrtSession } from 'onnxruntime-node';
 import { AnalysisError } from './analysis-results.js';
-import { ModelManifest } from './model-manifest.js';
+import { type ContentModel, ModelManifest } from './model-manifest.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */
 export const DEFAULT_MODEL_NAME = 'veracity-detector';
@@ -16,6 +16,8 @@ export interface LoadedModel {
   session: OrtSession;
   /** The content model (manifest `semantic`, 1.1 on), loaded with the same thread counts; absent before 1.1. */
   semantic?: OrtSession;
+  /** The second content model (manifest `semantic2`), loaded likewise; absent when the manifest has none. */
+  semantic2?: OrtSession;
   /** e.g. "veracity-detector@1.0.0" */
   version: string;
   modelPath: string;
@@ -51,6 +53,7 @@ async function releaseSession(p: Promise<LoadedModel>): Promise<void> {
     const m = await p;
     await m.session.release();
     await m.semantic?.release();
+    await m.semantic2?.release();
   } catch {
     // a session that failed to load has nothing to release
   }
@@ -87,17 +90,22 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
   const manifest = await readManifest(modelsDir);
   const modelPath = join(dir, manifest.file);
   const session = await openSession(modelPath, manifest.sha256, manifest.input.name, manifest.output.name, threads);
-  let semantic: OrtSession | undefined;
-  if (manifest.semantic) {
-    const { file, sha256, input, output } = manifest.semantic;
+  const opened: OrtSession[] = [session];
+  // A content model's session, checked as the artefact model's (sha256, names); a failure releases those already open.
+  const openContent = async (spec: ContentModel | undefined): Promise<OrtSession | undefined> => {
+    if (!spec) return undefined;
     try {
-      semantic = await openSession(join(dir, file), sha256, input.name, output.name, threads);
+      const content = await openSession(join(dir, spec.file), spec.sha256, spec.input.name, spec.output.name, threads);
+      opened.push(content);
+      return content;
     } catch (err) {
-      await session.release().catch(() => undefined);
+      for (const o of opened) await o.release().catch(() => undefined);
       throw err;
     }
-  }
-  return { manifest, session, semantic, version: `${manifest.name}@${manifest.version}`, modelPath };
+  };
+  const semantic = await openContent(manifest.semantic);
+  const semantic2 = await openContent(manifest.semantic2);
+  return { manifest, session, semantic, semantic2, version: `${manifest.name}@${manifest.version}`, modelPath };
 }
 
 /** One ONNX file, checked against its manifest's sha256 and input/output names, with explicit thread counts. */

@@ -1,6 +1,7 @@
-// Measures how far the product's fused score (sharp decode + sharp linear resize to 224 + both ONNX models) is from
-// the training side's (PIL decode + PIL bilinear resize, PyTorch), file by file, on validation and modern/ files:
-// the figure behind analyse.test.ts's tolerance and the model card's "resize agreement".
+// Measures how far the product's fused score (sharp decode + sharp linear resize to each content model's size + every
+// ONNX model the manifest names) is from the training side's (PIL decode + PIL bilinear resize, PyTorch), file by file,
+// on validation and modern/ files: the figure behind analyse.test.ts's tolerance and the model card's "resize agreement".
+// A 3-feature run's rows also carry sem2_logit (the manifest's semantic2 model), fused and compared likewise.
 //   npx tsx test/bench/semantic-agreement.ts [--every-val 24] [--every-modern 10] [--main /work/main/models/training] [--runs DIR] [--fused RUN: the shipped fusion's run, fuse7-tx for 1.2.0]
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,6 +25,8 @@ interface Row {
   path: string;
   sem_logit: number;
   art_logit: number;
+  /** A 3-feature run's (fuse.py --features all3): the second content model's logit, the manifest's semantic2. */
+  sem2_logit?: number;
 }
 
 async function main() {
@@ -47,17 +50,21 @@ async function main() {
       } catch {
         continue; // the product refuses it (e.g. a corrupt JPEG); the training loader is more lenient
       }
+      if (model.manifest.semantic2 && r.sem2_logit === undefined) {
+        throw new Error(`the manifest has a semantic2 model but ${arg('fused', 'fuse7-tx')}'s rows have no sem2_logit: not its fusion's run`);
+      }
       const s = await scoreImage(model, img, { kind: 'image' });
       // Python's fused score with the shipped fit (validation rows carry LOSO scores; recompute with the full fit)
-      const python = fuseScores(fusion, { semantic: r.sem_logit, artefact: sigmoid(r.art_logit) });
-      const semLogit = Math.log(s.semanticScore! / (1 - s.semanticScore!));
+      const python = fuseScores(fusion, { semantic: r.sem_logit, semantic2: r.sem2_logit, artefact: sigmoid(r.art_logit) });
+      const logit = (p: number) => Math.log(p / (1 - p));
       out.push({
         set,
         file: r.path.replace(/^.*datasets\//, ''),
         product: s.score,
         python,
         diff: Math.abs(s.score - python),
-        semLogitDiff: Math.abs(semLogit - r.sem_logit),
+        semLogitDiff: Math.abs(logit(s.semanticScore!) - r.sem_logit),
+        ...(s.semantic2Score !== undefined && r.sem2_logit !== undefined ? { sem2LogitDiff: Math.abs(logit(s.semantic2Score) - r.sem2_logit) } : {}),
         artScoreDiff: Math.abs(s.artefactScore - sigmoid(r.art_logit)),
       });
       process.stderr.write(`${set} ${i} ${Math.abs(s.score - python).toFixed(4)}\n`);
@@ -65,7 +72,7 @@ async function main() {
   }
   await closeModel();
   const stat = (key: string, set?: string) => {
-    const v = out.filter((o) => !set || o.set === set).map((o) => o[key] as number);
+    const v = out.filter((o) => (!set || o.set === set) && key in o).map((o) => o[key] as number);
     return { n: v.length, max: Math.max(...v), mean: v.reduce((a, b) => a + b, 0) / v.length, over005: v.filter((x) => x > 0.05).length };
   };
   const summary = {
@@ -73,6 +80,7 @@ async function main() {
     fusedVal: stat('diff', 'val_raw'),
     fusedModern: stat('diff', 'modern_raw'),
     semanticLogit: stat('semLogitDiff'),
+    ...(model.manifest.semantic2 ? { semantic2Logit: stat('sem2LogitDiff') } : {}),
     artefactScore: stat('artScoreDiff'),
   };
   console.log(JSON.stringify({ summary, files: out }, null, 1));

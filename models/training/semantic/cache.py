@@ -26,7 +26,7 @@ SHARD = 250
 
 
 def trunk():
-    return keras_torch.KerasGraph('mobilenet_v2', end=S.SPLIT).eval()
+    return keras_torch.KerasGraph(S.MODEL, end=S.SPLIT).eval()
 
 
 @torch.no_grad()

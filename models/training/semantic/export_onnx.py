@@ -1,7 +1,11 @@
-# Exports a semantic-branch run to ONNX: input "image" float32 [N, 224, 224, 3] = RGB pixels / 255 of the whole
-# picture resized to 224x224 (sem_common.to224), output "logit" [N] (AI vs real). Checks parity against PyTorch with
-# onnxruntime-node (the product's runtime; 1 thread) on validation / modern/ files and times it.
-#   /usr/bin/python3 export_onnx.py RUN   -> out/<RUN>.onnx, out/<RUN>-parity.json
+# Exports a semantic-branch run to ONNX: input "image" float32 [N, S, S, 3] = RGB pixels / 255 of the whole
+# picture resized to SxS (sem_common.to224; S = 224 for MobileNetV2, 299 for InceptionV3 with SEM_MODEL=inception_v3),
+# output "logit" [N] (AI vs real). Checks parity against PyTorch with onnxruntime-node (the product's runtime;
+# 1 thread) on validation / modern/ files and times it.
+#   /usr/bin/python3 export_onnx.py RUN [--fp16]  -> out/<RUN>.onnx, out/<RUN>-parity.json
+# --fp16 stores the large weight tensors as float16 with a Cast to float32 in front of each (onnxruntime folds the
+# casts when the session is created, so it computes in float32): InceptionV3's 22 M parameters are 87 MB in float32,
+# over the 60 MB a model file may weigh, and 44 MB so.
 import json
 import os
 import subprocess
@@ -20,7 +24,7 @@ import train
 class Full(nn.Module):
     def __init__(self, head, start):
         super().__init__()
-        self.trunk = keras_torch.KerasGraph('mobilenet_v2', end=start)  # the frozen layers up to the trained ones
+        self.trunk = keras_torch.KerasGraph(S.MODEL, end=start)  # the frozen layers up to the trained ones
         self.head = head
 
     def forward(self, x):
@@ -34,9 +38,9 @@ const fs = require('fs');
   const [model, inp, n] = process.argv.slice(1);
   const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   const x = new Float32Array(fs.readFileSync(inp).buffer.slice(0));
-  const N = Number(n), per = 224 * 224 * 3, out = [], times = [];
+  const N = Number(n), S = Number(process.env.SEM_SIZE), per = S * S * 3, out = [], times = [];
   for (let i = 0; i < N; i++) {
-    const t = new ort.Tensor('float32', x.subarray(i * per, (i + 1) * per), [1, 224, 224, 3]);
+    const t = new ort.Tensor('float32', x.subarray(i * per, (i + 1) * per), [1, S, S, 3]);
     const t0 = process.hrtime.bigint();
     const r = await s.run({ image: t });
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
@@ -47,21 +51,76 @@ const fs = require('fs');
 '''
 
 
+def to_fp16(path, min_elements=1024, exact=False):
+    """Float32 initializers of at least min_elements values -> float16 + a Cast node (to float) named as before;
+    exact: refuse a tensor that float16 does not hold exactly (the model was rounded first)."""
+    import onnx
+    from onnx import helper, numpy_helper
+    m = onnx.load(path)
+    g = m.graph
+    keep, casts, n = [], [], 0
+    for init in g.initializer:
+        a = numpy_helper.to_array(init)
+        if a.dtype == np.float32 and a.size >= min_elements:
+            if exact and not np.array_equal(a.astype(np.float16).astype(np.float32), a):
+                raise SystemExit('initializer %s is not float16-exact' % init.name)
+            h = numpy_helper.from_array(a.astype(np.float16), init.name + '__fp16')
+            keep.append(h)
+            casts.append(helper.make_node('Cast', [h.name], [init.name], to=onnx.TensorProto.FLOAT, name=init.name + '__cast'))
+            n += a.size
+        else:
+            keep.append(init)
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    nodes = list(g.node)
+    del g.node[:]
+    g.node.extend(casts + nodes)
+    onnx.save(m, path)
+    return n
+
+
+def round_fp16(m):
+    """Every weight and buffer rounded to the nearest float16 value (kept as float32): the model that ships with
+    --fp16, so PyTorch and the exported file hold the same numbers and parity stays exact."""
+    with torch.no_grad():
+        for t in list(m.parameters()) + list(m.buffers()):
+            t.copy_(t.half().float())
+    return m
+
+
+def export(m, onnx_path, fp16=False):
+    """With fp16, BatchNorm is exported as it is (not folded into the convolutions, which would make new float32
+    numbers that float16 cannot hold), so every initializer is one of the model's own float16-exact tensors."""
+    kw = dict(training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False) if fp16 else {}
+    torch.onnx.export(m, torch.zeros(1, S.SIZE, S.SIZE, 3), onnx_path, input_names=['image'], output_names=['logit'],
+                      dynamic_axes={'image': {0: 'n'}, 'logit': {0: 'n'}}, opset_version=13, **kw)
+
+
 def main():
     import sys
     run = sys.argv[1]
+    fp16 = '--fp16' in sys.argv[2:]
     torch.set_num_threads(1)
     st = torch.load(os.path.join(S.RUNS, run, 'ckpt.pt'))
     head = train.Head(st['start'])
     head.load_state_dict(st['state'])
     m = Full(head, st['start']).eval()
-    onnx_path = os.path.join(S.OUT, run + '.onnx')
-    torch.onnx.export(m, torch.zeros(1, 224, 224, 3), onnx_path, input_names=['image'], output_names=['logit'],
-                      dynamic_axes={'image': {0: 'n'}, 'logit': {0: 'n'}}, opset_version=13)
-    import onnx
-    onnx.checker.check_model(onnx.load(onnx_path))
     files = [t[3] for t in S.eval_files('val_raw')[::60]] + [t[3] for t in S.eval_files('modern_raw')[::30]]
     x = np.stack([S.to224(S.decode(open(p, 'rb').read())) for p in files]).astype(np.float32) / 255.0
+    rounding = None
+    if fp16:  # what float16 storage does to the logits of the trained (float32) model, on the same files
+        with torch.no_grad():
+            before = np.concatenate([m(torch.from_numpy(x[i:i + 1])).numpy() for i in range(len(x))])
+        round_fp16(m)
+        with torch.no_grad():
+            after = np.concatenate([m(torch.from_numpy(x[i:i + 1])).numpy() for i in range(len(x))])
+        rounding = dict(max_abs_logit_change=float(np.abs(after - before).max()),
+                        mean_abs_logit_change=float(np.abs(after - before).mean()))
+    onnx_path = os.path.join(S.OUT, run + '.onnx')
+    export(m, onnx_path, fp16)
+    import onnx
+    halved = to_fp16(onnx_path, exact=True) if fp16 else 0
+    onnx.checker.check_model(onnx.load(onnx_path))
     with torch.no_grad():
         t0 = time.time()
         pt = np.concatenate([m(torch.from_numpy(x[i:i + 1])).numpy() for i in range(len(x))])
@@ -70,16 +129,17 @@ def main():
     x.tofile(os.path.join(work, 'x.bin'))
     ort_path = os.path.join(S.common.REPO, 'node_modules', 'onnxruntime-node')
     r = subprocess.run(['node', '-e', ORT, onnx_path, os.path.join(work, 'x.bin'), str(len(x))],
-                       env=dict(os.environ, ORT_PATH=ort_path), capture_output=True, text=True)
+                       env=dict(os.environ, ORT_PATH=ort_path, SEM_SIZE=str(S.SIZE)), capture_output=True, text=True)
     if r.returncode:
         raise SystemExit(r.stderr)
     o = json.loads(r.stdout)
     d = np.abs(np.array(o['out']) - pt)
-    res = dict(run=run, onnx=os.path.relpath(onnx_path, S.HERE), bytes=os.path.getsize(onnx_path), files=len(files),
+    res = dict(run=run, model=S.MODEL, size=S.SIZE, fp16_weights=halved, fp16_rounding=rounding, onnx=os.path.relpath(onnx_path, S.HERE),
+               bytes=os.path.getsize(onnx_path), files=len(files),
                max_abs_logit_diff=float(d.max()), mean_abs_logit_diff=float(d.mean()),
                ort_ms_per_image_1thread_median=float(np.median(o['times'][1:])),
                torch_ms_per_image_1thread=round(pt_ms, 1),
-               note='onnxruntime-node, intraOpNumThreads 1, batch 1, the 224x224 input only (decode + resize not timed); '
+               note='onnxruntime-node, intraOpNumThreads 1, batch 1, the SxS input only (decode + resize not timed); '
                     'machine shared with other jobs')
     json.dump(res, open(os.path.join(S.OUT, run + '-parity.json'), 'w'), indent=1)
     print(json.dumps(res, indent=1))

@@ -28,13 +28,16 @@ def load(run_dir, name):
     return {r['path']: r for r in json.load(open(os.path.join(run_dir, 'scores-%s.json' % name)))['rows']}
 
 
-def pairs(sem_dir, art_dir, name):
+def pairs(sem_dir, art_dir, name, sem2_dir=None):
+    """(label, source, path, semantic logit, artefact logit, artefact row[, second semantic logit]) of the files
+    every run scored."""
     sem, art = load(sem_dir, name), load(art_dir, name)
+    sem2 = load(sem2_dir, name) if sem2_dir else None
     out = []
     for p, r in art.items():
-        if p in sem:
+        if p in sem and (sem2 is None or p in sem2):
             a = logit(card_v1.file_score(r, 3, 32))
-            out.append((r['label'], r['source'], p, sem[p]['logit'], float(a), r))
+            out.append((r['label'], r['source'], p, sem[p]['logit'], float(a), r) + ((sem2[p]['logit'],) if sem2 else ()))
     return out
 
 
@@ -63,7 +66,9 @@ def main():
     ap.add_argument('sem')
     ap.add_argument('out')
     ap.add_argument('--artefact', default=S.SHIPPED_RUN)
-    ap.add_argument('--features', default='both', choices=['both', 'sem', 'art'])
+    ap.add_argument('--features', default='both', choices=['both', 'sem', 'art', 'all3', 'sems'])
+    ap.add_argument('--sem2', default='', help='a second semantic run (another backbone): features all3 = both '
+                    'semantic logits + the artefact logit, sems = the two semantic logits')
     ap.add_argument('--fit-on', default='val_raw,val_tx',
                     help='which validation sets the regression is fitted on (val_tx alone: format-neutral, both classes '
                          'through the same transforms); every validation set is still scored leave-one-source-out')
@@ -71,10 +76,13 @@ def main():
     sem_dir = os.path.join(S.RUNS, args.sem)
     out_dir = os.path.join(S.RUNS, args.out)
     os.makedirs(out_dir, exist_ok=True)
-    cols = {'both': [3, 4], 'sem': [3], 'art': [4]}[args.features]
+    cols = {'both': [3, 4], 'sem': [3], 'art': [4], 'all3': [3, 4, 6], 'sems': [3, 6]}[args.features]
+    sem2_dir = os.path.join(S.RUNS, args.sem2) if args.sem2 else None
+    if (6 in cols) != bool(sem2_dir):
+        ap.error('--features all3 / sems need --sem2, and --sem2 needs one of them')
     val = []
     for name in VAL:
-        val += [(name,) + t for t in pairs(sem_dir, args.artefact, name)]
+        val += [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir)]
     X = np.array([[t[1 + c] for c in cols] for t in val])
     y = np.array([1.0 if t[1] == 'ai' else 0.0 for t in val])
     src = np.array([t[2] for t in val])
@@ -85,26 +93,28 @@ def main():
         m = loso[s] = fit_lr(X[on & (src != s)], y[on & (src != s)])
         z[src == s] = predict(m, X[src == s])
     full = fit_lr(X[on], y[on])
-    info = dict(sem=args.sem, artefact=args.artefact, features=args.features, coef_standardised=full[2].tolist(),
+    info = dict(sem=args.sem, sem2=args.sem2 or None, artefact=args.artefact, features=args.features, coef_standardised=full[2].tolist(),
                 mean=full[0].tolist(), sd=full[1].tolist(),
                 fitted_on='%s (LOSO for the validation scores)' % ' + '.join(args.fit_on.split(',')))
     res = {}
     have = [n for n in FLIPS if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
+            and (not sem2_dir or os.path.exists(os.path.join(sem2_dir, 'scores-%s.json' % n)))
             and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n))]
     more = tuple(n for n in ('modern_palette',) if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
+                 and (not sem2_dir or os.path.exists(os.path.join(sem2_dir, 'scores-%s.json' % n)))
                  and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n)))
     for name in VAL + MODERN + more + tuple(have):
         if name in FLIPS:
-            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name) if t[1] in loso]
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir) if t[1] in loso]
             zz = np.array([float(predict(loso[t[2]], np.array([[t[1 + c] for c in cols]]))[0]) for t in tl])
         elif name in VAL:
             idx = [i for i, t in enumerate(val) if t[0] == name]
             tl, zz = [val[i] for i in idx], z[idx]
         else:
-            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name)]
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir)]
             zz = predict(full, np.array([[t[1 + c] for c in cols] for t in tl]))
         rows = [dict(label=t[1], source=t[2], path=t[3], tiles=[float(1 / (1 + np.exp(-v)))], grid=1, logit=float(v),
-                     sem_logit=t[4], art_logit=t[5]) for t, v in zip(tl, zz)]
+                     sem_logit=t[4], art_logit=t[5], **(dict(sem2_logit=t[7]) if sem2_dir else {})) for t, v in zip(tl, zz)]
         json.dump(dict(step=None, ckpt=None, set=name, tile=None, stride=None, heat=1, rows=rows, fusion=info),
                   open(os.path.join(out_dir, 'scores-%s.json' % name), 'w'))
         ai = [r['logit'] for r in rows if r['label'] == 'ai']

@@ -26,8 +26,12 @@ SHIPPED_RUN = os.path.join(MAIN, 'runs', 'v1-ft-data2')
 # can be fine-tuned) lives beside the first; the defaults are the cache of sem-ft4 (shipped in 1.1.0).
 CACHE = os.path.join(common.CACHE, os.environ.get('SEM_CACHE', 'semantic'))
 RUNS = common.RUNS
-SIZE = 224
-SPLIT = os.environ.get('SEM_SPLIT', 'block_12_add')  # frozen trunk: input .. SPLIT (block 12: 14x14x96); the rest trains
+# SEM_MODEL: the nsfwjs backbone (mobilenet_v2 at 224 px, or inception_v3 at 299 px, nsfwjs' own size for it); both
+# take RGB / 255. OUT_LAYER / FEAT: its last feature map before the pooled head, and that map's channels.
+MODEL = os.environ.get('SEM_MODEL', 'mobilenet_v2')
+SIZE = int(os.environ.get('SEM_SIZE', '299' if MODEL == 'inception_v3' else '224'))
+OUT_LAYER, FEAT = ('mixed10', 2048) if MODEL == 'inception_v3' else ('out_relu', 1280)
+SPLIT = os.environ.get('SEM_SPLIT', 'mixed8' if MODEL == 'inception_v3' else 'block_12_add')  # frozen trunk: input .. SPLIT; the rest trains
 Image.MAX_IMAGE_PIXELS = 60_000_000
 EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette')
 
@@ -42,7 +46,7 @@ def decode(data):
 
 
 def to224(arr):
-    """The semantic branch's input: the whole picture resized to 224x224 (aspect not kept, nothing cropped away,
+    """The semantic branch's input: the whole picture resized to SIZE x SIZE (224 for MobileNetV2, 299 for InceptionV3) (aspect not kept, nothing cropped away,
     as nsfwjs feeds its models), antialiased bilinear (PIL; reducing_gap for speed on 12-MP files)."""
     im = Image.fromarray(arr)
     return np.asarray(im.resize((SIZE, SIZE), Image.BILINEAR, reducing_gap=3.0), dtype=np.uint8)

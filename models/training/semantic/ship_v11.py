@@ -5,6 +5,12 @@
 # fused card and every fused file score, for calibration-table.ts and analyse.test.ts), parity.json's `semantic`
 # entries (PyTorch logits of 224x224 fixtures, regenerated in test/fixtures/model/semantic/).
 #   /usr/bin/python3 ship_v11.py [--sem sem-ft4] [--fused fuse-ft4]
+# 1.3.0: a second semantic branch (InceptionV3 at 299 px, another run's ckpt, exported with export_onnx.py --fp16) as
+# the manifest's `semantic2` (semantic2.onnx), fused with the other two by a 3-feature fit (fuse.py --features all3):
+#   SEM_MODEL=inception_v3 /usr/bin/python3 ship_v11.py --sem sem7-all --sem2 inc-m9 --fused finc9-all3-tx \
+#       --version 1.3.0 --keep-semantic
+# --keep-semantic: semantic.onnx, its manifest entry, parity entries and fixtures stay as shipped (its run's
+# checkpoint is not needed); the run's scores still enter the fusion.
 import argparse
 import json
 import os
@@ -18,7 +24,8 @@ import card_v1
 from export import sha256
 
 VERSION = '1.1.0'  # --version for later ships (1.2.0: sem7-all, blocks 10-16)
-TRAINED = {'block_12_add': 'blocks 13-16 + Conv_1', 'block_9_add': 'blocks 10-16 + Conv_1',
+TRAINED = {'mixed8': 'Inception blocks mixed9-mixed10', 'mixed9': 'Inception block mixed10',
+           'block_12_add': 'blocks 13-16 + Conv_1', 'block_9_add': 'blocks 10-16 + Conv_1',
            'block_10_project_BN': 'blocks 11-16 + Conv_1', 'block_5_add': 'blocks 6-16 + Conv_1',
            'block_6_project_BN': 'blocks 7-16 + Conv_1'}
 FIXTURES = os.path.join(S.common.REPO, 'test', 'fixtures', 'model', 'semantic')
@@ -28,26 +35,42 @@ def fused_rows(run, name):
     return card_v1.scored(card_v1.load(run, name), 1, 1)  # one "tile" per file = the fused probability
 
 
-def make_fixtures():
-    """Synthetic 224x224 images (never dataset files), so the check needs no resize: drawn shapes, noise, a smooth
-    gradient with grain."""
-    os.makedirs(FIXTURES, exist_ok=True)
+def make_fixtures(size=224, folder=FIXTURES):
+    """Synthetic size x size images (never dataset files), so the check needs no resize: drawn shapes, noise, a
+    smooth gradient with grain (224: the bytes shipped with 1.1.0; 299 for the InceptionV3 branch)."""
+    os.makedirs(folder, exist_ok=True)
     rng = np.random.default_rng(4321)
     out = {}
-    im = Image.new('RGB', (224, 224))
+    n = size
+    k = n / 224
+    im = Image.new('RGB', (n, n))
     d = ImageDraw.Draw(im)
-    for y in range(224):
-        d.line([(0, y), (223, y)], fill=(30 + y // 2, 120, 210 - y // 2))
-    d.ellipse([30, 30, 140, 170], fill=(230, 190, 50))
-    d.rectangle([130, 60, 210, 200], fill=(40, 150, 90))
-    out['shapes-224.png'] = np.asarray(im, dtype=np.uint8)
-    out['noise-224.png'] = rng.integers(0, 256, (224, 224, 3), dtype=np.uint8)
-    g = np.linspace(0, 255, 224)
-    grad = np.stack([np.add.outer(g, g) / 2, np.add.outer(g[::-1], g) / 2, np.full((224, 224), 128.0)], -1)
-    out['grain-gradient-224.png'] = np.clip(grad + rng.integers(-12, 13, grad.shape), 0, 255).astype(np.uint8)
+    for y in range(n):
+        d.line([(0, y), (n - 1, y)], fill=(30 + int(y / k) // 2, 120, 210 - int(y / k) // 2))
+    d.ellipse([int(30 * k), int(30 * k), int(140 * k), int(170 * k)], fill=(230, 190, 50))
+    d.rectangle([int(130 * k), int(60 * k), int(210 * k), int(200 * k)], fill=(40, 150, 90))
+    out['shapes-%d.png' % n] = np.asarray(im, dtype=np.uint8)
+    out['noise-%d.png' % n] = rng.integers(0, 256, (n, n, 3), dtype=np.uint8)
+    g = np.linspace(0, 255, n)
+    grad = np.stack([np.add.outer(g, g) / 2, np.add.outer(g[::-1], g) / 2, np.full((n, n), 128.0)], -1)
+    out['grain-gradient-%d.png' % n] = np.clip(grad + rng.integers(-12, 13, grad.shape), 0, 255).astype(np.uint8)
     for name, arr in out.items():
-        Image.fromarray(arr).save(os.path.join(FIXTURES, name), optimize=True)
+        Image.fromarray(arr).save(os.path.join(folder, name), optimize=True)
     return out
+
+
+def semantic_entry(file, sha, size, model_name, trained):
+    return dict(
+        file=file, sha256=sha,
+        input=dict(name='image', layout='NHWC', size=size, channels=3, colorSpace='sRGB', dtype='float32', scale=1 / 255,
+                   resize='the whole decoded picture (orientation applied, alpha removed) resized to %dx%d, aspect '
+                          'not kept, nothing cropped; antialiased bilinear (PIL BILINEAR, reducing_gap 3 in training; '
+                          'sharp in the product, agreement in MODEL_CARD.md)' % (size, size),
+                   batchDynamic=True),
+        output=dict(name='logit', kind='logit',
+                    meaning='shape [N]: logit of P(picture is AI-generated) from its content (nsfwjs 4.4.0 '
+                            '%s, %s fine-tuned, new head)' % (model_name, trained)),
+    )
 
 
 def main():
@@ -56,10 +79,14 @@ def main():
     ap.add_argument('--fused', default='fuse-ft4')
     ap.add_argument('--version', default=VERSION)
     ap.add_argument('--pixels-decide', action='store_true', help='the calibration lets a fused score >= highAi decide')
+    ap.add_argument('--sem2', default='', help='a second semantic run (SEM_MODEL=inception_v3), shipped as semantic2.onnx')
+    ap.add_argument('--keep-semantic', action='store_true', help='semantic.onnx and its parity fixtures stay as shipped')
     a = ap.parse_args()
     fused_dir = os.path.join(S.RUNS, a.fused)
     info = json.load(open(os.path.join(fused_dir, 'fusion.json')))
-    assert info['sem'] == a.sem and info['features'] == 'both', info
+    assert info['sem'] == a.sem and info['features'] == ('all3' if a.sem2 else 'both'), info
+    assert (info.get('sem2') or '') == a.sem2, info
+    assert not a.sem2 or S.MODEL == 'inception_v3', 'SEM_MODEL=inception_v3 for the second branch'
 
     # thresholds of the fused score: validation only (val_raw + val_tx pooled), LOSO scores, card_v1's rule
     val = fused_rows(a.fused, 'val_raw') + fused_rows(a.fused, 'val_tx')
@@ -70,35 +97,33 @@ def main():
     modern = fused_rows(a.fused, 'modern_raw')
     modern_real = float(np.mean([s >= thr['highAi'] for l, _, s, _ in modern if l == 'real']))
 
-    onnx_src = os.path.join(S.OUT, a.sem + '.onnx')
-    onnx_dst = os.path.join(S.common.SHIP, 'semantic.onnx')
-    shutil.copyfile(onnx_src, onnx_dst)
     man_path = os.path.join(S.common.SHIP, 'manifest.json')
     man = json.load(open(man_path))
     man['version'] = a.version
-    st0 = __import__('torch').load(os.path.join(S.RUNS, a.sem, 'ckpt.pt'))
-    (ms, ma), (ss, sa) = info['mean'], info['sd']
-    ws, wa, bias = info['coef_standardised']
-    man['semantic'] = dict(
-        file='semantic.onnx', sha256=sha256(onnx_dst),
-        input=dict(name='image', layout='NHWC', size=224, channels=3, colorSpace='sRGB', dtype='float32', scale=1 / 255,
-                   resize='the whole decoded picture (orientation applied, alpha removed) resized to 224x224, aspect '
-                          'not kept, nothing cropped; antialiased bilinear (PIL BILINEAR, reducing_gap 3 in training; '
-                          'sharp in the product, agreement in MODEL_CARD.md)',
-                   batchDynamic=True),
-        output=dict(name='logit', kind='logit',
-                    meaning='shape [N]: logit of P(picture is AI-generated) from its content (nsfwjs 4.4.0 '
-                            'MobileNetV2, %s fine-tuned, new head)' % TRAINED[st0['start']]),
-    )
+    if a.keep_semantic:
+        assert man['semantic']['sha256'] == sha256(os.path.join(S.common.SHIP, 'semantic.onnx')), 'semantic.onnx changed'
+    else:
+        onnx_dst = os.path.join(S.common.SHIP, 'semantic.onnx')
+        shutil.copyfile(os.path.join(S.OUT, a.sem + '.onnx'), onnx_dst)
+        st0 = __import__('torch').load(os.path.join(S.RUNS, a.sem, 'ckpt.pt'))
+        man['semantic'] = semantic_entry('semantic.onnx', sha256(onnx_dst), 224, 'MobileNetV2', TRAINED[st0['start']])
+    feats = [('semantic', 'the semantic model\'s logit of the whole picture'),
+             ('artefact', 'logit of the artefact file score (top-k mean of tile probabilities), the probability '
+                          'clipped to [1e-6, 1 - 1e-6] first')]
+    if a.sem2:
+        feats.append(('semantic2', 'the second semantic model\'s logit of the whole picture (InceptionV3 at %d px)' % S.SIZE))
+        onnx_dst2 = os.path.join(S.common.SHIP, 'semantic2.onnx')
+        shutil.copyfile(os.path.join(S.OUT, a.sem2 + '.onnx'), onnx_dst2)
+        st2 = __import__('torch').load(os.path.join(S.RUNS, a.sem2, 'ckpt.pt'))
+        man['semantic2'] = semantic_entry('semantic2.onnx', sha256(onnx_dst2), S.SIZE, 'InceptionV3 (weights stored '
+                                          'as float16)', TRAINED[st2['start']])
+    else:
+        man.pop('semantic2', None)
+    *coef, bias = info['coef_standardised']
     man['fusion'] = dict(
         method='logistic_regression',
-        features=[
-            dict(name='semantic', definition='the semantic model\'s logit of the whole picture', mean=ms, std=ss,
-                 weight=ws),
-            dict(name='artefact', definition='logit of the artefact file score (top-k mean of tile probabilities), '
-                                             'the probability clipped to [1e-6, 1 - 1e-6] first', mean=ma, std=sa,
-                 weight=wa),
-        ],
+        features=[dict(name=n, definition=d, mean=mu, std=sd, weight=w)
+                  for (n, d), mu, sd, w in zip(feats, info['mean'], info['sd'], coef)],
         bias=bias, clip=1e-6,
         description='File score = sigmoid(bias + sum of weight * (feature - mean) / std). Fitted on the validation '
                     'split only (%s, class-balanced, L2 0.01; semantic/fuse.py). The heatmap stays '
@@ -122,7 +147,7 @@ def main():
              'val_raw': 'validation by source', 'val_tx': 'validation by source (both classes through transforms.py)'}
     file_scores = {key: [dict(label=l, source=s.replace('modern/', '', 1), score=round(sc, 6))
                          for l, s, sc, _ in fused_rows(a.fused, name)] for name, key in names.items()}
-    ev = card_v1.clean(dict(model='%s + v1-ft-data2@ema-00500.pt fused (%s)' % (a.sem, a.fused), step=None,
+    ev = card_v1.clean(dict(model='%s%s + v1-ft-data2@ema-00500.pt fused (%s)' % (a.sem, ' + ' + a.sem2 if a.sem2 else '', a.fused), step=None,
                             card=card, file_scores=file_scores,
                             note='validation scores: leave-one-source-out fits; modern/: the shipped fit'))
     S.common.save_json(ev_path, ev)
@@ -132,24 +157,35 @@ def main():
     import export_onnx
     import train
     torch.set_num_threads(1)
-    st = torch.load(os.path.join(S.RUNS, a.sem, 'ckpt.pt'))
-    head = train.Head(st['start'])
-    head.load_state_dict(st['state'])
-    m = export_onnx.Full(head, st['start']).eval()
-    fx = make_fixtures()
     par_path = os.path.join(S.common.SHIP, 'parity.json')
     par = json.load(open(par_path))
     entries = []
-    with torch.no_grad():
-        for name in sorted(fx):
-            x = torch.from_numpy(fx[name].astype(np.float32)[None] / 255.0)
-            z = float(m(x)[0])
-            entries.append(dict(file='semantic/' + name, width=224, height=224, logit=z))
-    par['semantic'] = dict(model='%s ckpt.pt (PyTorch)' % a.sem, note='onnxruntime-node must agree within 1e-4',
-                           fixtures=entries)
+
+    def parity(run, folder, size, fp16):
+        st = torch.load(os.path.join(S.RUNS, run, 'ckpt.pt'))
+        head = train.Head(st['start'])
+        head.load_state_dict(st['state'])
+        m = export_onnx.Full(head, st['start']).eval()
+        if fp16:
+            export_onnx.round_fp16(m)  # the numbers semantic2.onnx holds
+        fx = make_fixtures(size, os.path.join(os.path.dirname(FIXTURES), folder))
+        out = []
+        with torch.no_grad():
+            for name in sorted(fx):
+                x = torch.from_numpy(fx[name].astype(np.float32)[None] / 255.0)
+                out.append(dict(file='%s/%s' % (folder, name), width=size, height=size, logit=float(m(x)[0])))
+        par[folder] = dict(model='%s ckpt.pt (PyTorch%s)' % (run, ', weights rounded to float16 as shipped' if fp16 else ''),
+                           note='onnxruntime-node must agree within 1e-4', fixtures=out)
+        return out
+
+    if not a.keep_semantic:
+        entries += parity(a.sem, 'semantic', 224, False)
+    if a.sem2:
+        entries += parity(a.sem2, 'semantic2', S.SIZE, True)
+    else:
+        par.pop('semantic2', None)
     S.common.save_json(par_path, par)
-    print(json.dumps(dict(thresholds=thr, calibration=cal, modern_real_at_highAi=modern_real,
-                          semantic_bytes=os.path.getsize(onnx_dst), parity=entries)))
+    print(json.dumps(dict(thresholds=thr, calibration=cal, modern_real_at_highAi=modern_real, parity=entries)))
 
 
 if __name__ == '__main__':

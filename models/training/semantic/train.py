@@ -22,16 +22,16 @@ import torch.nn.functional as F
 import keras_torch
 import sem_common as S
 
-STARTS = {'block_6': 'block_5_add', 'block_7': 'block_6_project_BN', 'block_10': 'block_9_add', 'block_11': 'block_10_project_BN', 'block_13': 'block_12_add',
+STARTS = {'mixed9': 'mixed8', 'mixed10': 'mixed9', 'ihead': 'mixed10', 'block_6': 'block_5_add', 'block_7': 'block_6_project_BN', 'block_10': 'block_9_add', 'block_11': 'block_10_project_BN', 'block_13': 'block_12_add',
           'block_15': 'block_14_add', 'head': 'out_relu'}
 
 
 class Head(nn.Module):
     def __init__(self, start, drop=0.2):
         super().__init__()
-        self.body = keras_torch.KerasGraph('mobilenet_v2', start=start, end='out_relu') if start != 'out_relu' else None
+        self.body = keras_torch.KerasGraph(S.MODEL, start=start, end=S.OUT_LAYER) if start != S.OUT_LAYER else None
         self.drop = nn.Dropout(drop)
-        self.fc = nn.Linear(1280, 1)
+        self.fc = nn.Linear(S.FEAT, 1)
 
     def forward(self, x):
         if self.body is not None:
@@ -46,11 +46,11 @@ def precompute(start, f, batch=128):
     """Frozen layers between the cache (block_12_add) and `start`, run once; pooled for the probe."""
     if start == S.SPLIT:
         return f
-    g = keras_torch.KerasGraph('mobilenet_v2', start=S.SPLIT, end=start).eval()
+    g = keras_torch.KerasGraph(S.MODEL, start=S.SPLIT, end=start).eval()
     out = []
     for i in range(0, len(f), batch):
         y = g(torch.from_numpy(f[i:i + batch]).float())
-        out.append((y.mean((2, 3)) if start == 'out_relu' else y).numpy().astype(np.float16))
+        out.append((y.mean((2, 3)) if start == S.OUT_LAYER else y).numpy().astype(np.float16))
     return np.concatenate(out)
 
 
@@ -172,7 +172,7 @@ def main():
     n_params = sum(p.numel() for p in model.parameters())
     cfg = dict(args=vars(args), start=start, cache_split=S.SPLIT, trainable_params=n_params,
                train_views=int(len(y)), train_files=int(len(np.unique(fi))), views_seen=seen, steps=steps,
-               train_wall_s=round(train_s, 1), input='whole image resized to 224x224 (antialiased bilinear)',
+               train_wall_s=round(train_s, 1), input='whole image resized to %dx%d (antialiased bilinear)' % (S.SIZE, S.SIZE), model=S.MODEL,
                cache=json.load(open(os.path.join(S.CACHE, 'train.json'))))
     cfg['scored'] = score_sets(model, start, run_dir, steps)
     cfg['total_wall_s'] = round(time.time() - t0, 1)

@@ -39,13 +39,16 @@ afterAll(async () => {
 
 /**
  * The file score the product must give a picture whose artefact (tile) score is `artefact`: that score itself before
- * 1.1, the manifest's fusion of it with the semantic model's logit of the whole picture from 1.1 on.
+ * 1.1, the manifest's fusion of it with the semantic model's logit of the whole picture from 1.1 on (and with the
+ * second content model's, semantic2, where the manifest has one).
  */
 async function expectedFileScore(path: string, mediaType: MediaType, artefact: number): Promise<number> {
   const model = await getModel(MODELS, 1);
   if (!model.manifest.fusion) return artefact;
-  const semantic = await semanticLogitOf(model, await decodeImageBuffer(readFileSync(path), mediaType));
-  return fuseScores(model.manifest.fusion, { semantic, artefact });
+  const img = await decodeImageBuffer(readFileSync(path), mediaType);
+  const semantic = await semanticLogitOf(model, img);
+  const semantic2 = model.manifest.semantic2 ? await semanticLogitOf(model, img, undefined, 'semantic2') : undefined;
+  return fuseScores(model.manifest.fusion, { semantic, semantic2, artefact });
 }
 
 const A1111 = 'a cat\nNegative prompt: dog\nSteps: 20, Sampler: Euler a, CFG scale: 7, Seed: 1, Size: 512x512, Model: v1-5';
@@ -198,6 +201,7 @@ describe.skipIf(!HAS_MODEL)(`analyseFile with the real model (${MODELS}/veracity
     expect(r.verdict.dimensions[0].score).toBeCloseTo(await expectedFileScore(path, 'image/jpeg', artefact), 3);
     expect(r.aggregation).toMatch(new RegExp(`heatmap shows up to ${heat} tiles`));
     if (manifest.semantic) expect(r.aggregation).toMatch(/also weighs the whole picture's content/);
+    if (manifest.semantic2) expect(r.aggregation).toMatch(/two more models read it resized to/);
     expect(ms).toBeLessThan(15_000);
     expect(grown).toBeLessThan(600);
   });
@@ -246,7 +250,9 @@ describe.skipIf(!HAS_MODEL || !HAS_DATASETS)('real files (../shared/datasets), t
     ];
     // 1.0 (tiles only): the same pixels, the same network: 1e-3. From 1.1 the semantic branch reads the picture resized
     // to 224x224, by sharp here and by PIL in training: measured fused |diff| max 0.016, mean 0.0026 on 54 validation
-    // and modern/ files (models/veracity-detector/semantic-agreement.json), hence 0.03.
+    // and modern/ files (models/veracity-detector/semantic-agreement.json), hence 0.03. A second content model
+    // (semantic2) is resized the same way and fused likewise: the same tolerance, the same file's figures
+    // (test/bench/semantic-agreement.ts measures the fused score with every feature the manifest names).
     const TOLERANCE = (await getModel(MODELS, 1)).manifest.fusion ? 0.03 : 1e-3;
     const report: string[] = [];
     for (const [split, files] of splits) {
