@@ -4,7 +4,8 @@
 // (over all of them here; the product's file score uses the maxTiles subset, the same work). From 1.1 also the
 // semantic branch as the product runs it: sharp resize of the decoded pixels to 224x224 (linear), onnxruntime-node,
 // and the manifest's fusion of the two scores.
-// Writes models/veracity-detector/speed.json.
+// Writes models/veracity-detector/speed.json. BENCH_MODEL_DIR times another model folder (e.g. the previous version's,
+// checked out to a temp dir, for a comparison in the same machine state) and BENCH_OUT names the result file then.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 
-const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'veracity-detector');
+const dir = process.env.BENCH_MODEL_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'veracity-detector');
+const outFile = process.env.BENCH_OUT ?? path.join(dir, 'speed.json');
 const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
 const threads = Number(process.env.BENCH_THREADS ?? 2);
 const W = 4000;
@@ -136,7 +138,7 @@ const result = {
   medianMs: { decode: med('decodeMs'), tiling: med('tilingMs'), inference: med('inferenceMs'), semantic: med('semanticMs'), total: med('totalMs') },
   maxTotalMs: Math.max(...runs.map((r) => r.totalMs)),
 };
-fs.writeFileSync(path.join(dir, 'speed.json'), JSON.stringify(result, null, 2) + '\n');
+fs.writeFileSync(outFile, JSON.stringify(result, null, 2) + '\n');
 console.log(JSON.stringify(result, null, 2));
 await session.release();
 await semSession?.release();
