@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rebuilds veracity-detector 1.0 and the figures of its model card from a fresh clone, on CPU (no GPU, no downloads
+# Rebuilds veracity-detector (1.0 -> 1.3.0) and the figures of its model card from a fresh clone, on CPU (no GPU, no downloads
 # beyond the public GitHub mirrors of Data 2.0, no pretrained weights). Run from models/training/:
 #   ./reproduce.sh                 the shipped model, its figures and the speed benchmark
 #   MIRRORS=/path ./reproduce.sh   where the `fetch`ed mirrors of data/sources.py live (default /work/.mirror)
@@ -37,4 +37,25 @@ $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.js
   && $PY results.py fuse-ft4 \
   && $PY export_onnx.py sem-ft4 \
   && $PY ship_v11.py)
+# 7. 1.2.0: MobileNetV2 blocks 10-16 on a cache cut at block_9_add, 2 views per file (the second a crop), fused on
+#    val_tx only (the shipped run stopped its cache at 29 of 40 shards: a rerun is close to it, not bit-identical)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
+  && $PY cache.py train --total 10000 --views 2 --crop-views \
+  && $PY cache.py eval --sets val_raw,val_tx,modern_raw,modern_jpeg90 \
+  && $PY train.py sem7-all --train-from block_10 --epochs 3 \
+  && $PY fuse.py sem7-all fuse7-tx --fit-on val_tx \
+  && $PY results.py sem7-all fuse7-tx \
+  && $PY export_onnx.py sem7-all \
+  && $PY ship_v11.py --sem sem7-all --fused fuse7-tx --version 1.2.0)
+# 8. 1.3.0: a second content model, nsfwjs' InceptionV3 at 299 px (mixed10 + head fine-tuned on a cache at mixed8),
+#    fused with the two above by a 3-feature fit on val_tx; exported with float16 weights (44.7 MB)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && $PY nsfwjs_weights.py --models mobilenet_v2,inception_v3 \
+  && $PY cache.py train --total 10000 --views 1 \
+  && $PY cache.py eval --sets val_raw,val_tx,modern_raw,modern_jpeg90 \
+  && $PY train.py inc-m10 --train-from mixed10 --epochs 3 \
+  && $PY fuse.py sem7-all f3-inc-m10 --fit-on val_tx --features all3 --sem2 inc-m10 \
+  && $PY results.py f3-inc-m10 \
+  && $PY export_onnx.py inc-m10 --fp16 \
+  && $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f3-inc-m10 --version 1.3.0 --keep-semantic)
 node bench-speed.mjs
