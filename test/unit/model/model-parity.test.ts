@@ -146,86 +146,56 @@ interface SemanticFixture {
   logit: number;
 }
 
-const semanticParity = (parity as { semantic?: { fixtures: SemanticFixture[] } }).semantic;
+type ContentBranch = 'semantic' | 'semantic2';
+const contentParity = parity as Partial<Record<ContentBranch, { model: string; note: string; fixtures: SemanticFixture[] }>>;
 
-describe.skipIf(!manifest.semantic)('veracity-detector semantic model (1.1: the whole picture at 224x224)', () => {
-  const spec = manifest.semantic!;
-  let session: ort.InferenceSession;
+/**
+ * A content model (1.1: `semantic`, MobileNetV2 at 224x224; 1.3: also `semantic2`, InceptionV3 at 299x299): its file,
+ * the size budget of every model file together, its fusion feature, and PyTorch's logits on fixtures of its own size.
+ */
+function describeContentModel(branch: ContentBranch, title: string) {
+  describe.skipIf(!manifest[branch])(title, () => {
+    const spec = manifest[branch]!;
+    const fixtures = contentParity[branch]?.fixtures ?? [];
+    let session: ort.InferenceSession;
 
-  beforeAll(async () => {
-    session = await ort.InferenceSession.create(path.join(modelDir, spec.file), { intraOpNumThreads: 1, interOpNumThreads: 1 });
-  });
-  afterAll(async () => {
-    await session?.release();
-  });
-
-  it('its sha256 matches the manifest, both files together stay under 60 MB, and the fusion names every feature', () => {
-    const bytes = fs.readFileSync(path.join(modelDir, spec.file));
-    expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(spec.sha256);
-    expect(bytes.length + fs.statSync(path.join(modelDir, manifest.file)).size).toBeLessThan(60 * 1000 * 1000);
-    expect(session.inputNames).toEqual([spec.input.name]);
-    expect(session.outputNames).toEqual([spec.output.name]);
-    expect(manifest.fusion!.features.map((f) => f.name).sort()).toEqual(['artefact', 'semantic', ...(manifest.semantic2 ? ['semantic2'] : [])]);
-  });
-
-  it('has parity fixtures for every 224x224 fixture PNG', () => {
-    const pngs = fs.readdirSync(path.join(fixtureDir, 'semantic')).filter((f) => f.endsWith('.png')).sort();
-    expect(semanticParity!.fixtures.map((f) => f.file.replace(/^semantic\//, '')).sort()).toEqual(pngs);
-    expect(pngs.length).toBeGreaterThanOrEqual(3);
-  });
-
-  for (const fx of semanticParity?.fixtures ?? []) {
-    it(`matches PyTorch on ${fx.file} (no resize: the fixture is already ${spec.input.size}x${spec.input.size})`, async () => {
-      const { data, info } = await sharp(path.join(fixtureDir, fx.file)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-      expect([info.width, info.height, info.channels]).toEqual([spec.input.size, spec.input.size, 3]);
-      const x = Float32Array.from(data, (v) => v * spec.input.scale);
-      const out = await session.run({ [spec.input.name]: new ort.Tensor('float32', x, [1, spec.input.size, spec.input.size, 3]) });
-      const z = (out[spec.output.name].data as Float32Array)[0];
-      expect(Math.abs(z - fx.logit)).toBeLessThanOrEqual(TOLERANCE);
+    beforeAll(async () => {
+      session = await ort.InferenceSession.create(path.join(modelDir, spec.file), { intraOpNumThreads: 1, interOpNumThreads: 1 });
     });
-  }
-});
-
-const semantic2Parity = (parity as { semantic2?: { model: string; note: string; fixtures: SemanticFixture[] } }).semantic2;
-
-describe.skipIf(!manifest.semantic2)('veracity-detector second content model (manifest semantic2: the whole picture at its own size)', () => {
-  const spec = manifest.semantic2!;
-  let session: ort.InferenceSession;
-
-  beforeAll(async () => {
-    session = await ort.InferenceSession.create(path.join(modelDir, spec.file), { intraOpNumThreads: 1, interOpNumThreads: 1 });
-  });
-  afterAll(async () => {
-    await session?.release();
-  });
-
-  it('its sha256 matches the manifest, the three files together stay under 60 MB (MODEL_CARD.md), and the fusion weighs it', () => {
-    const bytes = fs.readFileSync(path.join(modelDir, spec.file));
-    expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(spec.sha256);
-    const others = [manifest.file, manifest.semantic!.file].reduce((n, f) => n + fs.statSync(path.join(modelDir, f)).size, 0);
-    expect(bytes.length + others).toBeLessThan(60 * 1000 * 1000);
-    expect(session.inputNames).toEqual([spec.input.name]);
-    expect(session.outputNames).toEqual([spec.output.name]);
-    expect(manifest.fusion!.features.filter((f) => f.name === 'semantic2')).toHaveLength(1);
-  });
-
-  it(`has parity fixtures for every ${spec?.input.size}x${spec?.input.size} fixture PNG (test/fixtures/model/semantic2/)`, () => {
-    expect(semantic2Parity, "parity.json's semantic2 entry").toBeDefined();
-    const pngs = fs.readdirSync(path.join(fixtureDir, 'semantic2')).filter((f) => f.endsWith('.png')).sort();
-    expect(semantic2Parity!.fixtures.map((f) => f.file.replace(/^semantic2\//, '')).sort()).toEqual(pngs);
-    expect(pngs.length).toBeGreaterThanOrEqual(3);
-  });
-
-  for (const fx of semantic2Parity?.fixtures ?? []) {
-    it(`matches PyTorch on ${fx.file} (no resize: the fixture is already ${fx.width}x${fx.height}, the model's size)`, async () => {
-      const { data, info } = await sharp(path.join(fixtureDir, fx.file)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-      expect([info.width, info.height, info.channels]).toEqual([spec.input.size, spec.input.size, 3]);
-      expect([fx.width, fx.height]).toEqual([spec.input.size, spec.input.size]);
-      const x = Float32Array.from(data, (v) => v * spec.input.scale);
-      const out = await session.run({ [spec.input.name]: new ort.Tensor('float32', x, [1, spec.input.size, spec.input.size, 3]) });
-      expect(out[spec.output.name].data).toHaveLength(1);
-      const z = (out[spec.output.name].data as Float32Array)[0];
-      expect(Math.abs(z - fx.logit)).toBeLessThanOrEqual(TOLERANCE);
+    afterAll(async () => {
+      await session?.release();
     });
-  }
-});
+
+    it('its sha256 matches the manifest, every model file together stays under 60 MB (MODEL_CARD.md), and the fusion weighs it once', () => {
+      const bytes = fs.readFileSync(path.join(modelDir, spec.file));
+      expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(spec.sha256);
+      const files = [manifest.file, manifest.semantic?.file, manifest.semantic2?.file].filter((f): f is string => !!f);
+      expect(files.reduce((n, f) => n + fs.statSync(path.join(modelDir, f)).size, 0)).toBeLessThan(60 * 1000 * 1000);
+      expect(session.inputNames).toEqual([spec.input.name]);
+      expect(session.outputNames).toEqual([spec.output.name]);
+      expect(manifest.fusion!.features.map((f) => f.name).sort()).toEqual(['artefact', 'semantic', ...(manifest.semantic2 ? ['semantic2'] : [])]);
+    });
+
+    it(`has parity fixtures for every ${spec?.input.size}x${spec?.input.size} fixture PNG (test/fixtures/model/${branch}/)`, () => {
+      expect(contentParity[branch], `parity.json's ${branch} entry`).toBeDefined();
+      const pngs = fs.readdirSync(path.join(fixtureDir, branch)).filter((f) => f.endsWith('.png')).sort();
+      expect(fixtures.map((f) => f.file.replace(new RegExp(`^${branch}/`), '')).sort()).toEqual(pngs);
+      expect(pngs.length).toBeGreaterThanOrEqual(3);
+    });
+
+    for (const fx of fixtures) {
+      it(`matches PyTorch on ${fx.file} (no resize: the fixture is already ${fx.width}x${fx.height}, the model's size)`, async () => {
+        const { data, info } = await sharp(path.join(fixtureDir, fx.file)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+        expect([info.width, info.height, info.channels]).toEqual([spec.input.size, spec.input.size, 3]);
+        const x = Float32Array.from(data, (v) => v * spec.input.scale);
+        const out = await session.run({ [spec.input.name]: new ort.Tensor('float32', x, [1, spec.input.size, spec.input.size, 3]) });
+        expect(out[spec.output.name].data).toHaveLength(1);
+        const z = (out[spec.output.name].data as Float32Array)[0];
+        expect(Math.abs(z - fx.logit)).toBeLessThanOrEqual(TOLERANCE);
+      });
+    }
+  });
+}
+
+describeContentModel('semantic', 'veracity-detector semantic model (1.1: the whole picture at 224x224)');
+describeContentModel('semantic2', 'veracity-detector second content model (1.3, manifest semantic2: the whole picture at 299x299)');
