@@ -226,13 +226,12 @@ describe.skipIf(!HAS_MODEL || !HAS_DATASETS)('real files (../shared/datasets), t
   const auc = (ai: number[], real: number[]) =>
     ai.reduce((s, a) => s + real.reduce((t, r) => t + (a > r ? 1 : a === r ? 0.5 : 0), 0), 0) / (ai.length * real.length);
 
-  it('reproduces the file scores recorded in the model card (eval-results.json) on validation and modern files', async () => {
+  it('reproduces the file scores recorded in the model card (eval-results.json) on modern files', async () => {
     // evaluate.py scores files in list_files order (label, then sorted source folders, then sorted names); our
     // scores for the same files must match: this proves the product computes the figures the card reports.
     const evalPath = join(MODELS, 'veracity-detector', 'eval-results.json');
     expect(existsSync(evalPath), `${evalPath} ships with the model`).toBe(true);
     const recorded = JSON.parse(readFileSync(evalPath, 'utf8')) as { file_scores?: Record<string, Array<{ source: string; score: number }>> };
-    const VAL = new Set(['ai/gen_sd2', 'ai/gen_kolors', 'ai/ml72_playground', 'real/exif_samples', 'real/kodak24', 'real/ml72_playground']);
     const list = (split: string) =>
       ['ai', 'real'].flatMap((label) =>
         readdirSync(join(DATASETS, split, label))
@@ -244,10 +243,9 @@ describe.skipIf(!HAS_MODEL || !HAS_DATASETS)('real files (../shared/datasets), t
               .map((f) => ({ key: `${label}/${src}`, src, path: join(DATASETS, split, label, src, f) })),
           ),
       );
-    const splits: Array<[string, ReturnType<typeof list>]> = [
-      ['modern', list('modern')],
-      ['validation', list('train').filter((x) => VAL.has(x.key))],
-    ];
+    // Only modern/ can be compared: its recorded scores come from the shipped fit, while the validation scores of
+    // eval-results.json are leave-one-source-out fits (and most validation sources live outside ../shared).
+    const splits: Array<[string, ReturnType<typeof list>]> = [['modern', list('modern')]];
     // 1.0 (tiles only): the same pixels, the same network: 1e-3. From 1.1 the semantic branch reads the picture resized
     // to 224x224, by sharp here and by PIL in training: measured fused |diff| max 0.016, mean 0.0026 on 54 validation
     // and modern/ files (models/veracity-detector/semantic-agreement.json), hence 0.03. A second content model
@@ -257,6 +255,7 @@ describe.skipIf(!HAS_MODEL || !HAS_DATASETS)('real files (../shared/datasets), t
     const report: string[] = [];
     for (const [split, files] of splits) {
       const rec = recorded.file_scores?.[split];
+      expect(rec, `eval-results.json records the ${split} file scores`).toBeDefined();
       if (!rec) continue;
       expect(rec.length, `${split}: same file list as evaluate.py`).toBe(files.length);
       let compared = 0;
