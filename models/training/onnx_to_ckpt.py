@@ -13,6 +13,7 @@ from onnx import numpy_helper
 from PIL import Image
 
 import common
+import eval_v1
 from safe_model import SafeNet
 
 ONNX = os.path.join(common.SHIP, 'model.onnx')
@@ -75,10 +76,10 @@ def main():
             im = im.convert('RGBA')
         a = np.asarray(im.convert('RGB'), dtype=np.uint8)
         h, w = a.shape[:2]
-        grid = [(x, y) for y in range(0, h - 192 + 1, 96) for x in range(0, w - 192 + 1, 96)]
-        if len(grid) > 32:
-            grid = [grid[(i * len(grid)) // 32] for i in range(32)]
-        t = torch.from_numpy(np.stack([a[y:y + 192, x:x + 192] for x, y in grid])).float().div(255).permute(0, 3, 1, 2)
+        grid = eval_v1.grid_origins(w, h)
+        grid = [grid[i] for i in eval_v1.sample_indices(len(grid), 32)]  # the manifest's maxTiles, as the CI test samples
+        T = eval_v1.TILE
+        t = torch.from_numpy(np.stack([a[y:y + T, x:x + T] for x, y in grid])).float().div(255).permute(0, 3, 1, 2)
         t = (t - 0.5) / 0.25
         with torch.no_grad():
             lg = m(t).flatten().double()

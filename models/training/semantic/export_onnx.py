@@ -8,8 +8,6 @@
 # over the 60 MB a model file may weigh, and 44 MB so.
 import json
 import os
-import subprocess
-import tempfile
 import time
 
 import numpy as np
@@ -19,6 +17,7 @@ import torch.nn as nn
 import keras_torch
 import sem_common as S
 import train
+from onnx_scores import run_onnx
 
 
 class Full(nn.Module):
@@ -29,26 +28,6 @@ class Full(nn.Module):
 
     def forward(self, x):
         return self.head(self.trunk(x.permute(0, 3, 1, 2)))
-
-
-ORT = r'''
-const ort = require(process.env.ORT_PATH);
-const fs = require('fs');
-(async () => {
-  const [model, inp, n] = process.argv.slice(1);
-  const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-  const x = new Float32Array(fs.readFileSync(inp).buffer.slice(0));
-  const N = Number(n), S = Number(process.env.SEM_SIZE), per = S * S * 3, out = [], times = [];
-  for (let i = 0; i < N; i++) {
-    const t = new ort.Tensor('float32', x.subarray(i * per, (i + 1) * per), [1, S, S, 3]);
-    const t0 = process.hrtime.bigint();
-    const r = await s.run({ image: t });
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    out.push(r.logit.data[0]);
-  }
-  console.log(JSON.stringify({ out, times }));
-})();
-'''
 
 
 def to_fp16(path, min_elements=1024, exact=False):
@@ -106,14 +85,18 @@ def main():
     head.load_state_dict(st['state'])
     m = Full(head, st['start']).eval()
     files = [t[3] for t in S.eval_files('val_raw')[::60]] + [t[3] for t in S.eval_files('modern_raw')[::30]]
-    x = np.stack([S.to224(S.decode(open(p, 'rb').read())) for p in files]).astype(np.float32) / 255.0
+    u8 = np.stack([S.to224(S.decode(open(p, 'rb').read())) for p in files])
+    x = u8.astype(np.float32) / 255.0
+
+    @torch.no_grad()
+    def logits():  # one picture at a time, as the product runs it
+        return np.concatenate([m(torch.from_numpy(x[i:i + 1])).numpy() for i in range(len(x))])
+
     rounding = None
     if fp16:  # what float16 storage does to the logits of the trained (float32) model, on the same files
-        with torch.no_grad():
-            before = np.concatenate([m(torch.from_numpy(x[i:i + 1])).numpy() for i in range(len(x))])
+        before = logits()
         round_fp16(m)
-        with torch.no_grad():
-            after = np.concatenate([m(torch.from_numpy(x[i:i + 1])).numpy() for i in range(len(x))])
+        after = logits()
         rounding = dict(max_abs_logit_change=float(np.abs(after - before).max()),
                         mean_abs_logit_change=float(np.abs(after - before).mean()))
     onnx_path = os.path.join(S.OUT, run + '.onnx')
@@ -121,23 +104,15 @@ def main():
     import onnx
     halved = to_fp16(onnx_path, exact=True) if fp16 else 0
     onnx.checker.check_model(onnx.load(onnx_path))
-    with torch.no_grad():
-        t0 = time.time()
-        pt = np.concatenate([m(torch.from_numpy(x[i:i + 1])).numpy() for i in range(len(x))])
-        pt_ms = (time.time() - t0) / len(x) * 1000
-    work = tempfile.mkdtemp()
-    x.tofile(os.path.join(work, 'x.bin'))
-    ort_path = os.path.join(S.common.REPO, 'node_modules', 'onnxruntime-node')
-    r = subprocess.run(['node', '-e', ORT, onnx_path, os.path.join(work, 'x.bin'), str(len(x))],
-                       env=dict(os.environ, ORT_PATH=ort_path, SEM_SIZE=str(S.SIZE)), capture_output=True, text=True)
-    if r.returncode:
-        raise SystemExit(r.stderr)
-    o = json.loads(r.stdout)
-    d = np.abs(np.array(o['out']) - pt)
+    t0 = time.time()
+    pt = logits()
+    pt_ms = (time.time() - t0) / len(x) * 1000
+    ort_out, ort_times = run_onnx(u8, onnx_path, timed=True)
+    d = np.abs(ort_out - pt)
     res = dict(run=run, model=S.MODEL, size=S.SIZE, fp16_weights=halved, fp16_rounding=rounding, onnx=os.path.relpath(onnx_path, S.HERE),
                bytes=os.path.getsize(onnx_path), files=len(files),
                max_abs_logit_diff=float(d.max()), mean_abs_logit_diff=float(d.mean()),
-               ort_ms_per_image_1thread_median=float(np.median(o['times'][1:])),
+               ort_ms_per_image_1thread_median=float(np.median(ort_times[1:])),
                torch_ms_per_image_1thread=round(pt_ms, 1),
                note='onnxruntime-node, intraOpNumThreads 1, batch 1, the SxS input only (decode + resize not timed); '
                     'machine shared with other jobs')

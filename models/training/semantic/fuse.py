@@ -97,12 +97,11 @@ def main():
                 mean=full[0].tolist(), sd=full[1].tolist(),
                 fitted_on='%s (LOSO for the validation scores)' % ' + '.join(args.fit_on.split(',')))
     res = {}
-    have = [n for n in FLIPS if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
-            and (not sem2_dir or os.path.exists(os.path.join(sem2_dir, 'scores-%s.json' % n)))
-            and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n))]
-    more = tuple(n for n in ('modern_palette',) if os.path.exists(os.path.join(sem_dir, 'scores-%s.json' % n))
-                 and (not sem2_dir or os.path.exists(os.path.join(sem2_dir, 'scores-%s.json' % n)))
-                 and os.path.exists(os.path.join(args.artefact, 'scores-%s.json' % n)))
+    def scored_by_all(n):  # every run the fusion reads has scored set n
+        return all(os.path.exists(os.path.join(d, 'scores-%s.json' % n)) for d in (sem_dir, sem2_dir, args.artefact) if d)
+
+    have = [n for n in FLIPS if scored_by_all(n)]
+    more = tuple(n for n in ('modern_palette',) if scored_by_all(n))
     for name in VAL + MODERN + more + tuple(have):
         if name in FLIPS:
             tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir) if t[1] in loso]

@@ -20,14 +20,16 @@ ONNX = os.path.join(S.common.SHIP, 'semantic.onnx')
 RUNNER = os.path.join(S.HERE, 'onnx_scores.mjs')
 
 
-def run_onnx(x):
-    """x: (N, SIZE, SIZE, 3) uint8 -> (N,) float32 logits."""
+def run_onnx(x, model=ONNX, timed=False):
+    """x: (N, SIZE, SIZE, 3) uint8 -> (N,) float32 logits of `model` through onnxruntime-node (one thread); timed:
+    one picture at a time, and also the milliseconds of each run."""
     with tempfile.TemporaryDirectory(prefix='semonnx-') as d:
-        xi, xo = os.path.join(d, 'in.u8'), os.path.join(d, 'out.f32')
+        xi, xo, xt = os.path.join(d, 'in.u8'), os.path.join(d, 'out.f32'), os.path.join(d, 'times.json')
         np.ascontiguousarray(x, dtype=np.uint8).tofile(xi)
-        subprocess.run(['node', RUNNER, ONNX, xi, str(len(x)), xo, str(S.SIZE)], check=True,
-                       env=dict(os.environ, OMP_NUM_THREADS='1'))
-        return np.fromfile(xo, dtype=np.float32)
+        subprocess.run(['node', RUNNER, model, xi, str(len(x)), xo, str(x.shape[1])] + ([xt] if timed else []),
+                       check=True, env=dict(os.environ, OMP_NUM_THREADS='1'))
+        z = np.fromfile(xo, dtype=np.float32)
+        return (z, json.load(open(xt))) if timed else z
 
 
 def check_parity():
