@@ -206,12 +206,15 @@ export const FINDING_COPY = {
   'pixels.score.leans_ai': pixelScore('leans_ai'),
   'pixels.score.uncertain': pixelScore('uncertain'),
   'pixels.score.leans_authentic': pixelScore('leans_authentic'),
-  'pixels.no_raster': () => 'The document has no raster image large enough for the pixel detector.',
+  'pixels.no_raster': () =>
+    'The document has no raster image the pixel detector can read: none large enough, or only line art, text, charts or screenshots.',
   'pixels.none': () => 'The pixel detector gave no score.',
   'pixels.line_art': (f) => {
     const n = num(f, 'colours');
     return `The image has only ${n} colour${n === 1 ? '' : 's'} (line art or a bilevel scan), which the pixel detector cannot read reliably.`;
   },
+  'pixels.not_photographic': (f) =>
+    `The picture is mostly flat colour and hard edges (${pct(num(f, 'flat'))} of it flat), as screenshots, charts, logos and pages are, or a studio shot on a plain background: the pixel detector was calibrated on photographs, so its score here is not used either way.`,
   'pixels.skipped': (f) => `Not scored: ${text(f, 'items')}${num(f, 'count') > 4 ? '; ...' : ''}.`,
 
   // provenance: a generator named by the metadata (weight 1: decides on its own)

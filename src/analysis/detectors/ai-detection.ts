@@ -1,5 +1,6 @@
 // The pixel detector: the ONNX model's score of the image (for a PDF, of its worst raster image or scanned page) as
-// the ai_detection dimension and one `pixels.score.*` finding; flat graphics the model cannot read are noted.
+// the ai_detection dimension and one `pixels.score.*` finding; flat graphics the model cannot read are noted, and a
+// picture the photo guard takes for a screenshot, chart or graphic is read as inconclusive (photo-guard.ts).
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { scoreImage } from '../ai-detection.js';
 import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
@@ -7,6 +8,9 @@ import type { FactValue, Finding } from '../finding.js';
 import { aiDimension } from '../fusion.js';
 import type { ModelManifest } from '../model-manifest.js';
 import { distinctColours, LINE_ART_COLOURS, surveyImages } from '../pdf-document.js';
+import { readPhotoGuard } from '../photo-guard.js';
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 export const aiDetectionDetector: Detector = {
   key: 'ai-detection',
@@ -44,6 +48,18 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
     // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
     dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
     notes.push({ code: 'pixels.line_art', facts: { colours }, weight: 0 });
+  } else {
+    const guard = readPhotoGuard(image);
+    if (guard?.notPhotographic) {
+      // Screenshots, charts, logos, pages: flat fills and hard edges, not the photographs the detector was calibrated
+      // on (their JPEG noise reads as strongly "AI"). The score is shown but decides nothing, either way.
+      dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
+      notes.push({
+        code: 'pixels.not_photographic',
+        facts: { flat: round3(guard.features.flat), hardEdges: round3(guard.features.step), topColours: round3(guard.features.top4) },
+        weight: 0,
+      });
+    }
   }
   return { dimension, findings: [pixelFinding(dimension, {}, ctx.model.manifest.calibration), ...notes], regions: [scored.grid] };
 }
@@ -52,6 +68,7 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
   const { model, signal } = ctx;
   const regions: RegionGrid[] = [];
   let worst: { score: number; where: Record<string, FactValue> } | null = null;
+  const notPhotographic: string[] = [];
   const survey = await surveyImages(ctx.pdf!, {
     signal,
     onRaster: async (r) => {
@@ -67,16 +84,23 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
         width: r.image.width,
         height: r.image.height,
       };
+      if (readPhotoGuard(r.image)?.notPhotographic) {
+        // a rendered page of text, a chart or a screenshot: its heatmap is shown, but its score is no reading
+        const what = r.kind === 'pdf_page' ? `page ${r.page}` : `page ${r.page} image ${(r.imageIndex ?? 0) + 1}`;
+        notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, a screenshot, chart, graphic or text rather than a photograph`);
+        return;
+      }
       if (!worst || s.score > worst.score) worst = { score: s.score, where };
     },
   });
+  const skipped = [...survey.skipped, ...notPhotographic];
   const found = worst as { score: number; where: Record<string, FactValue> } | null;
   const dimension = found ? aiDimension(found.score, model.manifest.thresholds) : null;
   const findings: Finding[] = [
     dimension && found ? pixelFinding(dimension, { ...found.where, count: regions.length }) : { code: 'pixels.no_raster', facts: {}, weight: 0 },
   ];
-  if (survey.skipped.length) {
-    findings.push({ code: 'pixels.skipped', facts: { items: survey.skipped.slice(0, 4).join('; '), count: survey.skipped.length }, weight: 0 });
+  if (skipped.length) {
+    findings.push({ code: 'pixels.skipped', facts: { items: skipped.slice(0, 4).join('; '), count: skipped.length }, weight: 0 });
   }
   return { dimension, findings, regions };
 }

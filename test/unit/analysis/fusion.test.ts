@@ -140,7 +140,7 @@ describe('fuse', () => {
   it('rule 4: nothing scoreable and no strong provenance is inconclusive, and says why', () => {
     const v = verdict(null);
     expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
-    expect(v.display.description).toMatch(/no raster image large enough/);
+    expect(v.display.description).toMatch(/no raster image the pixel detector can read/);
   });
 
   it('PDFs: the copy names the page and image with the highest score', () => {
