@@ -50,7 +50,7 @@ def do_train(args):
     os.makedirs(S.CACHE, exist_ok=True)
     files = S.train_subsample(args.total, args.seed)
     srcs = sorted({s for _, s, _ in files})
-    meta = dict(total=args.total, views=args.views, crop_views=args.crop_views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(total=args.total, views=args.views, first_view=args.first_view, crop_views=args.crop_views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -72,7 +72,7 @@ def do_train(args):
             try:
                 data = open(path, 'rb').read()
                 im = S.transforms.open_image(data).convert('RGB')
-                for v in range(args.views):
+                for v in range(args.first_view, args.views):
                     src_im = im
                     if v >= 1 and args.crop_views:
                         src_im = crop_view(im, 'semcrop%d|%s' % (v, path))
@@ -125,6 +125,8 @@ def main():
     ap.add_argument('what', choices=['train', 'eval'])
     ap.add_argument('--total', type=int, default=6000)
     ap.add_argument('--views', type=int, default=2)
+    ap.add_argument('--first-view', type=int, default=0,
+                    help='cache views first-view .. views-1 only (a further view of the same files in a cache of its own, SEM_CACHE)')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
     ap.add_argument('--part', default='0/1', help='k/n: this worker takes shards with index %% n == k')

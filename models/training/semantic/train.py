@@ -55,7 +55,12 @@ def precompute(start, f, batch=128):
 
 
 def load_train():
+    """The train shards of SEM_CACHE and of the caches named in SEM_EXTRA_CACHES (comma-separated; further views of the
+    same subsample, cache.py --first-view), concatenated."""
+    extra = [c for c in os.environ.get('SEM_EXTRA_CACHES', '').split(',') if c]
     sh = sorted(glob.glob(os.path.join(S.CACHE, 'train_*.npz')))
+    for c in extra:
+        sh += sorted(glob.glob(os.path.join(os.path.dirname(S.CACHE), c, 'train_*.npz')))
     d = [np.load(p) for p in sh if not p.endswith('.tmp.npz')]
     return (np.concatenate([x['f'] for x in d]), np.concatenate([x['y'] for x in d]),
             np.concatenate([x['s'] for x in d]), np.concatenate([x['i'] for x in d]), len(d))
@@ -173,7 +178,8 @@ def main():
     cfg = dict(args=vars(args), start=start, cache_split=S.SPLIT, trainable_params=n_params,
                train_views=int(len(y)), train_files=int(len(np.unique(fi))), views_seen=seen, steps=steps,
                train_wall_s=round(train_s, 1), input='whole image resized to %dx%d (antialiased bilinear)' % (S.SIZE, S.SIZE), model=S.MODEL,
-               cache=json.load(open(os.path.join(S.CACHE, 'train.json'))))
+               cache=json.load(open(os.path.join(S.CACHE, 'train.json'))),
+               extra_caches=os.environ.get('SEM_EXTRA_CACHES', ''))
     cfg['scored'] = score_sets(model, start, run_dir, steps)
     cfg['total_wall_s'] = round(time.time() - t0, 1)
     json.dump(cfg, open(os.path.join(run_dir, 'config.json'), 'w'), indent=1)
