@@ -9,12 +9,15 @@
 # the manifest's `semantic2` (semantic2.onnx), fused with the other two by a 3-feature fit (fuse.py --features all3):
 #   SEM_MODEL=inception_v3 /usr/bin/python3 ship_v11.py --sem sem7-all --sem2 inc-m9 --fused finc9-all3-tx \
 #       --version 1.3.0 --keep-semantic
+# 1.3.1: the same models and fusion; --guard counts the files the photo guard (guard/) flags as below highAi in the
+# calibration, and --pixels-decide (allowed only at <= 3 % of validation's real photos at highAi) lets the pixels decide.
 # --keep-semantic: semantic.onnx, its manifest entry, parity entries and fixtures stay as shipped (its run's
 # checkpoint is not needed); the run's scores still enter the fusion.
 import argparse
 import json
 import os
 import shutil
+import sys
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -80,6 +83,8 @@ def main():
     ap.add_argument('--version', default=VERSION)
     ap.add_argument('--pixels-decide', action='store_true', help='the calibration lets a fused score >= highAi decide')
     ap.add_argument('--sem2', default='', help='a second semantic run (SEM_MODEL=inception_v3), shipped as semantic2.onnx')
+    ap.add_argument('--guard', action='store_true',
+                    help='the calibration counts a file the photo guard flags (guard/flags.py) as not at highAi, as the product reads it')
     ap.add_argument('--keep-semantic', action='store_true', help='semantic.onnx and its parity fixtures stay as shipped')
     a = ap.parse_args()
     fused_dir = os.path.join(S.RUNS, a.fused)
@@ -96,6 +101,16 @@ def main():
     cal = dict(real=float(np.mean(re >= thr['highAi'])), ai=float(np.mean(ai >= thr['highAi'])))
     modern = fused_rows(a.fused, 'modern_raw')
     modern_real = float(np.mean([s >= thr['highAi'] for l, _, s, _ in modern if l == 'real']))
+    if a.guard:  # the thresholds stay the fused score's; only what reaches highAi in the product changes
+        sys.path.insert(0, os.path.join(S.TRAINING, 'guard'))
+        import flags
+        hit = [(l, s >= thr['highAi'] and p not in fl) for name in ('val_raw', 'val_tx')
+               for fl in [flags.flagged(name)] for l, _, s, p in fused_rows(a.fused, name)]
+        cal = dict(real=float(np.mean([h for l, h in hit if l == 'real'])), ai=float(np.mean([h for l, h in hit if l == 'ai'])),
+                   unguarded=cal)
+        fm = flags.flagged('modern_raw')
+        modern_real = float(np.mean([s >= thr['highAi'] and p not in fm for l, _, s, p in modern if l == 'real']))
+    assert not a.pixels_decide or cal['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of validation real at highAi: %s' % cal
 
     man_path = os.path.join(S.common.SHIP, 'manifest.json')
     man = json.load(open(man_path))
@@ -136,7 +151,8 @@ def main():
                              inconclusiveBand=[thr['highAuthentic'], thr['highAi']])
     man['calibration'] = dict(pixelsDecide=bool(a.pixels_decide), realAtHighAi=round(cal['real'], 4), aiAtHighAi=round(cal['ai'], 4),
                               split='val_tx + val_raw, fused scores leave-one-source-out (by-source validation '
-                                    'split; modern/ never used)')
+                                    'split; modern/ never used)' + ('; files the photo guard flags count as below '
+                                                                    'highAi, as the product reads them' if a.guard else ''))
     S.common.save_json(man_path, man)
 
     # eval-results.json: the fused card (results.py) and every fused file score

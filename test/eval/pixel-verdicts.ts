@@ -1,0 +1,115 @@
+// Issue #21's acceptance figures as verdicts: what the REAL pipeline (analyseFile with the shipped model, photo guard
+// and fusion) says about ../shared/datasets/modern/ (never trained on, never used to choose anything), as is and with
+// both classes re-encoded the same way (JPEG q90, metadata stripped). Run by hand, ../shared needed:
+//   nice -n 10 npx tsx test/eval/pixel-verdicts.ts [--limit N]
+// Writes test/eval/results/pixel-verdicts.json: per variant and class, the share of files called ai_generated /
+// authentic / inconclusive / manipulated, how many the photo guard took for non-photographs, and per source.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { analyseFile, closeAnalysis } from '../../src/analysis/index.js';
+import { getModel } from '../../src/analysis/model-session.js';
+import { arg, DATASETS, REPO } from './capture-sets.js';
+
+const LIMIT = Number(arg('--limit', '0'));
+const MODELS = join(REPO, 'models');
+const MODERN = join(DATASETS, 'modern');
+
+type Variant = 'as is' | 'JPEG q90';
+interface Row {
+  label: 'ai' | 'real';
+  source: string;
+  file: string;
+  variant: Variant;
+  verdict: string;
+  score: number | null;
+  guard: boolean;
+}
+
+function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> {
+  const out: Array<{ label: 'ai' | 'real'; source: string; path: string }> = [];
+  for (const label of ['ai', 'real'] as const) {
+    for (const source of readdirSync(join(MODERN, label)).sort()) {
+      for (const f of readdirSync(join(MODERN, label, source)).sort()) {
+        if (/\.(png|jpe?g|webp)$/i.test(f)) out.push({ label, source, path: join(MODERN, label, source, f) });
+      }
+    }
+  }
+  return LIMIT ? out.filter((_, i) => i % Math.ceil(out.length / LIMIT) === 0) : out;
+}
+
+const mediaOf = (p: string) => (/\.png$/i.test(p) ? 'image/png' : /\.webp$/i.test(p) ? 'image/webp' : 'image/jpeg');
+
+function summary(rows: Row[]) {
+  const share = (rs: Row[], pred: (r: Row) => boolean) => (rs.length ? Math.round((rs.filter(pred).length / rs.length) * 10000) / 10000 : null);
+  const of = (rs: Row[]) => ({
+    n: rs.length,
+    ai_generated: share(rs, (r) => r.verdict === 'ai_generated'),
+    authentic: share(rs, (r) => r.verdict === 'authentic'),
+    inconclusive: share(rs, (r) => r.verdict === 'inconclusive'),
+    manipulated: share(rs, (r) => r.verdict === 'manipulated'),
+    notPhotographic: rs.filter((r) => r.guard).length,
+  });
+  const out: Record<string, unknown> = {};
+  for (const variant of ['as is', 'JPEG q90'] as const) {
+    const v = rows.filter((r) => r.variant === variant);
+    const bySource: Record<string, unknown> = {};
+    for (const s of [...new Set(v.map((r) => `${r.label}/${r.source}`))].sort()) bySource[s] = of(v.filter((r) => `${r.label}/${r.source}` === s));
+    out[variant] = {
+      ai: of(v.filter((r) => r.label === 'ai')),
+      real: of(v.filter((r) => r.label === 'real')),
+      realCalledAi: v.filter((r) => r.label === 'real' && r.verdict === 'ai_generated').map((r) => r.file),
+      bySource,
+    };
+  }
+  return out;
+}
+
+async function main() {
+  const { manifest } = await getModel(MODELS, 1);
+  const tmp = mkdtempSync(join(tmpdir(), 'pixel-verdicts-'));
+  const rows: Row[] = [];
+  try {
+    for (const f of files()) {
+      const q90 = join(tmp, 'q90.jpg');
+      writeFileSync(q90, await sharp(readFileSync(f.path)).removeAlpha().jpeg({ quality: 90 }).toBuffer());
+      for (const [variant, path, media] of [
+        ['as is', f.path, mediaOf(f.path)],
+        ['JPEG q90', q90, 'image/jpeg'],
+      ] as const) {
+        const r = await analyseFile(path, media, { modelsDir: MODELS });
+        const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
+        rows.push({
+          label: f.label,
+          source: f.source,
+          file: f.path.slice(MODERN.length + 1),
+          variant,
+          verdict: r.verdict.assessment,
+          score: ai?.score ?? null,
+          guard: r.findings.some((x) => x.code === 'pixels.not_photographic'),
+        });
+      }
+      if (rows.length % 50 === 0) console.log(rows.length, 'analyses');
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    await closeAnalysis();
+  }
+  const out = {
+    model: `${manifest.name}@${manifest.version}`,
+    pixelsDecide: manifest.calibration?.pixelsDecide ?? false,
+    thresholds: manifest.thresholds,
+    measured: new Date().toISOString().slice(0, 10),
+    note: 'modern/: 384-px lossless crops without metadata (no capture evidence), so a file at highAi that the photo guard passes is ai_generated when pixelsDecide is on',
+    summary: summary(rows),
+    rows,
+  };
+  writeFileSync(join(REPO, 'test', 'eval', 'results', 'pixel-verdicts.json'), `${JSON.stringify(out, null, 1)}\n`);
+  console.log(JSON.stringify({ model: out.model, pixelsDecide: out.pixelsDecide, ...Object.fromEntries(Object.entries(out.summary).map(([k, v]) => [k, { ai: (v as { ai: unknown }).ai, real: (v as { real: unknown }).real }])) }, null, 1));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
