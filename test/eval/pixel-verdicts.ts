@@ -32,14 +32,14 @@ function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> 
   for (const label of ['ai', 'real'] as const) {
     for (const source of readdirSync(join(MODERN, label)).sort()) {
       for (const f of readdirSync(join(MODERN, label, source)).sort()) {
-        if (/\.(png|jpe?g|webp)$/i.test(f)) out.push({ label, source, path: join(MODERN, label, source, f) });
+        if (/\.(png|jpe?g)$/i.test(f)) out.push({ label, source, path: join(MODERN, label, source, f) });
       }
     }
   }
   return LIMIT ? out.filter((_, i) => i % Math.ceil(out.length / LIMIT) === 0) : out;
 }
 
-const mediaOf = (p: string) => (/\.png$/i.test(p) ? 'image/png' : /\.webp$/i.test(p) ? 'image/webp' : 'image/jpeg');
+const mediaOf = (p: string) => (/\.png$/i.test(p) ? ('image/png' as const) : ('image/jpeg' as const));
 
 function summary(rows: Row[]) {
   const share = (rs: Row[], pred: (r: Row) => boolean) => (rs.length ? Math.round((rs.filter(pred).length / rs.length) * 10000) / 10000 : null);
