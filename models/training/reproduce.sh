@@ -58,4 +58,9 @@ $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.js
   && $PY results.py f3-inc-m10 \
   && $PY export_onnx.py inc-m10 --fp16 \
   && $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f3-inc-m10 --version 1.3.0 --keep-semantic)
+# 9. 1.3.1: the photo guard (guard/README.md: non-photographs made on this machine, features, fit, parity fixtures),
+#    then the same models recalibrated with it, and the pixels decide (ship_v11.py refuses that above 3 %)
+(cd guard && $PY make_nonphoto.py && $PY measure.py && $PY fit.py && $PY parity.py)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_MODEL=inception_v3 \
+  && $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f3-inc-m10 --version 1.3.1 --keep-semantic --guard --pixels-decide)
 node bench-speed.mjs
