@@ -143,6 +143,7 @@ describe.skipIf(!HAS_MODEL)('codes the real detectors emit on the test fixtures'
     const signedCapture = await signC2pa(photo, signer, capture);
     const files: Array<[string, MediaType, Buffer]> = [
       ['photo.jpg', 'image/jpeg', photo],
+      ['chart.png', 'image/png', readFileSync(join(REPO, 'test', 'fixtures', 'photo-guard', 'chart-563x293.png'))],
       ['camera.jpg', 'image/jpeg', await makeJpeg(256, 192, (s) => s.withExif({ IFD0: { Make: 'Canon', Model: 'Canon EOS R5', Software: 'Adobe Photoshop 25.0' } }))],
       ['midjourney.jpg', 'image/jpeg', await makeJpeg(256, 192, (s) => s.withExif({ IFD0: { Software: 'Midjourney v6' } }))],
       ['xmp-ai.jpg', 'image/jpeg', withJpegSegments(photo, [jpegXmpSegment(xmpAi)])],
@@ -170,7 +171,7 @@ describe.skipIf(!HAS_MODEL)('codes the real detectors emit on the test fixtures'
     }
     expect([...emitted].filter((c) => !hasCopy(c))).toEqual([]);
     // the fixtures reach every detector and most kinds of evidence
-    for (const prefix of ['pixels.score.', 'pixels.line_art', 'pixels.no_raster', 'provenance.ai.', 'provenance.c2pa.manifest', 'provenance.capture.c2pa_trusted', 'provenance.capture.', 'provenance.editor', 'pdf.changed', 'pdf.active_content', 'claimSignature.mismatch', 'signingCredential.expired', 'assertion.dataHash.mismatch']) {
+    for (const prefix of ['pixels.score.', 'pixels.line_art', 'pixels.not_photographic', 'pixels.no_raster', 'provenance.ai.', 'provenance.c2pa.manifest', 'provenance.capture.c2pa_trusted', 'provenance.capture.', 'provenance.editor', 'pdf.changed', 'pdf.active_content', 'claimSignature.mismatch', 'signingCredential.expired', 'assertion.dataHash.mismatch']) {
       expect([...emitted].some((c) => c.startsWith(prefix)), prefix).toBe(true);
     }
     console.info(`codes emitted on the fixtures: ${[...emitted].sort().join(', ')}`);
