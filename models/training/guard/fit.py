@@ -19,8 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'semantic'))
 import sem_common as S  # noqa: E402
 import features as F  # noqa: E402
-
-FEAT = os.path.join(S.common.CACHE, 'guard')
+from measure import OUT as FEAT  # noqa: E402  (measure.py writes the features there)
 
 
 def load(name):
