@@ -55,9 +55,22 @@ def _screenshot(im, r):
     return canvas
 
 
-def transform(im, seed, key, p_screenshot=0.15):
-    """-> (bytes, facts). `im` is a decoded PIL image; EXIF orientation is ignored on purpose (both classes)."""
+def _palette(im, r):
+    """A palette image as web compressors (pngquant-like PNG-8) and GIF write it: 32-256 colours, dithered or not."""
+    colours = r.choice([32, 64, 128, 256, 256, 256])
+    dither = Image.Dither.FLOYDSTEINBERG if r.random() < 0.7 else Image.Dither.NONE
+    method = r.choice([Image.Quantize.MEDIANCUT, Image.Quantize.MAXCOVERAGE, Image.Quantize.FASTOCTREE])
+    return im.quantize(colours, method=method, dither=dither), dict(colours=colours, dither=dither != Image.Dither.NONE)
+
+
+def transform(im, seed, key, p_screenshot=0.15, p_palette=0.0):
+    """-> (bytes, facts). `im` is a decoded PIL image; EXIF orientation is ignored on purpose (both classes).
+    p_palette: the share of outputs written as palette PNGs instead of the drawn encoder (both classes alike). It is
+    drawn from its own stream, so p_palette=0 (the default, every cache and run recorded before 2026-11-27) gives
+    the same bytes as before it existed."""
     r = rng_for(seed, key)
+    rp = rng_for('%s|palette' % seed, key)
+    to_palette = rp.random() < p_palette
     im = im.convert('RGB')
     facts = {}
     if r.random() < 0.85:
@@ -73,6 +86,11 @@ def transform(im, seed, key, p_screenshot=0.15):
     if r.random() < 0.5:  # a second, smaller rescale (re-shared copies); also hides the first rescale's size
         im = _resize_long(im, int(max(im.size) * r.uniform(0.5, 1.0)), r)
     buf = io.BytesIO()
+    if to_palette:
+        pal, pf = _palette(im, rp)
+        pal.save(buf, 'PNG', optimize=rp.random() < 0.5)
+        facts.update(encoder='png-palette', **pf)
+        return buf.getvalue(), facts
     u = r.random()
     if u < 0.70:
         q = r.randint(50, 98)
@@ -104,3 +122,23 @@ def open_image(data):
         bg = Image.new('RGBA', im.size, (255, 255, 255, 255))
         im = Image.alpha_composite(bg, im)
     return im
+
+
+if __name__ == '__main__':  # self-check: deterministic, and p_palette=0 leaves every earlier output unchanged
+    import sys
+    import numpy as np
+    rs = np.random.RandomState(0)
+    base = Image.fromarray((rs.rand(300, 420, 3) * 255).astype('uint8')).filter(ImageFilter.GaussianBlur(2))
+    ref = sys.argv[1] if len(sys.argv) > 1 else None  # a digest printed by the previous version, to compare
+    h = hashlib.sha256()
+    for k in range(40):
+        h.update(transform(base, 'sem0', 'k%d' % k)[0])
+    print('p_palette=0 digest', h.hexdigest())
+    if ref:
+        assert h.hexdigest() == ref, 'p_palette=0 changed the bytes'
+    outs = [transform(base, 'sem0', 'k%d' % k, p_palette=0.3) for k in range(40)]
+    again = [transform(base, 'sem0', 'k%d' % k, p_palette=0.3) for k in range(40)]
+    assert all(a[0] == b[0] for a, b in zip(outs, again)), 'not deterministic'
+    n = sum(f['encoder'] == 'png-palette' for _, f in outs)
+    assert all(Image.open(io.BytesIO(b)).mode == 'P' for b, f in outs if f['encoder'] == 'png-palette')
+    print('palette outputs at p=0.3: %d of 40' % n)

@@ -13,6 +13,7 @@ import argparse
 import io
 import json
 import os
+import re
 import time
 
 import numpy as np
@@ -49,8 +50,11 @@ def crop_view(im, key):
 def do_train(args):
     os.makedirs(S.CACHE, exist_ok=True)
     files = S.train_subsample(args.total, args.seed)
+    if args.only_sources:  # a cache of some sources' files only (e.g. sources added after a cache was built), kept
+        # apart and read beside it through SEM_EXTRA_CACHES
+        files = [f for f in files if re.search(args.only_sources, f[1])]
     srcs = sorted({s for _, s, _ in files})
-    meta = dict(total=args.total, views=args.views, first_view=args.first_view, crop_views=args.crop_views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -76,7 +80,7 @@ def do_train(args):
                     src_im = im
                     if v >= 1 and args.crop_views:
                         src_im = crop_view(im, 'semcrop%d|%s' % (v, path))
-                    b, _ = S.transforms.transform(src_im, 'sem%d' % v, path)
+                    b, _ = S.transforms.transform(src_im, 'sem%d' % v, path, p_palette=args.palette)
                     imgs.append(S.to224(np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))))
                     ys.append(1 if label == 'ai' else 0)
                     ss.append(srcs.index(src))
@@ -128,6 +132,9 @@ def main():
     ap.add_argument('--first-view', type=int, default=0,
                     help='cache views first-view .. views-1 only (a further view of the same files in a cache of its own, SEM_CACHE)')
     ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--only-sources', default='', help='regex on the source name: cache only those sources\' files')
+    ap.add_argument('--palette', type=float, default=0.0,
+                    help='share of views written as palette PNGs by transforms.py (both classes; default 0 = as before)')
     ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
     ap.add_argument('--part', default='0/1', help='k/n: this worker takes shards with index %% n == k')
     ap.add_argument('--sets', default=','.join(S.EVAL_SETS))
