@@ -101,6 +101,13 @@ def val_files():
     return out
 
 
+def val21_files():
+    """Validation files of the sources that 1.3.1's validation did not hold (Data 2.1, added 2026-11-27): the
+    validation files not among runs/v1-ft-data2/scores-val_raw.json's sources, sampled as val_files samples."""
+    old = {r['source'] for r in json.load(open(os.path.join(common.RUNS, 'v1-ft-data2', 'scores-val_raw.json')))['rows']}
+    return [f for f in val_files() if f[1] not in old]
+
+
 def modern_files():
     return [(label, 'modern/' + src, path) for label, src, path in common.list_files('modern')]
 
@@ -137,6 +144,8 @@ SETS = {
     'modern_tx': (modern_files, tx),
     'modern_palette': (modern_files, lambda d, p: palette(decode(d))),
     'val_palette': (val_files, lambda d, p: palette(decode(d))),
+    'val21_raw': (val21_files, lambda d, p: decode(d)),
+    'val21_tx': (val21_files, tx),
 }
 
 

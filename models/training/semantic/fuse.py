@@ -72,7 +72,17 @@ def main():
     ap.add_argument('--fit-on', default='val_raw,val_tx',
                     help='which validation sets the regression is fitted on (val_tx alone: format-neutral, both classes '
                          'through the same transforms); every validation set is still scored leave-one-source-out')
+    ap.add_argument('--art-floor', type=float, default=None,
+                    help='one-sided artefact evidence: the artefact logit is floored at this percentile of the fit set\'s '
+                         'real files (its artefacts can raise the AI score; their absence cannot lower it below that of '
+                         'a typical real photo: clean generators leave none)')
+    ap.add_argument('--val21', action='store_true',
+                    help='validation also holds the Data 2.1 sources (val21_raw, val21_tx): fitted (with --fit-on naming '
+                         'them) and scored leave-one-source-out like the rest')
     args = ap.parse_args()
+    global VAL
+    if args.val21:
+        VAL = VAL + ('val21_raw', 'val21_tx')
     sem_dir = os.path.join(S.RUNS, args.sem)
     out_dir = os.path.join(S.RUNS, args.out)
     os.makedirs(out_dir, exist_ok=True)
@@ -87,13 +97,27 @@ def main():
     y = np.array([1.0 if t[1] == 'ai' else 0.0 for t in val])
     src = np.array([t[2] for t in val])
     on = np.array([t[0] in args.fit_on.split(',') for t in val])
+    floor = None
+    if args.art_floor is not None:
+        if 4 not in cols:
+            ap.error('--art-floor needs the artefact feature')
+        k = cols.index(4)
+        floor = float(np.percentile(X[on & (y == 0), k], args.art_floor))
+        X[:, k] = np.maximum(X[:, k], floor)
+
+    def feats(tl):
+        F = np.array([[t[1 + c] for c in cols] for t in tl])
+        if floor is not None:
+            F[:, cols.index(4)] = np.maximum(F[:, cols.index(4)], floor)
+        return F
     z = np.zeros(len(val))
     loso = {}
     for s in sorted(set(src)):  # leave one validation source out (both of its sets)
         m = loso[s] = fit_lr(X[on & (src != s)], y[on & (src != s)])
         z[src == s] = predict(m, X[src == s])
     full = fit_lr(X[on], y[on])
-    info = dict(sem=args.sem, sem2=args.sem2 or None, artefact=args.artefact, features=args.features, coef_standardised=full[2].tolist(),
+    info = dict(sem=args.sem, sem2=args.sem2 or None, artefact=args.artefact, features=args.features,
+                art_floor=None if floor is None else dict(percentile=args.art_floor, logit=floor), coef_standardised=full[2].tolist(),
                 mean=full[0].tolist(), sd=full[1].tolist(),
                 fitted_on='%s (LOSO for the validation scores)' % ' + '.join(args.fit_on.split(',')))
     res = {}
@@ -105,13 +129,13 @@ def main():
     for name in VAL + MODERN + more + tuple(have):
         if name in FLIPS:
             tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir) if t[1] in loso]
-            zz = np.array([float(predict(loso[t[2]], np.array([[t[1 + c] for c in cols]]))[0]) for t in tl])
+            zz = np.array([float(predict(loso[t[2]], feats([t]))[0]) for t in tl])
         elif name in VAL:
             idx = [i for i, t in enumerate(val) if t[0] == name]
             tl, zz = [val[i] for i in idx], z[idx]
         else:
             tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir)]
-            zz = predict(full, np.array([[t[1 + c] for c in cols] for t in tl]))
+            zz = predict(full, feats(tl))
         rows = [dict(label=t[1], source=t[2], path=t[3], tiles=[float(1 / (1 + np.exp(-v)))], grid=1, logit=float(v),
                      sem_logit=t[4], art_logit=t[5], **(dict(sem2_logit=t[7]) if sem2_dir else {})) for t, v in zip(tl, zz)]
         json.dump(dict(step=None, ckpt=None, set=name, tile=None, stride=None, heat=1, rows=rows, fusion=info),

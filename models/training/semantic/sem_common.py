@@ -33,7 +33,8 @@ SIZE = int(os.environ.get('SEM_SIZE', '299' if MODEL == 'inception_v3' else '224
 OUT_LAYER, FEAT = ('mixed10', 2048) if MODEL == 'inception_v3' else ('out_relu', 1280)
 SPLIT = os.environ.get('SEM_SPLIT', 'mixed8' if MODEL == 'inception_v3' else 'block_12_add')  # frozen trunk: input .. SPLIT; the rest trains
 Image.MAX_IMAGE_PIXELS = 60_000_000
-EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette')
+EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette',
+             'val21_raw', 'val21_tx')  # val21_*: the validation sources added by Data 2.1 (eval_v1.val21_files)
 
 
 def decode(data):
@@ -73,11 +74,11 @@ def eval_files(name):
 
 
 def eval_input(name, data, abspath):
-    if name in ('val_raw', 'modern_raw'):
+    if name in ('val_raw', 'modern_raw', 'val21_raw'):
         return decode(data)
     if name == 'modern_jpeg90':
         return jpeg(decode(data), 90)
-    if name == 'val_tx':
+    if name in ('val_tx', 'val21_tx'):
         return tx(data, abspath)
     if name in ('modern_palette', 'val_palette'):  # both classes as dithered 256-colour palette images (eval_v1.palette)
         return np.asarray(Image.fromarray(decode(data)).quantize(256, dither=Image.Dither.FLOYDSTEINBERG).convert('RGB'))

@@ -72,10 +72,10 @@ def logits(model, f, batch=128):
     return np.concatenate([model(torch.from_numpy(f[i:i + batch]).float()).numpy() for i in range(0, len(f), batch)])
 
 
-def score_sets(model, start, run_dir, steps, ckpt='ckpt.pt'):
+def score_sets(model, start, run_dir, steps, ckpt='ckpt.pt', sets=None):
     """Scores the eval caches in eval_v1.py's format (one "tile" per file: the sigmoid of its logit; grid 1)."""
     pre = {}
-    for name in S.EVAL_SETS:
+    for name in sets or S.EVAL_SETS:
         p = os.path.join(S.CACHE, name + '.npz')
         if not os.path.exists(p):
             print('no cache for', name)
