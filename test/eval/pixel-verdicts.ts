@@ -2,11 +2,14 @@
 // and fusion) says about ../shared/datasets/modern/ (never trained on, never used to choose anything), as is and with
 // both classes re-encoded the same way (JPEG q90, metadata stripped). Run by hand, ../shared needed:
 //   nice -n 10 npx tsx test/eval/pixel-verdicts.ts [--limit N]
+// or on another folder laid out as <ai|real>/<source>/<files> (e.g. models/training/.data/images, files never trained
+// on), some of its sources, written to results/pixel-verdicts-<name>.json:
+//   nice -n 10 npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources REGEX --out NAME [--limit N]
 // Writes test/eval/results/pixel-verdicts.json: per variant and class, the share of files called ai_generated /
 // authentic / inconclusive / manipulated, how many the photo guard took for non-photographs, and per source.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { analyseFile, closeAnalysis } from '../../src/analysis/index.js';
 import { getModel } from '../../src/analysis/model-session.js';
@@ -14,7 +17,11 @@ import { arg, DATASETS, REPO } from './capture-sets.js';
 
 const LIMIT = Number(arg('--limit', '0'));
 const MODELS = join(REPO, 'models');
-const MODERN = join(DATASETS, 'modern');
+const DIR = arg('--dir', '');
+const MODERN = DIR ? resolve(REPO, DIR) : join(DATASETS, 'modern');
+const SOURCES = new RegExp(arg('--sources', '.'));
+const OUT = arg('--out', '');
+if (OUT && !/^[a-z0-9-]+$/.test(OUT)) throw new Error('--out: a short name of lower-case letters, digits and dashes');
 
 type Variant = 'as is' | 'JPEG q90';
 interface Row {
@@ -31,15 +38,17 @@ function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> 
   const out: Array<{ label: 'ai' | 'real'; source: string; path: string }> = [];
   for (const label of ['ai', 'real'] as const) {
     for (const source of readdirSync(join(MODERN, label)).sort()) {
+      if (!SOURCES.test(source)) continue;
       for (const f of readdirSync(join(MODERN, label, source)).sort()) {
-        if (/\.(png|jpe?g)$/i.test(f)) out.push({ label, source, path: join(MODERN, label, source, f) });
+        if (/\.(png|jpe?g|heic|heif)$/i.test(f)) out.push({ label, source, path: join(MODERN, label, source, f) });
       }
     }
   }
   return LIMIT ? out.filter((_, i) => i % Math.ceil(out.length / LIMIT) === 0) : out;
 }
 
-const mediaOf = (p: string) => (/\.png$/i.test(p) ? ('image/png' as const) : ('image/jpeg' as const));
+const mediaOf = (p: string) =>
+  /\.png$/i.test(p) ? ('image/png' as const) : /\.hei[cf]$/i.test(p) ? ('image/heic' as const) : ('image/jpeg' as const);
 
 function summary(rows: Row[]) {
   const share = (rs: Row[], pred: (r: Row) => boolean) => (rs.length ? Math.round((rs.filter(pred).length / rs.length) * 10000) / 10000 : null);
@@ -73,11 +82,15 @@ async function main() {
   try {
     for (const f of files()) {
       const q90 = join(tmp, 'q90.jpg');
-      writeFileSync(q90, await sharp(readFileSync(f.path)).removeAlpha().jpeg({ quality: 90 }).toBuffer());
-      for (const [variant, path, media] of [
-        ['as is', f.path, mediaOf(f.path)],
-        ['JPEG q90', q90, 'image/jpeg'],
-      ] as const) {
+      let reencoded = true;
+      try {
+        writeFileSync(q90, await sharp(readFileSync(f.path)).removeAlpha().jpeg({ quality: 90 }).toBuffer());
+      } catch {
+        reencoded = false; // sharp here cannot decode HEIC: that file is measured as is only
+      }
+      const variants: Array<readonly [Variant, string, 'image/png' | 'image/jpeg' | 'image/heic']> = [['as is', f.path, mediaOf(f.path)]];
+      if (reencoded) variants.push(['JPEG q90', q90, 'image/jpeg']);
+      for (const [variant, path, media] of variants) {
         const r = await analyseFile(path, media, { modelsDir: MODELS });
         const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
         rows.push({
@@ -101,11 +114,13 @@ async function main() {
     pixelsDecide: manifest.calibration?.pixelsDecide ?? false,
     thresholds: manifest.thresholds,
     measured: new Date().toISOString().slice(0, 10),
-    note: 'modern/: 384-px lossless crops without metadata (no capture evidence), so a file at highAi that the photo guard passes is ai_generated when pixelsDecide is on',
+    note: DIR
+      ? `${DIR} (sources matching ${SOURCES.source}${LIMIT ? `, subsampled to about ${LIMIT} files` : ''}): files as they are, metadata kept, so the capture check takes part; the JPEG q90 variant drops the metadata`
+      : 'modern/: 384-px lossless crops without metadata (no capture evidence), so a file at highAi that the photo guard passes is ai_generated when pixelsDecide is on',
     summary: summary(rows),
     rows,
   };
-  writeFileSync(join(REPO, 'test', 'eval', 'results', 'pixel-verdicts.json'), `${JSON.stringify(out, null, 1)}\n`);
+  writeFileSync(join(REPO, 'test', 'eval', 'results', OUT ? `pixel-verdicts-${OUT}.json` : 'pixel-verdicts.json'), `${JSON.stringify(out, null, 1)}\n`);
   console.log(JSON.stringify({ model: out.model, pixelsDecide: out.pixelsDecide, ...Object.fromEntries(Object.entries(out.summary).map(([k, v]) => [k, { ai: (v as { ai: unknown }).ai, real: (v as { real: unknown }).real }])) }, null, 1));
 }
 
