@@ -1,4 +1,5 @@
-# Data 2.0 (Data v1 plus the sources after the 'Data 2.0' marker below): the public repositories the detector's
+# Data 2.1 (Data v1 plus the sources after the 'Data 2.0' and 'Data 2.1' markers below): the public repositories
+# the detector's
 # training set is gathered from, with each one's licence, class,
 # selection rule, generator or device labelling and split. build_manifests.py turns this into the per-source TSVs.
 import re
@@ -521,4 +522,77 @@ SOURCES += [
          history=True, how='WebP outputs (some at 0.5x)', split='train',
          trust='the library\'s example notebooks save their Gemini generations to docs/notebooks/gens/; the one '
                'web-page screenshot (PNG) is excluded'),
+]
+
+# ======================================= Data 2.1 (added 2026-11-27) =======================================
+# The authentic side only. New real sources come after every Data v1 / 2.0 source, so a file they share with an older
+# source is dropped from the new one. Phone and camera originals of test corpora go to validation (makers the
+# validation lacked: Pixel, Samsung Galaxy, Xiaomi, vivo, Nexus, recent iPhones in HEIC), with two sets of everyday
+# photos people took with their phones; the real-estate photo set goes to training.
+SOURCES += [
+    # ---------------- real: phone / camera originals (validation) ----------------
+    dict(name='bigcat88__pillow_heif', repo='bigcat88/pillow_heif', cls='real', licence='BSD-3-Clause (repo)',
+         include=r'^tests/images/(Pug/PUG\d|lego|iPhoneXR|parfait|heif_other/(arrow|pug|spatial_photo)|'
+                 r'heif_special/(aux_YCbCr|xiaomi))\.heic$',
+         generator='exif', require_camera=True, history=True,
+         how='HEIC originals straight from the phone (iPhone XS / XR / 8 Plus / 13 Pro, Galaxy S25 Ultra, Xiaomi, '
+             'Apple Vision Pro)', split='val',
+         trust='HEIF library test photos with the phone\'s EXIF, named one by one; the library\'s own re-encodes and '
+               'crops of them (pug_*_*, rgb8_*, jpeg_gif_png/, L_*, empty_icc, invalid_id) and the Lightroom export '
+               '(benchmarks/) are left out; camera EXIF required; the history is read (Pug/, lego, iPhoneXR, '
+               'parfait were removed from HEAD)'),
+    dict(name='photostructure__exiftool-vendored.js', repo='photostructure/exiftool-vendored.js', cls='real',
+         licence='MIT (repo)', include=r'^test/[^/]+\.jpe?g$', generator='exif', require_camera=True, history=True,
+         how='camera / phone JPEGs of a metadata tool\'s tests (Google Pixel HDR+, Samsung GT-i7500, Olympus, Canon); '
+             'its 8x8 metadata stubs are dropped as tiny', split='val',
+         trust='exiftool wrapper test files; only files whose EXIF names a camera are kept (earlier versions of '
+               'with_thumb.jpg held different camera files, so the history is read)'),
+    dict(name='photoview__photoview', repo='photoview/photoview', cls='real', licence='AGPL-3.0 (repo)',
+         include=r'^api/scanner/(.+/)?test_(media|data)/.+' + CAM, generator='exif', require_camera=True,
+         history=True, how='photo-library test photos (Pixel 7, Nikon D3, Canon EOS, Fujifilm, Casio)', split='val',
+         trust='self-hosted photo gallery\'s scanner and face-detection test media; only files with camera EXIF'),
+    dict(name='mindeng__nom-exif', repo='mindeng/nom-exif', cls='real', licence='MIT (repo)',
+         include=r'^testdata/[^/]+' + CAM, generator='exif', require_camera=True, history=False,
+         how='phone originals (vivo X90 Pro+, Samsung Galaxy S5) of an EXIF parser\'s tests', split='val',
+         trust='EXIF-parser test data; only files with camera EXIF (broken / 1-px stubs drop out as undecodable or '
+               'tiny)'),
+    dict(name='LycheeOrg__Lychee', repo='LycheeOrg/Lychee', cls='real', licence='MIT (repo)',
+         include=r'^(tests/Samples|public|(scripts/demo|\.fly)/import/[^/]+)/[^/]+' + CAM,
+         exclude=r'orientation-|broken|without_exif', generator='exif', require_camera=True, history=True,
+         how='phone originals (Nexus 5X HDR+, iPhone 6s / 7 / 12 Pro HEIC, Galaxy A32 HEIC) and Canon EOS R5 photos '
+             'resized for the demo album', split='val',
+         trust='photo-management app\'s test samples and demo album (history read: the demo album and public/ '
+               'HEIC left HEAD); camera EXIF required; the rotated / flipped / broken variants of one sample are '
+               'left out'),
+    dict(name='EdjeElectronics__TensorFlow-Object-Detection-API-Tutorial-Train-Multiple-Objects-Windows-10',
+         repo='EdjeElectronics/TensorFlow-Object-Detection-API-Tutorial-Train-Multiple-Objects-Windows-10',
+         cls='real', licence='Apache-2.0 (repo)', include=r'^images/(train|test)/IMG_\d+\.JPG$',
+         generator='phone photo (the author\'s iPhone, resized by him)', history=False,
+         how='iPhone photos of playing cards on tables among everyday objects, resized to 504x378 (EXIF removed)',
+         split='val',
+         trust='README (2018): "I used my iPhone to take about 40 pictures of each card ... I used 311 pictures"; '
+               'the one unresized file (test1.JPG) carries iPhone 6s EXIF; the webcam frames (cam_image*) are left '
+               'out'),
+    dict(name='congduytran12__Trash-Classification-', repo='congduytran12/Trash-Classification-', cls='real',
+         licence='no licence file in the copy; TrashNet (garythung/trashnet) is MIT',
+         include=r'^dataset-resized/[a-z]+/[a-z]+([1-9]|[1-4]\d)\.jpg$', generator='iPhone photo (TrashNet, 2016-17)',
+         history=False, how='TrashNet\'s phone photos of waste items on a white board, resized to 512x384 by its '
+         'resize.py; files 1-49 of each of the 6 classes', split='val',
+         trust='an unzipped copy of TrashNet (garythung/trashnet, Stanford CS 229, 2016-17), whose README says the '
+               'authors collected the pictures with an iPhone 7 Plus, 5S and SE on a white posterboard: the same '
+               'dataset-resized/ folders, per-class counts (glass 501, paper 594 ...) and resize.py'),
+    # ---------------- real: everyday scenes (training) ----------------
+    dict(name='emanhamed__Houses-dataset', repo='emanhamed/Houses-dataset', cls='real',
+         licence='no licence file (research dataset; README asks to cite Ahmed & Moustafa 2016)',
+         include=r'^Houses Dataset/\d+_(bathroom|bedroom|frontal|kitchen)\.jpg$',
+         generator='real-estate listing photo (2016)', history=False,
+         how='listing photos of 535 Californian houses (bathroom, bedroom, kitchen, front), JPEG as published, '
+             'about 400-1,000 px', split='train',
+         trust='benchmark of "House price estimation from visual and textual features" (Ahmed & Moustafa, 2016): '
+               'photos gathered from real-estate listings in 2016, before modern generators'),
+    dict(name='apache__commons-imaging', repo='apache/commons-imaging', cls='real', licence='Apache-2.0 (repo)',
+         include=r'^src/test/.+' + CAM, exclude=r'iptc added|small', generator='exif', require_camera=True,
+         history=True, how='camera originals among an image library\'s test files (Canon, Nikon, Sony, Panasonic, '
+         'Samsung Galaxy S22, GoPro)', split='train',
+         trust='only files whose EXIF names a camera; the small IPTC-edited copies of one test photo are left out'),
 ]
