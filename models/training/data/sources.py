@@ -25,6 +25,9 @@ FORBIDDEN_REPOS = {
     # Data 2.0 search (2026-11-24): its README says it re-runs jamez-bondos' 100 cases; its gpt4o.png files are that
     # gallery's images, so the whole repo is left out (never gathered)
     'yangliu2060/awesome-imagen-vs-gpt4o',
+    # Data 2.1 search (2026-11-27): a copy of jamez-bondos' gallery (its commits are JamezBondos'); only its file list
+    # was read, nothing of it is used
+    'xianyu110/awesome-nano-banana',
 }
 
 IMG = r'\.(jpe?g|png|webp)$'
@@ -595,4 +598,80 @@ SOURCES += [
          history=True, how='camera originals among an image library\'s test files (Canon, Nikon, Sony, Panasonic, '
          'Samsung Galaxy S22, GoPro)', split='train',
          trust='only files whose EXIF names a camera; the small IPTC-edited copies of one test photo are left out'),
+]
+
+
+# ---------------- Data 2.1, AI: first-generation outputs ----------------
+# Files as the generator's API returned them (raw bytes written by the authors' scripts), labelled per file from the
+# folder or file name that the generating script wrote. New sources come last, so a duplicate of an older source's
+# file is dropped from the new one. Validation: the gpt-image-1 and Nano Banana API originals and the Replicate
+# outputs (Nano Banana / FLUX / Qwen-Image); training: the five-model bias-study set.
+_MAXIMUS_MODELS = {'dall_e_3': 'DALL-E 3 (OpenAI API, 1024x1024 PNG)',
+                   'gemini_imagen_4_0': 'Imagen 4 (imagen-4.0-generate-001, Gemini API PNG)',
+                   'flux_dev': 'FLUX.1 [dev] (fal.ai, JPEG saved as .png)',
+                   'grok_2_image': 'Grok 2 Image / Aurora (xAI API, JPEG saved as .png)',
+                   'sdxl_turbo': 'SDXL Turbo (512x512 PNG)'}
+_PREANGELLEO_MODELS = {'nano-banana': 'Nano Banana (google/nano-banana on Replicate)',
+                       'flux-dev': 'FLUX.1 [dev] (Replicate)',
+                       'flux-1.1-pro-ultra': 'FLUX 1.1 [pro] Ultra (Replicate)',
+                       'qwen-image': 'Qwen-Image (Replicate)'}
+
+
+def _thebananas_models(read_text, paths):
+    """test_results*/Nano_Banana_<1|1_Pro|2>_<test>.jpg, written by run_tests.py from the API's inline image bytes."""
+    names = {'1_Pro': 'Nano Banana Pro (gemini-3-pro-image-preview, raw API JPEG)',
+             '1': 'Nano Banana (gemini-2.5-flash-image, raw API PNG)',
+             '2': 'Nano Banana 2 (gemini-3.1-flash-image-preview, raw API PNG)'}
+    out = {}
+    for p in paths:
+        m = re.match(r'test_results2?/Nano_Banana_(1_Pro|1|2)_\d+_', p)
+        if m:
+            out[p] = names[m.group(1)]
+    return out
+
+
+SOURCES += [
+    # ---------------- validation: API originals ----------------
+    dict(name='u1i__gpt-image-1-beer', repo='u1i/gpt-image-1-beer', cls='ai',
+         licence='no licence file (all rights reserved by the author, Uli Hitzel)',
+         include=r'^outputs/image_\d+_\d{8}_\d{6}\.png$', generator='gpt-image-1 (Azure OpenAI, raw API PNG)',
+         history=False, how='1024x1024 PNG exactly as the API returned them (100 requests of one prompt); the '
+         'contact-sheet grids and the results chart are excluded', split='val',
+         trust='README: "We asked Azure\'s GPT-Image-1 model to generate \'the best beer in the world\' 100 times" '
+               '(model Azure GPT-Image-1, API version 2024-10-21); outputs/ holds the 100 timestamped results'),
+    dict(name='u1i__thebananas', repo='u1i/thebananas', cls='ai',
+         licence='no licence file (all rights reserved by the author, Uli Hitzel)',
+         include=r'^test_results2?/Nano_Banana_(1_Pro|1|2)_\d+_[A-Za-z_]+\.jpg$', exclude=r'_Cropped\.',
+         generator='Nano Banana / Nano Banana Pro / Nano Banana 2 (per file name)', labeller=_thebananas_models,
+         history=False, how='raw API bytes written to .jpg files: PNG from Nano Banana and Nano Banana 2, JPEG from '
+         'Nano Banana Pro; the input photos (u.jpg, bkk.jpg), the ImageMagick-labelled copies (labeled_results*), '
+         'the montages and one cropped file are excluded', split='val',
+         trust='README and run_tests.py: each test prompt is sent to gemini-2.5-flash-image, gemini-3-pro-image-'
+               'preview and gemini-3.1-flash-image-preview and the inline image data is written unchanged to '
+               'test_results*/<model>_<test>.jpg (image edits of the author\'s reference photo: the outputs are '
+               'wholly generated)'),
+    dict(name='preangelleo__illustration-style-samples', repo='preangelleo/illustration-style-samples', cls='ai',
+         licence='MIT (README; no LICENSE file in the repo)',
+         include=r'^output/(pressure_test_300concurrent|compatibility_test)/(nano-banana|flux-dev|flux-1\.1-pro-ultra|'
+                 r'qwen-image)/[^/]+\.jpg$',
+         generator='Nano Banana / FLUX.1 [dev] / FLUX 1.1 [pro] Ultra / Qwen-Image (per folder)',
+         labeller=lambda read, paths: {p: _PREANGELLEO_MODELS[p.split('/')[2]] for p in paths
+                                       if p.startswith('output/') and p.count('/') == 3
+                                       and p.split('/')[2] in _PREANGELLEO_MODELS},
+         history=False, how='files as Replicate returned them (JPEG, one WebP named .jpg), 1024-2752 px', split='val',
+         trust='README: one prompt in 17 illustration styles sent to four Replicate models; the generator script '
+               'writes each output into a folder named after the model'),
+    # ---------------- training ----------------
+    dict(name='maximus-powers__img-gen-bias-analysis', repo='maximus-powers/img-gen-bias-analysis', cls='ai',
+         licence='MIT',
+         include=r'^images-annotations/(dall_e_3|gemini_imagen_4_0|flux_dev|grok_2_image|sdxl_turbo)/'
+                 r'(ceo|nurse|swe|teacher|athlete)/(baseline|controlled)/[a-z]+_(baseline|controlled)_s\d+\.png$',
+         generator='DALL-E 3 / Imagen 4 / FLUX.1 [dev] / Grok 2 Image / SDXL Turbo (per folder)',
+         labeller=lambda read, paths: {p: _MAXIMUS_MODELS[p.split('/')[1]] for p in paths
+                                       if p.startswith('images-annotations/') and p.split('/')[1] in _MAXIMUS_MODELS},
+         history=False, how='API outputs written by the img-gen/*-img-generation.py scripts: PNG from DALL-E 3, '
+         'Imagen 4 and SDXL Turbo; FLUX.1 [dev] and Grok 2 return JPEG, saved under .png names', split='train',
+         trust='bias study (README): 10 samples per occupation and prompt condition per model, generated by the '
+               'per-provider scripts in img-gen/ (dall-e-3, imagen-4.0-generate-001, fal-ai/flux/dev, grok-2-image, '
+               'SDXL Turbo) into one folder per model'),
 ]
