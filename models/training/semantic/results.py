@@ -9,14 +9,14 @@ import sys
 import sem_common as S
 import card_v1
 
-SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90')
+SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val21_raw', 'val21_tx')  # val21_*: when scored (Data 2.1)
 
 
 def card(run_dir):
     d = {n: json.load(open(os.path.join(run_dir, 'scores-%s.json' % n))) for n in SETS
          if os.path.exists(os.path.join(run_dir, 'scores-%s.json' % n))}
     pool = []
-    for n in ('val_tx', 'val_raw'):
+    for n in ('val_tx', 'val_raw', 'val21_tx', 'val21_raw'):
         if n in d:
             pool += card_v1.scored(d[n], 3, 32)
     thr = card_v1.thresholds(pool)

@@ -11,6 +11,8 @@
 #       --version 1.3.0 --keep-semantic
 # 1.3.1: the same models and fusion; --guard counts the files the photo guard (guard/) flags as below highAi in the
 # calibration, and --pixels-decide (allowed only at <= 3 % of validation's real photos at highAi) lets the pixels decide.
+# 1.4.0: --val21 also takes Data 2.1's validation sources (val21_raw / val21_tx, fuse.py --val21) into the thresholds,
+# the calibration and eval-results.json.
 # --keep-semantic: semantic.onnx, its manifest entry, parity entries and fixtures stay as shipped (its run's
 # checkpoint is not needed); the run's scores still enter the fusion.
 import argparse
@@ -86,15 +88,17 @@ def main():
     ap.add_argument('--guard', action='store_true',
                     help='the calibration counts a file the photo guard flags (guard/flags.py) as not at highAi, as the product reads it')
     ap.add_argument('--keep-semantic', action='store_true', help='semantic.onnx and its parity fixtures stay as shipped')
+    ap.add_argument('--val21', action='store_true', help='validation includes Data 2.1\'s sources (val21_raw, val21_tx)')
     a = ap.parse_args()
+    vsets = ('val_raw', 'val_tx') + (('val21_raw', 'val21_tx') if a.val21 else ())
     fused_dir = os.path.join(S.RUNS, a.fused)
     info = json.load(open(os.path.join(fused_dir, 'fusion.json')))
     assert info['sem'] == a.sem and info['features'] == ('all3' if a.sem2 else 'both'), info
     assert (info.get('sem2') or '') == a.sem2, info
     assert not a.sem2 or S.MODEL == 'inception_v3', 'SEM_MODEL=inception_v3 for the second branch'
 
-    # thresholds of the fused score: validation only (val_raw + val_tx pooled), LOSO scores, card_v1's rule
-    val = fused_rows(a.fused, 'val_raw') + fused_rows(a.fused, 'val_tx')
+    # thresholds of the fused score: validation only (val_raw + val_tx [+ val21_*] pooled), LOSO scores, card_v1's rule
+    val = [r for name in vsets for r in fused_rows(a.fused, name)]
     thr = card_v1.thresholds(val)
     re = np.array([s for l, _, s, _ in val if l == 'real'])
     ai = np.array([s for l, _, s, _ in val if l == 'ai'])
@@ -104,7 +108,7 @@ def main():
     if a.guard:  # the thresholds stay the fused score's; only what reaches highAi in the product changes
         sys.path.insert(0, os.path.join(S.TRAINING, 'guard'))
         import flags
-        hit = [(l, s >= thr['highAi'] and p not in fl) for name in ('val_raw', 'val_tx')
+        hit = [(l, s >= thr['highAi'] and p not in fl) for name in vsets
                for fl in [flags.flagged(name)] for l, _, s, p in fused_rows(a.fused, name)]
         cal = dict(real=float(np.mean([h for l, h in hit if l == 'real'])), ai=float(np.mean([h for l, h in hit if l == 'ai'])),
                    unguarded=cal)
@@ -150,7 +154,7 @@ def main():
     man['thresholds'] = dict(decision=thr['highAi'], highAi=thr['highAi'], highAuthentic=thr['highAuthentic'],
                              inconclusiveBand=[thr['highAuthentic'], thr['highAi']])
     man['calibration'] = dict(pixelsDecide=bool(a.pixels_decide), realAtHighAi=round(cal['real'], 4), aiAtHighAi=round(cal['ai'], 4),
-                              split='val_tx + val_raw, fused scores leave-one-source-out (by-source validation '
+                              split=' + '.join(vsets) + ', fused scores leave-one-source-out (by-source validation '
                                     'split; modern/ never used)' + ('; files the photo guard flags count as below '
                                                                     'highAi, as the product reads them' if a.guard else ''))
     S.common.save_json(man_path, man)
@@ -161,6 +165,9 @@ def main():
     card['thresholds_from'] = man['calibration']['split']
     names = {'modern_raw': 'modern', 'modern_jpeg90': 'modern (both classes JPEG q90)',
              'val_raw': 'validation by source', 'val_tx': 'validation by source (both classes through transforms.py)'}
+    if a.val21:
+        names.update(val21_raw='validation, Data 2.1 sources', val21_tx='validation, Data 2.1 sources (both classes '
+                                                                          'through transforms.py)')
     file_scores = {key: [dict(label=l, source=s.replace('modern/', '', 1), score=round(sc, 6))
                          for l, s, sc, _ in fused_rows(a.fused, name)] for name, key in names.items()}
     ev = card_v1.clean(dict(model='%s%s + v1-ft-data2@ema-00500.pt fused (%s)' % (a.sem, ' + ' + a.sem2 if a.sem2 else '', a.fused), step=None,
