@@ -37,8 +37,10 @@ def v1_split():
     return {s['name']: s['split'] for s in data_sources.SOURCES}
 
 
-def training_files(split='train'):
-    """[(label, source, path)]: Data v1 sources of that split, plus shared/datasets/train sources of that split."""
+def training_files(split='train', data21=False):
+    """[(label, source, path)]: Data v1 sources of that split, plus shared/datasets/train sources of that split.
+    data21: False (default) leaves Data 2.1's sources out (every cache and run before them), True takes them too,
+    'only' gives them alone (no shared/datasets/train files either)."""
     out = []
     splits = v1_split()
     for label in ('ai', 'real'):
@@ -46,9 +48,11 @@ def training_files(split='train'):
         for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             if splits.get(src) != split:
                 continue
+            if (src in data_sources.DATA21) != (data21 == 'only') and data21 is not True:
+                continue
             for p in sorted(os.listdir(os.path.join(d, src))):
                 out.append((label, 'v1/' + src, os.path.join(d, src, p)))
-    for label, src, path in common.list_files('train'):
+    for label, src, path in ([] if data21 == 'only' else common.list_files('train')):
         if (label, src) == ('real', 'dreambooth'):
             continue  # the same google/dreambooth photos are Data v1's validation source v1/google__dreambooth
         held = (label, src) in common.VAL_SOURCES

@@ -88,8 +88,8 @@ def decode(data):
     return np.asarray(im.convert('RGB'), dtype=np.uint8)
 
 
-def val_files():
-    files = crops_v1.training_files('val')
+def val_files(data21=False):
+    files = crops_v1.training_files('val', data21)
     by = {}
     for f in files:
         by.setdefault((f[0], f[1]), []).append(f)
@@ -102,10 +102,9 @@ def val_files():
 
 
 def val21_files():
-    """Validation files of the sources that 1.3.1's validation did not hold (Data 2.1, added 2026-11-27): the
-    validation files not among runs/v1-ft-data2/scores-val_raw.json's sources, sampled as val_files samples."""
-    old = {r['source'] for r in json.load(open(os.path.join(common.RUNS, 'v1-ft-data2', 'scores-val_raw.json')))['rows']}
-    return [f for f in val_files() if f[1] not in old]
+    """Validation files of the Data 2.1 sources (added 2026-11-27; the validation of 1.3.1 and earlier did not hold
+    them), sampled per source as val_files samples."""
+    return val_files('only')
 
 
 def modern_files():

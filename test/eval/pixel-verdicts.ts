@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { analyseFile, closeAnalysis } from '../../src/analysis/index.js';
+import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { getModel } from '../../src/analysis/model-session.js';
 import { arg, DATASETS, REPO } from './capture-sets.js';
 
@@ -47,8 +48,9 @@ function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> 
   return LIMIT ? out.filter((_, i) => i % Math.ceil(out.length / LIMIT) === 0) : out;
 }
 
-const mediaOf = (p: string) =>
-  /\.png$/i.test(p) ? ('image/png' as const) : /\.hei[cf]$/i.test(p) ? ('image/heic' as const) : ('image/jpeg' as const);
+/** The file's kind from its first bytes, as the product decides it (never from the name: some sources' JPEGs are
+ *  named .png); null for what the product does not accept (e.g. a WebP named .jpg), which is then left out. */
+const mediaOf = (p: string) => sniff(readFileSync(p).subarray(0, SNIFF_BYTES))?.mediaType ?? null;
 
 function summary(rows: Row[]) {
   const share = (rs: Row[], pred: (r: Row) => boolean) => (rs.length ? Math.round((rs.filter(pred).length / rs.length) * 10000) / 10000 : null);
@@ -79,8 +81,14 @@ async function main() {
   const { manifest } = await getModel(MODELS, 1);
   const tmp = mkdtempSync(join(tmpdir(), 'pixel-verdicts-'));
   const rows: Row[] = [];
+  const skipped: string[] = [];
   try {
     for (const f of files()) {
+      const media = mediaOf(f.path);
+      if (media !== 'image/png' && media !== 'image/jpeg' && media !== 'image/heic' && media !== 'image/heif') {
+        skipped.push(f.path.slice(MODERN.length + 1));
+        continue;
+      }
       const q90 = join(tmp, 'q90.jpg');
       let reencoded = true;
       try {
@@ -88,7 +96,7 @@ async function main() {
       } catch {
         reencoded = false; // sharp here cannot decode HEIC: that file is measured as is only
       }
-      const variants: Array<readonly [Variant, string, 'image/png' | 'image/jpeg' | 'image/heic']> = [['as is', f.path, mediaOf(f.path)]];
+      const variants: Array<readonly [Variant, string, 'image/png' | 'image/jpeg' | 'image/heic' | 'image/heif']> = [['as is', f.path, media]];
       if (reencoded) variants.push(['JPEG q90', q90, 'image/jpeg']);
       for (const [variant, path, media] of variants) {
         const r = await analyseFile(path, media, { modelsDir: MODELS });
@@ -117,6 +125,7 @@ async function main() {
     note: DIR
       ? `${DIR} (sources matching ${SOURCES.source}${LIMIT ? `, subsampled to about ${LIMIT} files` : ''}): files as they are, metadata kept, so the capture check takes part; the JPEG q90 variant drops the metadata`
       : 'modern/: 384-px lossless crops without metadata (no capture evidence), so a file at highAi that the photo guard passes is ai_generated when pixelsDecide is on',
+    skipped: { note: 'not a kind the product accepts (sniffed from the first bytes)', files: skipped },
     summary: summary(rows),
     rows,
   };

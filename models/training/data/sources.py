@@ -675,3 +675,9 @@ SOURCES += [
                'per-provider scripts in img-gen/ (dall-e-3, imagen-4.0-generate-001, fal-ai/flux/dev, grok-2-image, '
                'SDXL Turbo) into one folder per model'),
 ]
+
+
+# The Data 2.1 sources (everything from the first Data 2.1 entry on). Caches, runs and evaluation sets recorded before
+# them leave them out (crops_v1.training_files' default), so those subsamples and file lists stay what they were;
+# they enter through crops_v1.training_files(data21=True | 'only'): eval_v1's val21_* sets, cache.py --only-sources.
+DATA21 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index('bigcat88__pillow_heif'):])

@@ -49,7 +49,7 @@ def crop_view(im, key):
 
 def do_train(args):
     os.makedirs(S.CACHE, exist_ok=True)
-    files = S.train_subsample(args.total, args.seed)
+    files = S.train_subsample(args.total, args.seed, data21=bool(args.only_sources))
     if args.only_sources:  # a cache of some sources' files only (e.g. sources added after a cache was built), kept
         # apart and read beside it through SEM_EXTRA_CACHES
         files = [f for f in files if re.search(args.only_sources, f[1])]

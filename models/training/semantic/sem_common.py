@@ -101,12 +101,12 @@ def parity_files():
     return pick
 
 
-def train_subsample(total=6000, seed=0):
+def train_subsample(total=6000, seed=0, data21=False):
     """Training files (crops_v1.training_files('train'): Data 2.0 train sources + shared/datasets/train minus its
     held-out sources), subsampled per source: each class gets total/2 images, a source's share ~ sqrt(its size)
     (capped at its size), as train_v1.py weights sources."""
     import crops_v1
-    files = [f for f in crops_v1.training_files('train') if not f[2].lower().endswith(('.heic', '.heif'))]
+    files = [f for f in crops_v1.training_files('train', data21) if not f[2].lower().endswith(('.heic', '.heif'))]
     by = {}
     for f in files:
         by.setdefault((f[0], f[1]), []).append(f)
