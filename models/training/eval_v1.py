@@ -107,6 +107,21 @@ def val21_files():
     return val_files('only')
 
 
+def d21train_files(per_source=200):
+    """Data 2.1's training sources (never in the training of 1.3.1 or of runs cached before them), up to 200 files per
+    source: a held-out check for models that did not train on them."""
+    files = crops_v1.training_files('train', 'only')
+    by = {}
+    for f in files:
+        by.setdefault((f[0], f[1]), []).append(f)
+    out = []
+    for k in sorted(by):
+        fs = by[k]
+        random.Random('d21train|%s|%s' % k).shuffle(fs)
+        out += fs[:per_source]
+    return out
+
+
 def modern_files():
     return [(label, 'modern/' + src, path) for label, src, path in common.list_files('modern')]
 
@@ -145,6 +160,7 @@ SETS = {
     'val_palette': (val_files, lambda d, p: palette(decode(d))),
     'val21_raw': (val21_files, lambda d, p: decode(d)),
     'val21_tx': (val21_files, tx),
+    'd21train_raw': (d21train_files, lambda d, p: decode(d)),
 }
 
 

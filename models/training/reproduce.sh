@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rebuilds veracity-detector (1.0 -> 1.3.0) and the figures of its model card from a fresh clone, on CPU (no GPU, no downloads
+# Rebuilds veracity-detector (1.0 -> 1.3.1, and step 10's measured runs) and the figures of its model card from a fresh clone, on CPU (no GPU, no downloads
 # beyond the public GitHub mirrors of Data 2.0, no pretrained weights). Run from models/training/:
 #   ./reproduce.sh                 the shipped model, its figures and the speed benchmark
 #   MIRRORS=/path ./reproduce.sh   where the `fetch`ed mirrors of data/sources.py live (default /work/.mirror)
@@ -63,4 +63,28 @@ $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.js
 (cd guard && $PY make_nonphoto.py && $PY measure.py && $PY fit.py && $PY parity.py)
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_MODEL=inception_v3 \
   && $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f3-inc-m10 --version 1.3.1 --keep-semantic --guard --pixels-decide)
+# 10. Data 2.1 (its sources come after the "Data 2.1" marker of data/sources.py; step 1 restores them, and
+#     sources.DATA21 keeps them out of steps 2-9) and its session's runs, measured and NOT shipped (semantic/README.md
+#     "Data 2.1, palette views ..."): the evaluation sets of its sources, palette views (inc-pal), its training sources
+#     (inc-pd21), fusions fitted on the enlarged validation, and the held-out check on d21train_raw
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" \
+  && (cd .. && EVAL_PER_SOURCE=40 $PY eval_v1.py v1-ft-data2 --ckpt ema-00500.pt --sets val21_raw,val21_tx,d21train_raw) \
+  && $PY onnx_scores.py --sets val21_raw,val21_tx,d21train_raw \
+  && (cd ../guard && $PY measure.py --sets val21_raw,val21_tx,d21train_raw) \
+  && export SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && $PY cache.py eval --sets val21_raw,val21_tx,d21train_raw \
+  && $PY rescore.py inc-m10 --sets val21_raw,val21_tx,d21train_raw \
+  && SEM_CACHE=inception_m8_pal $PY cache.py train --total 10000 --first-view 2 --views 3 --palette 0.5 \
+  && SEM_CACHE=inception_m8_d21 $PY cache.py train --total 12000 --views 1 \
+       --only-sources 'emanhamed__Houses-dataset|apache__commons-imaging' \
+  && SEM_CACHE=inception_m8_d21ai $PY cache.py train --total 12000 --views 1 --only-sources 'maximus-powers__img-gen-bias-analysis' \
+  && SEM_EXTRA_CACHES=inception_m8_pal $PY train.py inc-pal --train-from mixed10 --epochs 3 \
+  && SEM_EXTRA_CACHES=inception_m8_pal,inception_m8_d21,inception_m8_d21ai $PY train.py inc-pd21 --train-from mixed10 --epochs 3 \
+  && $PY fuse.py sem7-all f21-inc-m10 --features all3 --sem2 inc-m10 --val21 --fit-on val_tx,val21_tx \
+  && $PY fuse.py sem7-all f21-pal --features all3 --sem2 inc-pal --val21 --fit-on val_tx,val21_tx \
+  && $PY fuse.py sem7-all f21-pd21 --features all3 --sem2 inc-pd21 --val21 --fit-on val_tx,val21_tx \
+  && for r in inc-m10 inc-pal inc-pd21; do $PY fuse.py $r c21-$r --features sem --val21 --fit-on val_tx,val21_tx; done \
+  && $PY val21.py table c21-inc-m10 c21-inc-pal c21-inc-pd21 f21-inc-m10 f21-pal f21-pd21 \
+  && $PY val21.py paired f21-inc-m10 f21-pal && $PY val21.py paired f21-pal f21-pd21 \
+  && $PY val21.py heldout f3-inc-m10:val_raw,val_tx f21-inc-m10 f21-pal)
 node bench-speed.mjs

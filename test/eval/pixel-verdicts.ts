@@ -60,6 +60,7 @@ function summary(rows: Row[]) {
     authentic: share(rs, (r) => r.verdict === 'authentic'),
     inconclusive: share(rs, (r) => r.verdict === 'inconclusive'),
     manipulated: share(rs, (r) => r.verdict === 'manipulated'),
+    error: share(rs, (r) => r.verdict.startsWith('error:')),
     notPhotographic: rs.filter((r) => r.guard).length,
   });
   const out: Record<string, unknown> = {};
@@ -99,7 +100,16 @@ async function main() {
       const variants: Array<readonly [Variant, string, 'image/png' | 'image/jpeg' | 'image/heic' | 'image/heif']> = [['as is', f.path, media]];
       if (reencoded) variants.push(['JPEG q90', q90, 'image/jpeg']);
       for (const [variant, path, media] of variants) {
-        const r = await analyseFile(path, media, { modelsDir: MODELS });
+        let r: Awaited<ReturnType<typeof analyseFile>>;
+        try {
+          r = await analyseFile(path, media, { modelsDir: MODELS });
+        } catch (e) {
+          // a file the product refuses to analyse is a result too (the API answers it with an error): kept, named
+          const code = (e as { code?: string }).code ?? 'error';
+          console.log('analysis failed:', f.path, variant, code, (e as Error).message);
+          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false });
+          continue;
+        }
         const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
         rows.push({
           label: f.label,

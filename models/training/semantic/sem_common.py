@@ -34,7 +34,7 @@ OUT_LAYER, FEAT = ('mixed10', 2048) if MODEL == 'inception_v3' else ('out_relu',
 SPLIT = os.environ.get('SEM_SPLIT', 'mixed8' if MODEL == 'inception_v3' else 'block_12_add')  # frozen trunk: input .. SPLIT; the rest trains
 Image.MAX_IMAGE_PIXELS = 60_000_000
 EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette',
-             'val21_raw', 'val21_tx')  # val21_*: the validation sources added by Data 2.1 (eval_v1.val21_files)
+             'val21_raw', 'val21_tx', 'd21train_raw')  # val21_*: the validation sources added by Data 2.1 (eval_v1.val21_files)
 
 
 def decode(data):
@@ -74,7 +74,7 @@ def eval_files(name):
 
 
 def eval_input(name, data, abspath):
-    if name in ('val_raw', 'modern_raw', 'val21_raw'):
+    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw'):
         return decode(data)
     if name == 'modern_jpeg90':
         return jpeg(decode(data), 90)
