@@ -88,17 +88,21 @@ def decode(data):
     return np.asarray(im.convert('RGB'), dtype=np.uint8)
 
 
-def val_files(data21=False):
-    files = crops_v1.training_files('val', data21)
+def per_source(files, tag, n):
+    """At most n files of each (label, source), a seeded shuffle per source ('<tag>|label|source'), sources in order."""
     by = {}
     for f in files:
         by.setdefault((f[0], f[1]), []).append(f)
     out = []
     for k in sorted(by):
         fs = by[k]
-        random.Random('val|%s|%s' % k).shuffle(fs)
-        out += fs[:PER_SOURCE]
+        random.Random('%s|%s|%s' % ((tag,) + k)).shuffle(fs)
+        out += fs[:n]
     return out
+
+
+def val_files(data21=False):
+    return per_source(crops_v1.training_files('val', data21), 'val', PER_SOURCE)
 
 
 def val21_files():
@@ -107,19 +111,10 @@ def val21_files():
     return val_files('only')
 
 
-def d21train_files(per_source=200):
+def d21train_files(n=200):
     """Data 2.1's training sources (never in the training of 1.3.1 or of runs cached before them), up to 200 files per
     source: a held-out check for models that did not train on them."""
-    files = crops_v1.training_files('train', 'only')
-    by = {}
-    for f in files:
-        by.setdefault((f[0], f[1]), []).append(f)
-    out = []
-    for k in sorted(by):
-        fs = by[k]
-        random.Random('d21train|%s|%s' % k).shuffle(fs)
-        out += fs[:per_source]
-    return out
+    return per_source(crops_v1.training_files('train', 'only'), 'd21train', n)
 
 
 def modern_files():

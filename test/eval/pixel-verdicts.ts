@@ -50,7 +50,7 @@ function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> 
 
 /** The file's kind from its first bytes, as the product decides it (never from the name: some sources' JPEGs are
  *  named .png); null for what the product does not accept (e.g. a WebP named .jpg), which is then left out. */
-const mediaOf = (p: string) => sniff(readFileSync(p).subarray(0, SNIFF_BYTES))?.mediaType ?? null;
+const mediaOf = (bytes: Buffer) => sniff(bytes.subarray(0, SNIFF_BYTES))?.mediaType ?? null;
 
 function summary(rows: Row[]) {
   const share = (rs: Row[], pred: (r: Row) => boolean) => (rs.length ? Math.round((rs.filter(pred).length / rs.length) * 10000) / 10000 : null);
@@ -85,7 +85,8 @@ async function main() {
   const skipped: string[] = [];
   try {
     for (const f of files()) {
-      const media = mediaOf(f.path);
+      const bytes = readFileSync(f.path);
+      const media = mediaOf(bytes);
       if (media !== 'image/png' && media !== 'image/jpeg' && media !== 'image/heic' && media !== 'image/heif') {
         skipped.push(f.path.slice(MODERN.length + 1));
         continue;
@@ -93,7 +94,7 @@ async function main() {
       const q90 = join(tmp, 'q90.jpg');
       let reencoded = true;
       try {
-        writeFileSync(q90, await sharp(readFileSync(f.path)).removeAlpha().jpeg({ quality: 90 }).toBuffer());
+        writeFileSync(q90, await sharp(bytes).removeAlpha().jpeg({ quality: 90 }).toBuffer());
       } catch {
         reencoded = false; // sharp here cannot decode HEIC: that file is measured as is only
       }

@@ -90,10 +90,10 @@ def heldout(specs):
         fused, _, sets = spec.partition(':')
         vs = tuple(sets.split(',')) if sets else V21
         info = json.load(open(os.path.join(S.RUNS, fused, 'fusion.json')))
-        val = [t for n in vs for t in card_v1.scored(json.load(open(os.path.join(S.RUNS, fused, 'scores-%s.json' % n))), 3, 32)]
-        thr = card_v1.thresholds(val)['highAi']
-        hit_v = [(l, s >= thr and p not in fl) for n in vs for fl in [flags.flagged(n)]
-                 for l, _, s, p in card_v1.scored(json.load(open(os.path.join(S.RUNS, fused, 'scores-%s.json' % n))), 3, 32)]
+        scored = {n: card_v1.scored(json.load(open(os.path.join(S.RUNS, fused, 'scores-%s.json' % n))), 3, 32)
+                  for n in vs + ('modern_raw', 'modern_jpeg90')}
+        thr = card_v1.thresholds([t for n in vs for t in scored[n]])['highAi']
+        hit_v = [(l, s >= thr and p not in fl) for n in vs for fl in [flags.flagged(n)] for l, _, s, p in scored[n]]
         cols = {'both': [3, 4], 'all3': [3, 4, 6], 'sems': [3, 6], 'sem': [3], 'art': [4]}[info['features']]
         sem2 = os.path.join(S.RUNS, info['sem2']) if info.get('sem2') else None
         t = fuse.pairs(os.path.join(S.RUNS, info['sem']), info['artefact'], 'd21train_raw', sem2)
@@ -110,9 +110,8 @@ def heldout(specs):
         mod = []
         for n in ('modern_raw', 'modern_jpeg90'):
             fm = flags.flagged(n)
-            sc = card_v1.scored(json.load(open(os.path.join(S.RUNS, fused, 'scores-%s.json' % n))), 3, 32)
-            r_ = [s >= thr and q not in fm for l, _, s, q in sc if l == 'real']
-            a_ = [s >= thr and q not in fm for l, _, s, q in sc if l == 'ai']
+            r_ = [s >= thr and q not in fm for l, _, s, q in scored[n] if l == 'real']
+            a_ = [s >= thr and q not in fm for l, _, s, q in scored[n] if l == 'ai']
             mod.append('%s real %d/%d, AI %.0f %%' % (n, sum(r_), len(r_), 100 * np.mean(a_)))
         say('%s: highAi %.4f from %s (validation real at it %.2f %%, AI %.1f %%) | d21train real %d/%d, AI %.0f %%, '
             'AUC %.3f | %s' % (fused, thr, '+'.join(vs), 100 * np.mean([h for l, h in hit_v if l == 'real']),
