@@ -686,3 +686,155 @@ SOURCES += [
 # them leave them out (crops_v1.training_files' default), so those subsamples and file lists stay what they were;
 # they enter through crops_v1.training_files(data21=True | 'only'): eval_v1's val21_* sets, cache.py --only-sources.
 DATA21 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index('bigcat88__pillow_heif'):])
+
+
+# ======================================= Data 2.2 (added 2026-11-27) =======================================
+# Real portraits (faces and people), all taken before 2022, from face-recognition / face-detection projects: the
+# detector called real portraits AI-generated, and its authentic side held few of them. New sources come after every
+# older one (so a file they share with an older source is dropped from the new one) and after DATA21's definition, so
+# DATA21 is unchanged. Training: UTKFace's aligned face crops and a face detector's group photos; validation: the
+# test and example photos of six face-recognition libraries (deepface, face_recognition, facenet-pytorch,
+# face-api.js, dlib, openface) and, from a second search, liveness-test phone selfies (Silent-Face-Anti-Spoofing),
+# the inputs of 3D face alignment / reconstruction projects (3DDFA_V2, 3DDFA, DECA, PRNet, face-alignment), a
+# background-matting capture (Background-Matting), WIDER FACE group photos (pytorch_face_landmark), MTCNN examples
+# (mtcnn-pytorch) and the Face API sample photos (Cognitive-Face-Windows): whole sources, none of them in training.
+SOURCES += [
+    # ---------------- real portraits (training) ----------------
+    dict(name='bagashvilit__facial_recognition_bias', repo='bagashvilit/facial_recognition_bias', cls='real',
+         licence='MIT (repo); UTKFace: non-commercial research use',
+         include=r'^data/(random_200/[a-z]+/[a-z]+/[^/]+|images/\d+_[^/]*0)\.jpg\.chip\.jpg$',
+         generator='web photo (UTKFace aligned and cropped face, 2016-17)', history=False,
+         how='UTKFace\'s 200x200 aligned and cropped face JPEGs (small, re-encoded by the dataset\'s authors): the '
+             'repo\'s 2,000-file random_200 sample (balanced by gender and race) and the files of data/images whose '
+             'collection time stamp ends in 0 (about a tenth)', split='train',
+         trust='README: the images are UTKFace (Zhang et al., 2017: faces gathered from the web, "aligned and cropped", '
+               'labelled age_gender_race_date&time with collection dates in 2016-17), committed in 2020; photographs '
+               'of people taken before any modern generator'),
+    dict(name='Linzaer__Ultra-Light-Fast-Generic-Face-Detector-1MB',
+         repo='Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB', cls='real', licence='MIT (repo)',
+         include=r'^(imgs/\d+\.jpg|MNN/imgs/\d+\.jpg|ncnn/(data/test|source/test)\.jpg|tf/imgs/test_input\.jpg)$',
+         exclude=r'^imgs/22\.jpg$',
+         generator='photo of people (face-detector test images, committed 2019-20)', history=True,
+         how='group photos, crowds and portraits as JPEG (web photos, about 500-1,500 px); the detector\'s drawn '
+             'results (result.jpg, test_output_*), the masked-face images added in 2022 and one 3D render (imgs/22.jpg, a Second '
+             'Life avatar poster) are left out',
+         split='train',
+         trust='test images of a face detector, committed in 2019-10 / 2020-10: photographs of people (groups, '
+               'crowds, street scenes); the history is read (imgs/4, 7, 14 left HEAD)'),
+    # ---------------- real portraits (validation) ----------------
+    dict(name='serengil__deepface', repo='serengil/deepface', cls='real', licence='MIT (repo)',
+         include=r'^tests/(unit/)?dataset/img\d+\.jpg$', exclude=r'/img39\.jpg$',
+         generator='photo of a person (face-recognition test photos, committed 2020)', history=True,
+         how='celebrity and personal portraits as JPEG (web photos and camera files, 150-4,000 px); files added '
+             'after 2021 (img39, img11_reflection, couple, selfie-many-people, target), the crop img4-cropped and '
+             'the test-case-* files are left out', split='val',
+         trust='deepface\'s unit-test face photos (img1..img67), all added in 2020 (the folder moved to tests/unit/ '
+               'later; the history is read); portraits of real people'),
+    dict(name='ageitgey__face_recognition', repo='ageitgey/face_recognition', cls='real', licence='MIT (repo)',
+         include=r'^(examples/(knn_examples/(train|test)/.+|[^/]+)|tests/test_images/[^/]+)\.(jpe?g|png)$',
+         exclude=r'obama-(240p|480p|720p)|obama_small|32bit|partial_face',
+         generator='photo of a person (face-recognition examples, 2017)', history=False,
+         how='portraits and two-person photos (JPEG / PNG, 300-1,900 px); the resized / re-encoded copies of one '
+             'photo (obama-240p..720p, obama_small, 32bit.png) and the partial-face crops are left out',
+         split='val',
+         trust='example and test photos of the face_recognition library (2017): press photos of public figures and '
+               'the KNN example\'s photos of people'),
+    dict(name='timesler__facenet-pytorch', repo='timesler/facenet-pytorch', cls='real', licence='MIT (repo)',
+         include=r'^data/(test_images/[^/]+/[^/]+\.(jpe?g|png)|multiface\.jpg)$',
+         generator='photo of a person (face-recognition test photos, 2019)', history=True,
+         how='celebrity portraits and a group photo (JPEG, up to 2.7 MB); the repo\'s aligned crops '
+             '(test_images_aligned/) and detection drawings are left out', split='val',
+         trust='facenet-pytorch\'s test photos of five actors and one group photo, committed in 2019'),
+    dict(name='justadudewhohacks__face-api.js', repo='justadudewhohacks/face-api.js', cls='real',
+         licence='MIT (repo)', include=r'^(examples/images|test/images)/[^/]+\.(jpe?g|png)$',
+         exclude=r'white\.png|_cropped|face_rectangular|face\d\.png',
+         generator='photo of people (face-detection examples, 2018)', history=False,
+         how='TV-series group stills (bbt1-5) and expression portraits (JPEG); the per-character face crops, the '
+             'cropped copies and the blank test image are left out', split='val',
+         trust='face-api.js example and test images, committed in 2018'),
+    dict(name='davisking__dlib', repo='davisking/dlib', cls='real', licence='Boost Software License 1.0 (repo)',
+         include=r'^examples/(faces/[^/]+|johns/[^/]+/[^/]+)\.jpg$', exclude=r'dogs\.jpg',
+         generator='photo of people (dlib face examples: PASCAL VOC 2007-09 photos, press photos)', history=False,
+         how='photos of people from PASCAL VOC 2007-2009 (Flickr), press photos and the face-clustering example\'s '
+             'small face photos (JPEG); the dog photo is left out', split='val',
+         trust='dlib\'s face-detector / face-landmark / face-clustering example images (2008-2017)'),
+    dict(name='cmusatyalab__openface', repo='cmusatyalab/openface', cls='real', licence='Apache-2.0 (repo)',
+         include=r'^images/examples/[^/]+\.jpg$', generator='photo of a person (OpenFace examples, 2015)',
+         history=False, how='press portraits of public figures (JPEG); the aligned crops are left out',
+         split='val', trust='OpenFace\'s example photos (Adams, Carell, Clapton, Lennon, Longoria / Cooper), 2015'),
+    # ---------------- real portraits (validation, second search: phone selfies first, then face-alignment and
+    # face-detection test photos) ----------------
+    dict(name='minivision-ai__Silent-Face-Anti-Spoofing', repo='minivision-ai/Silent-Face-Anti-Spoofing', cls='real',
+         licence='Apache-2.0 (repo)', include=r'^images/sample/image_T\d\.jpg$',
+         generator='phone selfie (Xiaomi MI 8 SE; liveness-test "true face" samples, committed 2020)', history=True,
+         how='the live-face samples as JPEG: the two phone originals with EXIF (Xiaomi MI 8 SE, 1617-2166 px) from the '
+             'history and the 640x480 copy of image_T1 at HEAD (resized by the authors, Shotwell); the spoof samples '
+             '(image_F*: phone photos of a printed photo and of a tablet screen) and the *_result.jpg drawings are '
+             'left out', split='val',
+         trust='README\'s sample images of a face anti-spoofing model, committed in 2020-06: "T" files are photos of a '
+               'live person taken with a phone (EXIF Make Xiaomi, Model MI 8 SE)'),
+    dict(name='cleardusk__3DDFA_V2', repo='cleardusk/3DDFA_V2', cls='real', licence='MIT (repo)',
+         include=r'^examples/inputs/(JianzhuGuo|trump_hillary)\.jpg$',
+         generator='photo of a person (3D face alignment example inputs, committed 2020)', history=False,
+         how='a phone portrait with EXIF (HUAWEI H60-L03, taken 2016-05-24, saved by Windows Photo Editor) and a '
+             'press still of two speakers (JPEG); the three-photo montage emma.jpg and the drawn results in docs/ are '
+             'left out', split='val',
+         trust='3DDFA_V2\'s example inputs, committed in 2020-08 / 2020-10'),
+    dict(name='senguptaumd__Background-Matting', repo='senguptaumd/Background-Matting', cls='real',
+         licence='CC BY-NC-SA 4.0 (README)', include=r'^sample_data/input/\d+_img\.png$',
+         generator='video frame of a person (phone video, background-matting sample, committed 2020)', history=False,
+         how='1920x1080 PNG frames of one woman outdoors from a hand-held phone video (the input of the matting '
+             'demo; two of the four are dropped by the build as near-duplicates of frame 0001); the background '
+             'plates (*_back.png, sample_data/background) are left out', split='val',
+         trust='Background Matting (CVPR 2020) sample data, committed in 2020-03: frames of a real capture, before '
+               'any matting is applied'),
+    dict(name='YadiraF__DECA', repo='YadiraF/DECA', cls='real',
+         licence='MPI non-commercial scientific research licence (repo LICENSE)',
+         include=r'^TestSamples/(AFLW2000/image\d+\.jpg|exp/[3-6]\.jpg|teaser/[0-2]\.(jpg|png))$',
+         generator='photo of a person (3D face reconstruction test images, committed 2020)', history=False,
+         how='AFLW2000 test faces (450x450 JPEG crops of Flickr photos, as the dataset distributes them), expression '
+             'photos (450 px and one 2,444 px Nikon D50 stock photo of 2009) and the teaser\'s 3024x4032 phone-size '
+             'portraits (no EXIF) and one press still; the 224-px examples/ crops and VoxCeleb frames, exp/0, 1, 7, 8 '
+             '(224 px), the greyscale exp/2 and the results/ drawings are left out', split='val',
+         trust='DECA\'s TestSamples, all committed in 2020-12: photographs of real people'),
+    dict(name='YadiraF__PRNet', repo='YadiraF/PRNet', cls='real', licence='MIT (repo)',
+         include=r'^TestImages/([04]|trump|AFLW2000/image\d+)\.jpg$',
+         exclude=r'/image(00251|00516|01038|02283|02545)\.jpg$',
+         generator='photo of a person (face alignment test images: AFLW2000 Flickr faces, 2018)', history=False,
+         how='AFLW2000 test faces (450x450 JPEG crops of Flickr photos, as the dataset distributes them) and a press '
+             'portrait (750x375); the greyscale / sepia faces (image00251, 00516, 01038, 02283, 02545), the 227-px '
+             'files 1.jpg and 2.jpg, the masked cut-out 3.jpg and the cartoon 5.jpg are left out', split='val',
+         trust='PRNet\'s TestImages, committed in 2018-03 / 2018-05'),
+    dict(name='cleardusk__3DDFA', repo='cleardusk/3DDFA', cls='real', licence='MIT (repo)',
+         include=r'^(c\+\+/(demo|test2)\.jpg|samples/emma_watson_0[1-3]\.jpg)$',
+         generator='photo of a person (3D face alignment demo inputs, 2018-20)', history=True,
+         how='three red-carpet photos of an actress (405-474 px wide, from the history) and a 640x360 film still; the '
+             'montage emma_input.jpg, the *_3DDFA / *_pose / *_depth drawings, plots and renders are left out',
+         split='val', trust='3DDFA\'s demo inputs, committed in 2018-11 (samples) and 2020-08 (c++)'),
+    dict(name='1adrianb__face-alignment', repo='1adrianb/face-alignment', cls='real',
+         licence='BSD-3-Clause (repo)', include=r'^test/assets/aflw-test\.jpg$',
+         generator='photo of a person (AFLW test face, 2017-18)', history=True,
+         how='both versions of the test image (450x450 JPEG AFLW face); the 3x3 grid and grass.jpg are left out',
+         split='val', trust='face-alignment\'s test asset, committed in 2017-09 and replaced in 2018-01'),
+    dict(name='cunjian__pytorch_face_landmark', repo='cunjian/pytorch_face_landmark', cls='real',
+         licence='no licence file (all rights reserved by the author; WIDER FACE images: research use)',
+         include=r'^samples/12--Group/[^/]+\.jpg$', exclude=r'_459\.jpg$',
+         generator='group photo (WIDER FACE "12--Group" samples, committed 2020)', history=True,
+         how='WIDER FACE group photos as the dataset distributes them (1024 px wide JPEG); the painting '
+             '(12_Group_Group_12_Group_Group_12_459.jpg) and the drawn results/ are left out; most files come from '
+             'the history', split='val',
+         trust='the landmark detector\'s sample inputs, committed in 2020-02 (most deleted the same day; the history '
+               'is read): WIDER FACE (2015) photographs of groups of people'),
+    dict(name='TropComplique__mtcnn-pytorch', repo='TropComplique/mtcnn-pytorch', cls='real', licence='MIT (repo)',
+         include=r'^images/office[1-4]\.jpg$',
+         generator='photo of people (TV-series stills, MTCNN examples, 2017)', history=False,
+         how='group stills of a TV series (JPEG, 570-1,280 px); the poster office5.jpg (title text laid over it) and '
+             'the drawn example.png are left out', split='val',
+         trust='mtcnn-pytorch\'s example images, committed in 2017-08'),
+    # Microsoft/Cognitive-Face-Windows (stock photos of people) was gathered and then left out: its LICENSE-IMAGE.md
+    # allows the images only for testing Microsoft Cognitive Services within one's organisation
+]
+
+# The Data 2.2 sources (everything from the first Data 2.2 entry on).
+DATA22 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index(
+    'bagashvilit__facial_recognition_bias'):])
