@@ -37,22 +37,31 @@ def v1_split():
     return {s['name']: s['split'] for s in data_sources.SOURCES}
 
 
-def training_files(split='train', data21=False):
+def training_files(split='train', data21=False, data22=False):
     """[(label, source, path)]: Data v1 sources of that split, plus shared/datasets/train sources of that split.
     data21: False (default) leaves Data 2.1's sources out (every cache and run before them), True takes them too,
-    'only' gives them alone (no shared/datasets/train files either)."""
+    'only' gives them alone (no shared/datasets/train files either). data22 does the same for Data 2.2's sources
+    (real portraits, added after every cache and run of Data 2.1), independently: they are out unless it is True or
+    'only', and 'only' gives them alone."""
     out = []
     splits = v1_split()
+    alone = 'only' in (data21, data22)
     for label in ('ai', 'real'):
         d = os.path.join(V1, label)
         for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             if splits.get(src) != split:
                 continue
-            if (src in data_sources.DATA21) != (data21 == 'only') and data21 is not True:
+            if src in data_sources.DATA22:
+                if data22 not in (True, 'only'):
+                    continue
+            elif src in data_sources.DATA21:
+                if data21 not in (True, 'only') or data22 == 'only':
+                    continue
+            elif alone:
                 continue
             for p in sorted(os.listdir(os.path.join(d, src))):
                 out.append((label, 'v1/' + src, os.path.join(d, src, p)))
-    for label, src, path in ([] if data21 == 'only' else common.list_files('train')):
+    for label, src, path in ([] if alone else common.list_files('train')):
         if (label, src) == ('real', 'dreambooth'):
             continue  # the same google/dreambooth photos are Data v1's validation source v1/google__dreambooth
         held = (label, src) in common.VAL_SOURCES

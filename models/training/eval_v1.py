@@ -117,6 +117,35 @@ def d21train_files(n=200):
     return per_source(crops_v1.training_files('train', 'only'), 'd21train', n)
 
 
+def valpt_files():
+    """Validation files of the Data 2.2 sources (real portraits, added 2026-11-27 after Data 2.1), sampled per source
+    as val_files samples."""
+    return per_source(crops_v1.training_files('val', data22='only'), 'val', PER_SOURCE)
+
+
+def valface_files():
+    """The validation files the artefact network scored (runs/v1-ft-data2: val_raw, val21_raw, valpt_raw) in which
+    portraits.py found a face of at least PEOPLE (run its tag on them first): valface_raw shows each as a 200x200 crop
+    of its largest face, the way UTKFace ships its real faces (Data 2.2's training portraits), so a model that learned
+    "a tight face crop is real" is caught on the AI crops."""
+    import portraits
+    tags = portraits.load()
+    out = []
+    for name in ('val_raw', 'val21_raw', 'valpt_raw'):
+        for r in json.load(open(os.path.join(common.RUNS, 'v1-ft-data2', 'scores-%s.json' % name)))['rows']:
+            if portraits.kind(tags.get(r['path'])) in ('portrait', 'people'):
+                out.append((r['label'], r['source'], os.path.normpath(os.path.join(common.HERE, r['path']))))
+    return out
+
+
+def face_crop(data, path):
+    import portraits
+    im = transforms.open_image(data).convert('RGB')
+    buf = io.BytesIO()
+    portraits.face_crop(im, portraits.face_boxes(im)).save(buf, 'JPEG', quality=random.Random('valface|' + os.path.normpath(os.path.abspath(path))).randint(75, 95))
+    return decode(buf.getvalue())
+
+
 def modern_files():
     return [(label, 'modern/' + src, path) for label, src, path in common.list_files('modern')]
 
@@ -156,6 +185,9 @@ SETS = {
     'val21_raw': (val21_files, lambda d, p: decode(d)),
     'val21_tx': (val21_files, tx),
     'd21train_raw': (d21train_files, lambda d, p: decode(d)),
+    'valpt_raw': (valpt_files, lambda d, p: decode(d)),
+    'valpt_tx': (valpt_files, tx),
+    'valface_raw': (valface_files, face_crop),
 }
 
 

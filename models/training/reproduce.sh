@@ -87,4 +87,23 @@ $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.js
   && $PY val21.py table c21-inc-m10 c21-inc-pal c21-inc-pd21 f21-inc-m10 f21-pal f21-pd21 \
   && $PY val21.py paired f21-inc-m10 f21-pal && $PY val21.py paired f21-pal f21-pd21 \
   && $PY val21.py heldout f3-inc-m10:val_raw,val_tx f21-inc-m10 f21-pal)
+# 11. Data 2.2 (real portraits taken before 2022; its sources come after the "Data 2.2" marker of data/sources.py,
+#     step 1 restores them, and sources.DATA22 keeps them out of steps 2-10) and its session's runs (semantic/README.md
+#     "Portraits ..."): faces found by portraits.py (OpenCV's Haar cascade: apt-get install python3-opencv
+#     opencv-data), the portrait validation sets valpt_* (all files of Data 2.2's validation sources) and valface_raw
+#     (validation faces as 200x200 crops), scored by every branch; the portrait caches (UTKFace-like face crops of
+#     both classes, Data 2.2's training portraits); inc-ppt; its fusion; the portrait check
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" \
+  && (cd .. && $PY portraits.py tag v1-ft-data2 val_raw val21_raw d21train_raw modern_raw \
+        && $PY eval_v1.py v1-ft-data2 --ckpt ema-00500.pt --sets valpt_raw,valpt_tx \
+        && $PY portraits.py tag v1-ft-data2 valpt_raw \
+        && $PY eval_v1.py v1-ft-data2 --ckpt ema-00500.pt --sets valface_raw) \
+  && $PY onnx_scores.py --sets valpt_raw,valpt_tx,valface_raw \
+  && (cd ../guard && $PY measure.py --sets valpt_raw,valpt_tx,valface_raw) \
+  && export SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && $PY cache.py eval --sets valpt_raw,valpt_tx,valface_raw \
+  && $PY rescore.py inc-m10 inc-pal --sets valpt_raw,valpt_tx,valface_raw \
+  && SEM_CACHE=inception_m8_pt $PY cache.py train --data22 --total 12000 --views 1 --palette 0.25 \
+  && SEM_CACHE=inception_m8_face $PY cache.py train --total 6000 --views 1 --face-crops --palette 0.25 \
+  && SEM_EXTRA_CACHES=inception_m8_pal,inception_m8_pt,inception_m8_face $PY train.py inc-ppt --train-from mixed10 --epochs 3)
 node bench-speed.mjs

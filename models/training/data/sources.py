@@ -696,8 +696,9 @@ DATA21 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index
 # test and example photos of six face-recognition libraries (deepface, face_recognition, facenet-pytorch,
 # face-api.js, dlib, openface) and, from a second search, liveness-test phone selfies (Silent-Face-Anti-Spoofing),
 # the inputs of 3D face alignment / reconstruction projects (3DDFA_V2, 3DDFA, DECA, PRNet, face-alignment), a
-# background-matting capture (Background-Matting), WIDER FACE group photos (pytorch_face_landmark), MTCNN examples
-# (mtcnn-pytorch) and the Face API sample photos (Cognitive-Face-Windows): whole sources, none of them in training.
+# background-matting capture (Background-Matting), WIDER FACE group photos (pytorch_face_landmark) and MTCNN examples
+# (mtcnn-pytorch): whole sources, none of them in training (Microsoft's Face API samples were left out for their
+# licence).
 SOURCES += [
     # ---------------- real portraits (training) ----------------
     dict(name='bagashvilit__facial_recognition_bias', repo='bagashvilit/facial_recognition_bias', cls='real',

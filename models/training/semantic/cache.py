@@ -22,6 +22,7 @@ from PIL import Image
 
 import keras_torch
 import sem_common as S
+import portraits  # noqa: E402 - sem_common put the training folder on the path
 
 SHARD = 250
 
@@ -47,14 +48,27 @@ def crop_view(im, key):
     return im.crop((x, y, x + cw, y + ch))
 
 
+def face_like_utk(im, boxes, path):
+    """The largest face as UTKFace ships its faces (portraits.face_crop: 200x200), JPEG-encoded at a quality drawn
+    per file (75-95), for AI and real files alike; transforms.py then treats it as any other image."""
+    import random
+    q = random.Random('semface|' + path).randint(75, 95)
+    buf = io.BytesIO()
+    portraits.face_crop(im.convert('RGB'), boxes).save(buf, 'JPEG', quality=q)
+    return Image.open(io.BytesIO(buf.getvalue())).convert('RGB')
+
+
 def do_train(args):
     os.makedirs(S.CACHE, exist_ok=True)
-    files = S.train_subsample(args.total, args.seed, data21=bool(args.only_sources))
+    if args.data22:  # Data 2.2's training sources (real portraits) alone
+        files = S.train_subsample(args.total, args.seed, data22='only')
+    else:
+        files = S.train_subsample(args.total, args.seed, data21=bool(args.only_sources))
     if args.only_sources:  # a cache of some sources' files only (e.g. sources added after a cache was built), kept
         # apart and read beside it through SEM_EXTRA_CACHES
         files = [f for f in files if re.search(args.only_sources, f[1])]
     srcs = sorted({s for _, s, _ in files})
-    meta = dict(total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -76,6 +90,12 @@ def do_train(args):
             try:
                 data = open(path, 'rb').read()
                 im = S.transforms.open_image(data).convert('RGB')
+                if args.face_crops:  # only files with a face, seen as a UTKFace-like crop of it (the pipeline's
+                    # orientation: open_image leaves EXIF orientation unapplied, so turned faces are simply not found)
+                    boxes = portraits.face_boxes(im)
+                    if not boxes or max(min(w, h) for _, _, w, h in boxes) < portraits.PEOPLE * min(im.size):
+                        continue
+                    im = face_like_utk(im, boxes, path)
                 for v in range(args.first_view, args.views):
                     src_im = im
                     if v >= 1 and args.crop_views:
@@ -136,6 +156,10 @@ def main():
     ap.add_argument('--palette', type=float, default=0.0,
                     help='share of views written as palette PNGs by transforms.py (both classes; default 0 = as before)')
     ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
+    ap.add_argument('--data22', action='store_true', help='Data 2.2\'s training sources (real portraits) only')
+    ap.add_argument('--face-crops', action='store_true',
+                    help='only files with a face (portraits.py), each seen as a 200x200 crop of its largest face, '
+                         'both classes (the AI counterpart of UTKFace\'s crops)')
     ap.add_argument('--part', default='0/1', help='k/n: this worker takes shards with index %% n == k')
     ap.add_argument('--sets', default=','.join(S.EVAL_SETS))
     ap.add_argument('--save-inputs', action='store_true',

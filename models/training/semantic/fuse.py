@@ -79,10 +79,14 @@ def main():
     ap.add_argument('--val21', action='store_true',
                     help='validation also holds the Data 2.1 sources (val21_raw, val21_tx): fitted (with --fit-on naming '
                          'them) and scored leave-one-source-out like the rest')
+    ap.add_argument('--valpt', action='store_true',
+                    help='validation also holds Data 2.2\'s real portraits (valpt_raw, valpt_tx), like --val21')
     args = ap.parse_args()
     global VAL
     if args.val21:
         VAL = VAL + ('val21_raw', 'val21_tx')
+    if args.valpt:
+        VAL = VAL + ('valpt_raw', 'valpt_tx')
     sem_dir = os.path.join(S.RUNS, args.sem)
     out_dir = os.path.join(S.RUNS, args.out)
     os.makedirs(out_dir, exist_ok=True)
@@ -125,11 +129,15 @@ def main():
         return all(os.path.exists(os.path.join(d, 'scores-%s.json' % n)) for d in (sem_dir, sem2_dir, args.artefact) if d)
 
     have = [n for n in FLIPS if scored_by_all(n)]
-    more = tuple(n for n in ('modern_palette',) if scored_by_all(n))
+    more = tuple(n for n in ('modern_palette', 'd21train_raw', 'valface_raw', 'val21_raw', 'val21_tx', 'valpt_raw',
+                             'valpt_tx') if n not in VAL and scored_by_all(n))  # the full fit on sets outside the fit
     for name in VAL + MODERN + more + tuple(have):
         if name in FLIPS:
             tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir) if t[1] in loso]
             zz = np.array([float(predict(loso[t[2]], feats([t]))[0]) for t in tl])
+        elif name == 'valface_raw':  # validation files' faces: their source's LOSO fit where it has one, else the full
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir)]
+            zz = np.array([float(predict(loso.get(t[2], full), feats([t]))[0]) for t in tl])
         elif name in VAL:
             idx = [i for i, t in enumerate(val) if t[0] == name]
             tl, zz = [val[i] for i in idx], z[idx]

@@ -1,0 +1,95 @@
+# False accusations on portraits (README "Portraits"): for each fused run, at its own highAi threshold (card_v1's 3 %
+# rule on the LOSO validation scores of SETS, default val + val21, as val21.py heldout), how many real photos of
+# people are called AI, per evaluation set, against real photos without people, and how well AI portraits are told
+# from real ones. Faces are found by ../portraits.py (run its `tag` first); Data 2.2's validation sources
+# (valpt_*) are all photos of people. The photo guard is counted as the product reads it.
+#   /usr/bin/python3 portraits_check.py FUSED[:SETS] ...
+# Writes results/portraits-check.txt (the printed lines, appended).
+import json
+import os
+import sys
+
+import numpy as np
+
+import sem_common as S
+import card_v1
+import fuse
+import val21
+
+sys.path.insert(0, S.TRAINING)
+sys.path.insert(0, os.path.join(S.TRAINING, 'guard'))
+import portraits  # noqa: E402
+import flags  # noqa: E402
+import sources as data_sources  # noqa: E402
+
+SETS = ('val_raw', 'val_tx', 'val21_raw', 'val21_tx', 'valpt_raw', 'valpt_tx', 'd21train_raw', 'modern_raw',
+        'modern_jpeg90')
+say = val21.say
+
+
+def fused_scores(fused, info, name):
+    """{path: (label, source, fused logit)}: the run's own score file where fuse.py wrote one (LOSO for the sets it
+    was fitted on), else the full fit applied to the branches' scores (as modern/ is scored)."""
+    p = os.path.join(S.RUNS, fused, 'scores-%s.json' % name)
+    if os.path.exists(p):
+        return {r['path']: (r['label'], r['source'], r['logit']) for r in json.load(open(p))['rows']}
+    cols = {'both': [3, 4], 'all3': [3, 4, 6], 'sems': [3, 6], 'sem': [3], 'art': [4]}[info['features']]
+    sem2 = os.path.join(S.RUNS, info['sem2']) if info.get('sem2') else None
+    try:
+        t = fuse.pairs(os.path.join(S.RUNS, info['sem']), info['artefact'], name, sem2)
+    except FileNotFoundError:  # a branch has not scored that set
+        return {}
+    if not t:
+        return {}
+    X = np.array([[x[c] for c in cols] for x in t])
+    if info.get('art_floor'):
+        X[:, cols.index(4)] = np.maximum(X[:, cols.index(4)], info['art_floor']['logit'])
+    z = fuse.predict((np.array(info['mean']), np.array(info['sd']), np.array(info['coef_standardised'])), X)
+    return {x[2]: (x[0], x[1], float(v)) for x, v in zip(t, z)}
+
+
+def guard(name):
+    try:
+        return flags.flagged(name)
+    except Exception:  # noqa: BLE001 - the guard has not measured that set
+        return set()
+
+
+def main():
+    tags = portraits.load()
+    for spec in sys.argv[1:]:
+        fused, _, sets = spec.partition(':')
+        vs = tuple(sets.split(',')) if sets else val21.V21
+        info = json.load(open(os.path.join(S.RUNS, fused, 'fusion.json')))
+        rows = [t for n in vs for t in card_v1.scored(json.load(open(
+            os.path.join(S.RUNS, fused, 'scores-%s.json' % n))), 3, 32)]
+        thr = card_v1.thresholds(rows)['highAi']
+        lg = float(np.log(thr / (1 - thr)))
+        say('%s: highAi %.4f (logit %.3f) from %s' % (fused, thr, lg, '+'.join(vs)))
+        say('    set            | real portraits at highAi | real, people | real, no face | AI portraits called '
+            '| AUC AI vs real portraits')
+        for name in SETS:
+            sc = fused_scores(fused, info, name)
+            if not sc:
+                continue
+            fl = guard(name)
+            cnt = {}
+            for path, (lab, src, z) in sc.items():
+                k = 'portrait' if src.startswith('v1/') and src[3:] in data_sources.DATA22 else \
+                    portraits.kind(tags.get(path))
+                cnt.setdefault((lab, k), []).append((z, z >= lg and path not in fl))
+            def frac(key):
+                v = cnt.get(key, [])
+                return '%d/%d' % (sum(h for _, h in v), len(v)) if v else '-'
+            aip = cnt.get(('ai', 'portrait'), [])
+            rep = cnt.get(('real', 'portrait'), [])
+            auc = card_v1.auc([z for z, _ in aip], [z for z, _ in rep]) if aip and rep else float('nan')
+            say('    %-14s | %-23s | %-12s | %-13s | %-19s | %.3f' % (
+                name, frac(('real', 'portrait')), frac(('real', 'people')), frac(('real', 'none')),
+                '%s (%.0f %%)' % (frac(('ai', 'portrait')), 100 * np.mean([h for _, h in aip])) if aip else '-', auc))
+    with open(os.path.join(S.HERE, 'results', 'portraits-check.txt'), 'a') as f:
+        f.write('\n'.join(val21.OUT) + '\n')
+
+
+if __name__ == '__main__':
+    main()
