@@ -22,8 +22,10 @@ import portraits  # noqa: E402
 import flags  # noqa: E402
 import sources as data_sources  # noqa: E402
 
-SETS = ('val_raw', 'val_tx', 'val21_raw', 'val21_tx', 'valpt_raw', 'valpt_tx', 'd21train_raw', 'modern_raw',
-        'modern_jpeg90')
+SETS = ('val_raw', 'val_tx', 'val21_raw', 'val21_tx', 'valpt_raw', 'valpt_tx', 'valface_raw', 'd21train_raw',
+        'modern_raw', 'modern_jpeg90')
+POOLS = (('validation as is', ('val_raw', 'val21_raw', 'valpt_raw')), ('validation transformed', ('val_tx', 'val21_tx', 'valpt_tx')),
+         ('held out (d21train + modern as is)', ('d21train_raw', 'modern_raw')))
 say = val21.say
 
 
@@ -61,19 +63,21 @@ def main():
         fused, _, sets = spec.partition(':')
         vs = tuple(sets.split(',')) if sets else val21.V21
         info = json.load(open(os.path.join(S.RUNS, fused, 'fusion.json')))
-        rows = [t for n in vs for t in card_v1.scored(json.load(open(
-            os.path.join(S.RUNS, fused, 'scores-%s.json' % n))), 3, 32)]
+        rows = []  # (label, source, probability, path) as card_v1.scored gives them; the full fit where the run
+        for n in vs:  # has no score file of that set (a set outside its fit)
+            rows += [(l, src, 1 / (1 + np.exp(-z)), p) for p, (l, src, z) in fused_scores(fused, info, n).items()]
         thr = card_v1.thresholds(rows)['highAi']
         lg = float(np.log(thr / (1 - thr)))
         say('%s: highAi %.4f (logit %.3f) from %s' % (fused, thr, lg, '+'.join(vs)))
         say('    set            | real portraits at highAi | real, people | real, no face | AI portraits called '
             '| AUC AI vs real portraits')
+        counted = {}
         for name in SETS:
             sc = fused_scores(fused, info, name)
             if not sc:
                 continue
             fl = guard(name)
-            cnt = {}
+            cnt = counted[name] = {}
             for path, (lab, src, z) in sc.items():
                 k = 'portrait' if src.startswith('v1/') and src[3:] in data_sources.DATA22 else \
                     portraits.kind(tags.get(path))
@@ -87,6 +91,21 @@ def main():
             say('    %-14s | %-23s | %-12s | %-13s | %-19s | %.3f' % (
                 name, frac(('real', 'portrait')), frac(('real', 'people')), frac(('real', 'none')),
                 '%s (%.0f %%)' % (frac(('ai', 'portrait')), 100 * np.mean([h for _, h in aip])) if aip else '-', auc))
+        for title, names in POOLS:
+            if not all(n in counted for n in names):
+                continue
+            cnt = {}
+            for n in names:
+                for k, v in counted[n].items():
+                    cnt.setdefault(k, []).extend(v)
+            rep, aip = cnt.get(('real', 'portrait'), []), cnt.get(('ai', 'portrait'), [])
+            other = [h for k, v in cnt.items() if k[0] == 'real' and k[1] != 'portrait' for _, h in v]
+            allai = [h for k, v in cnt.items() if k[0] == 'ai' for _, h in v]
+            say('    pooled, %s: real portraits at highAi %d/%d (%.1f %%), other real %d/%d (%.1f %%); AI portraits '
+                'called %.0f %% of %d, all AI %.0f %%; AUC AI vs real portraits %.3f' % (
+                    title, sum(h for _, h in rep), len(rep), 100 * np.mean([h for _, h in rep]), sum(other), len(other),
+                    100 * np.mean(other), 100 * np.mean([h for _, h in aip]), len(aip), 100 * np.mean(allai),
+                    card_v1.auc([z for z, _ in aip], [z for z, _ in rep])))
     with open(os.path.join(S.HERE, 'results', 'portraits-check.txt'), 'a') as f:
         f.write('\n'.join(val21.OUT) + '\n')
 

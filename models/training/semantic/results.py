@@ -1,5 +1,5 @@
 # The semantic branch's results table: card_v1.py's figures (AUC with 95 % bootstrap intervals, threshold highAi from
-# val_raw + val_tx only: <= 3 % of validation real files above; the share of AI files at or above it) for each run,
+# the validation sets the run holds (val_raw + val_tx [+ val21_*] [+ valpt_*]): <= 3 % of validation real files above; the share of AI files at or above it) for each run,
 # plus modern/ per source. Writes results/<run>.json (small, committed) and prints markdown rows.
 #   /usr/bin/python3 results.py RUN [RUN ...]    (a run is runs/RUN of this checkout, or an absolute directory)
 import json
@@ -13,10 +13,10 @@ SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val21_raw', 'val21_
 
 
 def card(run_dir):
-    d = {n: json.load(open(os.path.join(run_dir, 'scores-%s.json' % n))) for n in SETS
+    d = {n: json.load(open(os.path.join(run_dir, 'scores-%s.json' % n))) for n in SETS + ('valpt_raw', 'valpt_tx')
          if os.path.exists(os.path.join(run_dir, 'scores-%s.json' % n))}
     pool = []
-    for n in ('val_tx', 'val_raw', 'val21_tx', 'val21_raw'):
+    for n in ('val_tx', 'val_raw', 'val21_tx', 'val21_raw', 'valpt_tx', 'valpt_raw'):
         if n in d:
             pool += card_v1.scored(d[n], 3, 32)
     thr = card_v1.thresholds(pool)
@@ -24,6 +24,10 @@ def card(run_dir):
     for n in SETS:
         if n in d:
             res[n] = card_v1.summary(card_v1.scored(d[n], 3, 32), thr)
+    for n in ('valpt_raw', 'valpt_tx'):  # real portraits only (Data 2.2): no AUC, the share called AI
+        if n in d:
+            re = [s for _, _, s, _ in card_v1.scored(d[n], 3, 32)]
+            res[n] = dict(n_real=len(re), real_called_ai=sum(s >= thr['highAi'] for s in re) / len(re))
     return card_v1.clean(res)
 
 

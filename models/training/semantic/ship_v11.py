@@ -12,7 +12,7 @@
 # 1.3.1: the same models and fusion; --guard counts the files the photo guard (guard/) flags as below highAi in the
 # calibration, and --pixels-decide (allowed only at <= 3 % of validation's real photos at highAi) lets the pixels decide.
 # 1.4.0: --val21 also takes Data 2.1's validation sources (val21_raw / val21_tx, fuse.py --val21) into the thresholds,
-# the calibration and eval-results.json.
+# the calibration and eval-results.json; --valpt does the same with Data 2.2's real portraits (valpt_raw / valpt_tx).
 # --keep-semantic: semantic.onnx, its manifest entry, parity entries and fixtures stay as shipped (its run's
 # checkpoint is not needed); the run's scores still enter the fusion.
 import argparse
@@ -89,8 +89,9 @@ def main():
                     help='the calibration counts a file the photo guard flags (guard/flags.py) as not at highAi, as the product reads it')
     ap.add_argument('--keep-semantic', action='store_true', help='semantic.onnx and its parity fixtures stay as shipped')
     ap.add_argument('--val21', action='store_true', help='validation includes Data 2.1\'s sources (val21_raw, val21_tx)')
+    ap.add_argument('--valpt', action='store_true', help='validation includes Data 2.2\'s real portraits (valpt_raw, valpt_tx)')
     a = ap.parse_args()
-    vsets = ('val_raw', 'val_tx') + (('val21_raw', 'val21_tx') if a.val21 else ())
+    vsets = ('val_raw', 'val_tx') + (('val21_raw', 'val21_tx') if a.val21 else ()) + (('valpt_raw', 'valpt_tx') if a.valpt else ())
     fused_dir = os.path.join(S.RUNS, a.fused)
     info = json.load(open(os.path.join(fused_dir, 'fusion.json')))
     assert info['sem'] == a.sem and info['features'] == ('all3' if a.sem2 else 'both'), info
@@ -168,6 +169,9 @@ def main():
     if a.val21:
         names.update(val21_raw='validation, Data 2.1 sources', val21_tx='validation, Data 2.1 sources (both classes '
                                                                           'through transforms.py)')
+    if a.valpt:
+        names.update(valpt_raw='validation, Data 2.2 real portraits', valpt_tx='validation, Data 2.2 real portraits (through '
+                                                                              'transforms.py)')
     file_scores = {key: [dict(label=l, source=s.replace('modern/', '', 1), score=round(sc, 6))
                          for l, s, sc, _ in fused_rows(a.fused, name)] for name, key in names.items()}
     ev = card_v1.clean(dict(model='%s%s + v1-ft-data2@ema-00500.pt fused (%s)' % (a.sem, ' + ' + a.sem2 if a.sem2 else '', a.fused), step=None,
