@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rebuilds veracity-detector (1.0 -> 1.3.1, and step 10's measured runs) and the figures of its model card from a fresh clone, on CPU (no GPU, no downloads
+# Rebuilds veracity-detector (1.0 -> 1.4.0, and step 10's measured runs) and the figures of its model card from a fresh clone, on CPU (no GPU, no downloads
 # beyond the public GitHub mirrors of Data 2.0, no pretrained weights). Run from models/training/:
 #   ./reproduce.sh                 the shipped model, its figures and the speed benchmark
 #   MIRRORS=/path ./reproduce.sh   where the `fetch`ed mirrors of data/sources.py live (default /work/.mirror)
@@ -92,7 +92,9 @@ $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.js
 #     "Portraits ..."): faces found by portraits.py (OpenCV's Haar cascade: apt-get install python3-opencv
 #     opencv-data), the portrait validation sets valpt_* (all files of Data 2.2's validation sources) and valface_raw
 #     (validation faces as 200x200 crops), scored by every branch; the portrait caches (UTKFace-like face crops of
-#     both classes, Data 2.2's training portraits); inc-ppt; its fusion; the portrait check
+#     both classes, Data 2.2's training portraits); inc-ppt and the fusions (not shipped); the portrait check; and
+#     1.4.0 = 1.3.1's networks and fit (f22-f3 = f3-inc-m10's fit, scored on every set) with thresholds from all six
+#     validation sets
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" \
   && (cd .. && $PY portraits.py tag v1-ft-data2 val_raw val21_raw d21train_raw modern_raw \
         && $PY eval_v1.py v1-ft-data2 --ckpt ema-00500.pt --sets valpt_raw,valpt_tx \
@@ -105,5 +107,18 @@ $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.js
   && $PY rescore.py inc-m10 inc-pal --sets valpt_raw,valpt_tx,valface_raw \
   && SEM_CACHE=inception_m8_pt $PY cache.py train --data22 --total 12000 --views 1 --palette 0.25 \
   && SEM_CACHE=inception_m8_face $PY cache.py train --total 6000 --views 1 --face-crops --palette 0.25 \
-  && SEM_EXTRA_CACHES=inception_m8_pal,inception_m8_pt,inception_m8_face $PY train.py inc-ppt --train-from mixed10 --epochs 3)
+  && SEM_EXTRA_CACHES=inception_m8_pal,inception_m8_pt,inception_m8_face $PY train.py inc-ppt --train-from mixed10 --epochs 3 \
+  && V=val_raw,val21_raw,valpt_raw,val_tx,val21_tx,valpt_tx \
+  && for r in inc-m10 inc-pal inc-ppt; do \
+       $PY fuse.py sem7-all f22-${r#inc-} --features all3 --sem2 $r --val21 --valpt --fit-on val_tx,val21_tx,valpt_tx \
+       && $PY fuse.py $r c22-$r --features sem --val21 --valpt --fit-on val_tx,val21_tx,valpt_tx; done \
+  && $PY fuse.py sem7-all f22-f3 --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY portraits_check.py f3-inc-m10:val_raw,val_tx f3-inc-m10:$V c22-inc-m10:$V c22-inc-pal:$V c22-inc-ppt:$V \
+       f22-m10:$V f22-pal:$V f22-ppt:$V \
+  && $PY val21.py table c22-inc-m10 c22-inc-pal c22-inc-ppt f22-m10 f22-pal f22-ppt \
+  && $PY val21.py paired f22-m10 f22-ppt && $PY val21.py paired f22-pal f22-ppt \
+  && $PY val21.py heldout f3-inc-m10:val_raw,val_tx f22-m10:$V f22-pal:$V f22-ppt:$V \
+  && $PY results.py f22-f3 \
+  && $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.4.0 --keep-semantic --guard --pixels-decide \
+       --val21 --valpt)
 node bench-speed.mjs
