@@ -141,9 +141,7 @@ def valface_files():
 def face_crop(data, path):
     import portraits
     im = transforms.open_image(data).convert('RGB')
-    buf = io.BytesIO()
-    portraits.face_crop(im, portraits.face_boxes(im)).save(buf, 'JPEG', quality=random.Random('valface|' + os.path.normpath(os.path.abspath(path))).randint(75, 95))
-    return decode(buf.getvalue())
+    return decode(portraits.utk_jpeg(im, portraits.face_boxes(im), 'valface|' + os.path.normpath(os.path.abspath(path))))
 
 
 def modern_files():

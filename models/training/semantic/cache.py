@@ -48,16 +48,6 @@ def crop_view(im, key):
     return im.crop((x, y, x + cw, y + ch))
 
 
-def face_like_utk(im, boxes, path):
-    """The largest face as UTKFace ships its faces (portraits.face_crop: 200x200), JPEG-encoded at a quality drawn
-    per file (75-95), for AI and real files alike; transforms.py then treats it as any other image."""
-    import random
-    q = random.Random('semface|' + path).randint(75, 95)
-    buf = io.BytesIO()
-    portraits.face_crop(im.convert('RGB'), boxes).save(buf, 'JPEG', quality=q)
-    return Image.open(io.BytesIO(buf.getvalue())).convert('RGB')
-
-
 def do_train(args):
     os.makedirs(S.CACHE, exist_ok=True)
     if args.data22:  # Data 2.2's training sources (real portraits) alone
@@ -95,7 +85,7 @@ def do_train(args):
                     boxes = portraits.face_boxes(im)
                     if not boxes or max(min(w, h) for _, _, w, h in boxes) < portraits.PEOPLE * min(im.size):
                         continue
-                    im = face_like_utk(im, boxes, path)
+                    im = Image.open(io.BytesIO(portraits.utk_jpeg(im, boxes, 'semface|' + path))).convert('RGB')
                 for v in range(args.first_view, args.views):
                     src_im = im
                     if v >= 1 and args.crop_views:

@@ -41,6 +41,27 @@ def pairs(sem_dir, art_dir, name, sem2_dir=None):
     return out
 
 
+# feature sets -> the columns of a pairs() tuple they read (3: semantic logit, 4: artefact logit, 6: second semantic)
+COLS = {'both': [3, 4], 'sem': [3], 'art': [4], 'all3': [3, 4, 6], 'sems': [3, 6]}
+
+
+def apply_fit(info, name):
+    """A recorded fusion (fusion.json's info: its full fit, artefact floor included) applied to the branches' scores of
+    set `name`: (pairs() tuples, fused logits); ([], []) when a branch has not scored that set."""
+    cols = COLS[info['features']]
+    sem2 = os.path.join(S.RUNS, info['sem2']) if info.get('sem2') else None
+    try:
+        t = pairs(os.path.join(S.RUNS, info['sem']), info['artefact'], name, sem2)
+    except FileNotFoundError:
+        return [], np.zeros(0)
+    if not t:
+        return [], np.zeros(0)
+    X = np.array([[x[c] for c in cols] for x in t])
+    if info.get('art_floor'):
+        X[:, cols.index(4)] = np.maximum(X[:, cols.index(4)], info['art_floor']['logit'])
+    return t, predict((np.array(info['mean']), np.array(info['sd']), np.array(info['coef_standardised'])), X)
+
+
 def fit_lr(X, y, w=None, l2=1e-2, iters=50):
     """Logistic regression by Newton's method (standardised inputs, small L2), class-balanced weights."""
     mu, sd = X.mean(0), X.std(0) + 1e-9
@@ -90,7 +111,7 @@ def main():
     sem_dir = os.path.join(S.RUNS, args.sem)
     out_dir = os.path.join(S.RUNS, args.out)
     os.makedirs(out_dir, exist_ok=True)
-    cols = {'both': [3, 4], 'sem': [3], 'art': [4], 'all3': [3, 4, 6], 'sems': [3, 6]}[args.features]
+    cols = COLS[args.features]
     sem2_dir = os.path.join(S.RUNS, args.sem2) if args.sem2 else None
     if (6 in cols) != bool(sem2_dir):
         ap.error('--features all3 / sems need --sem2, and --sem2 needs one of them')

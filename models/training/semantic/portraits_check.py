@@ -35,18 +35,7 @@ def fused_scores(fused, info, name):
     p = os.path.join(S.RUNS, fused, 'scores-%s.json' % name)
     if os.path.exists(p):
         return {r['path']: (r['label'], r['source'], r['logit']) for r in json.load(open(p))['rows']}
-    cols = {'both': [3, 4], 'all3': [3, 4, 6], 'sems': [3, 6], 'sem': [3], 'art': [4]}[info['features']]
-    sem2 = os.path.join(S.RUNS, info['sem2']) if info.get('sem2') else None
-    try:
-        t = fuse.pairs(os.path.join(S.RUNS, info['sem']), info['artefact'], name, sem2)
-    except FileNotFoundError:  # a branch has not scored that set
-        return {}
-    if not t:
-        return {}
-    X = np.array([[x[c] for c in cols] for x in t])
-    if info.get('art_floor'):
-        X[:, cols.index(4)] = np.maximum(X[:, cols.index(4)], info['art_floor']['logit'])
-    z = fuse.predict((np.array(info['mean']), np.array(info['sd']), np.array(info['coef_standardised'])), X)
+    t, z = fuse.apply_fit(info, name)
     return {x[2]: (x[0], x[1], float(v)) for x, v in zip(t, z)}
 
 

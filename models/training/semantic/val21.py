@@ -94,13 +94,7 @@ def heldout(specs):
                   for n in vs + ('modern_raw', 'modern_jpeg90')}
         thr = card_v1.thresholds([t for n in vs for t in scored[n]])['highAi']
         hit_v = [(l, s >= thr and p not in fl) for n in vs for fl in [flags.flagged(n)] for l, _, s, p in scored[n]]
-        cols = {'both': [3, 4], 'all3': [3, 4, 6], 'sems': [3, 6], 'sem': [3], 'art': [4]}[info['features']]
-        sem2 = os.path.join(S.RUNS, info['sem2']) if info.get('sem2') else None
-        t = fuse.pairs(os.path.join(S.RUNS, info['sem']), info['artefact'], 'd21train_raw', sem2)
-        X = np.array([[x[c] for c in cols] for x in t])
-        if info.get('art_floor'):
-            X[:, cols.index(4)] = np.maximum(X[:, cols.index(4)], info['art_floor']['logit'])
-        z = fuse.predict((np.array(info['mean']), np.array(info['sd']), np.array(info['coef_standardised'])), X)
+        t, z = fuse.apply_fit(info, 'd21train_raw')
         p = 1 / (1 + np.exp(-z))
         fl = flags.flagged('d21train_raw')
         lab = np.array([x[0] for x in t])
