@@ -28,7 +28,10 @@ export function createPgRateLimitStore(pool: PgPool): RateLimitStore {
           .query('DELETE FROM rate_limit_counters WHERE window_ends_ms < (extract(epoch FROM clock_timestamp()) * 1000)::bigint')
           .catch(() => {});
       }
-      return { current: rows[0].current, ttl: Math.max(0, Number(rows[0].ttl)) };
+      // A statement that took its clock reading, then waited on a concurrent insert of the same key, sees a window
+      // that began after its reading: its ttl can exceed the window by that wait. No window lasts longer than itself.
+      const window = Math.max(1, Math.round(timeWindowMs));
+      return { current: rows[0].current, ttl: Math.min(window, Math.max(0, Number(rows[0].ttl))) };
     },
     async read(key) {
       const { rows } = await pool.query<{ current: number; ttl: string }>(
