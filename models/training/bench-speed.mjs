@@ -4,6 +4,8 @@
 // (over all of them here; the product's file score uses the maxTiles subset, the same work). From 1.1 also the
 // semantic branch as the product runs it: sharp resize of the decoded pixels to 224x224 (linear), onnxruntime-node,
 // and the manifest's fusion of the two scores.
+// From 1.5 also the face check behind the portrait thresholds (the product's own src/analysis/face-finder.ts, loaded
+// through tsx), started as the product starts it: beside the networks, once the picture is decoded.
 // Writes models/veracity-detector/speed.json. BENCH_MODEL_DIR times another model folder (e.g. the previous version's,
 // checked out to a temp dir, for a comparison in the same machine state) and BENCH_OUT names the result file then.
 import fs from 'node:fs';
@@ -12,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
+import { register } from 'tsx/esm/api';
 
 const dir = process.env.BENCH_MODEL_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'veracity-detector');
 const outFile = process.env.BENCH_OUT ?? path.join(dir, 'speed.json');
@@ -39,6 +42,15 @@ const session = await ort.InferenceSession.create(path.join(dir, manifest.file),
   intraOpNumThreads: threads,
   interOpNumThreads: 1,
 });
+
+// The face finder (1.5: manifest `portraits`), the product's code and the manifest's parameters.
+let finder = null;
+if (manifest.portraits) {
+  register();
+  const { loadFaceFinder } = await import('../../src/analysis/face-finder.ts');
+  const spec = manifest.portraits.finder;
+  finder = await loadFaceFinder(fs.readFileSync(path.join(dir, spec.file)), spec);
+}
 
 // The content models (1.1: `semantic`; 1.3: also `semantic2`), each run as the product runs it, one after the other.
 const sems = ['semantic', 'semantic2'].filter((k) => manifest[k]);
@@ -74,6 +86,14 @@ async function analyse(buf, maxTiles = manifest.tiling.heatmapMaxTiles ?? manife
   const t0 = performance.now();
   const { data, info } = await sharp(buf).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const t1 = performance.now();
+  // the face check runs while the networks do, as in the product (detectors/ai-detection.ts)
+  const faces = finder
+    ? (async () => {
+        const f0 = performance.now();
+        await finder.find({ width: info.width, height: info.height, data });
+        return performance.now() - f0;
+      })()
+    : Promise.resolve(0);
   const t = manifest.input.tileSize;
   const { stride } = manifest.tiling;
   const grid = [];
@@ -98,7 +118,9 @@ async function analyse(buf, maxTiles = manifest.tiling.heatmapMaxTiles ?? manife
   const t3 = performance.now();
   const fused = semSession ? await semantic(data, info, score) : score;
   const t4 = performance.now();
-  return { decodeMs: t1 - t0, tilingMs: t2 - t1, inferenceMs: t3 - t2, semanticMs: t4 - t3, totalMs: t4 - t0, tiles: origins.length, gridTiles: grid.length, score: fused };
+  const facesMs = await faces;
+  const t5 = performance.now();
+  return { decodeMs: t1 - t0, tilingMs: t2 - t1, inferenceMs: t3 - t2, semanticMs: t4 - t3, facesMs, totalMs: t5 - t0, tiles: origins.length, gridTiles: grid.length, score: fused };
 }
 
 // BENCH_MAX_TILES=64,128,256: the same measurement for other tile budgets, interleaved round by round so that
@@ -126,7 +148,7 @@ const runs = [];
 for (let i = 0; i < 5; i++) runs.push(await analyse(jpeg));
 const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
 const result = {
-  note: `median of 5 runs after a warm-up; decode included; semantic = for each content model (${sems.map((k) => `${k} ${manifest[k].input.size} px`).join(', ') || 'none'}) a sharp resize of the decoded picture + the model, then the fusion; the machine is shared, so other processes add noise`,
+  note: `median of 5 runs after a warm-up; decode included; semantic = for each content model (${sems.map((k) => `${k} ${manifest[k].input.size} px`).join(', ') || 'none'}) a sharp resize of the decoded picture + the model, then the fusion; faces = the face check's own duration (grey resize + Haar cascade), run beside the networks, so total is not the sum; the machine is shared, so other processes add noise`,
   model: `${manifest.name}@${manifest.version}`,
   image: `${W}x${H} JPEG q90 (${(jpeg.length / 1e6).toFixed(1)} MB), generated`,
   intraOpNumThreads: threads,
@@ -135,7 +157,7 @@ const result = {
   loadAverage1m: os.loadavg()[0],
   tiles: runs[0].tiles,
   gridTiles: runs[0].gridTiles,
-  medianMs: { decode: med('decodeMs'), tiling: med('tilingMs'), inference: med('inferenceMs'), semantic: med('semanticMs'), total: med('totalMs') },
+  medianMs: { decode: med('decodeMs'), tiling: med('tilingMs'), inference: med('inferenceMs'), semantic: med('semanticMs'), faces: med('facesMs'), total: med('totalMs') },
   maxTotalMs: Math.max(...runs.map((r) => r.totalMs)),
 };
 fs.writeFileSync(outFile, JSON.stringify(result, null, 2) + '\n');

@@ -27,6 +27,45 @@ const ContentModel = z
   .strict();
 export type ContentModel = z.infer<typeof ContentModel>;
 
+/**
+ * 1.5: the face check and the thresholds for portraits. The detector accuses real portraits more often than other
+ * photographs, so a picture whose largest face spans at least `minFace` of its shorter side is read against
+ * `thresholds` calibrated on portraits; every other picture against the manifest's `thresholds`. `finder` is the face
+ * finder the calibration's tags were made with (OpenCV's Haar cascade, face-finder.ts).
+ */
+const Portraits = z
+  .object({
+    finder: z
+      .object({
+        method: z.literal('haar_cascade'),
+        file: z.string().regex(/^[\w.-]+\.xml$/),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        licence: z.string().min(1),
+        shortSide: z.number().int().min(64).max(4096),
+        scaleFactor: z.number().gt(1).max(2),
+        minNeighbors: z.number().int().min(0).max(50),
+        minFace: z.number().gt(0).max(1),
+      })
+      .strict(),
+    /** A portrait: the largest face found spans at least this share of the picture's shorter side. */
+    minFace: z.number().gt(0).max(1),
+    thresholds: DetectorThresholds,
+    /** What the portrait thresholds were measured to do on the validation split's portraits (face-tagged). */
+    calibration: z
+      .object({
+        realAtHighAi: z.number().min(0).max(1),
+        aiAtHighAi: z.number().min(0).max(1),
+        split: z.string().min(1),
+      })
+      .strict(),
+  })
+  .strict()
+  .refine((p) => p.finder.minFace <= p.minFace, {
+    message: 'the finder must look for faces at least as small as a portrait\'s',
+    path: ['finder', 'minFace'],
+  });
+export type Portraits = z.infer<typeof Portraits>;
+
 /** What the fusion may weigh: a content model's logit, named as its section, or the artefact file score's logit. */
 export const FusionFeatureName = z.enum(['semantic', 'semantic2', 'artefact']);
 export type FusionFeatureName = z.infer<typeof FusionFeatureName>;
@@ -139,6 +178,8 @@ export const ModelManifest = z
         });
       })
       .optional(),
+    /** Thresholds for portraits and the face check that tells them (1.5 on); absent: one set of thresholds. */
+    portraits: Portraits.optional(),
     training: z.object({
       sources: z.array(z.string()),
       licences: z.array(z.string()),

@@ -6,6 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { InferenceSession as OrtSession } from 'onnxruntime-node';
 import { AnalysisError } from './analysis-results.js';
+import { type FaceFinder, loadFaceFinder } from './face-finder.js';
 import { type ContentModel, ModelManifest } from './model-manifest.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */
@@ -18,6 +19,8 @@ export interface LoadedModel {
   semantic?: OrtSession;
   /** The second content model (manifest `semantic2`), loaded likewise; absent when the manifest has none. */
   semantic2?: OrtSession;
+  /** The face check behind the portrait thresholds (manifest `portraits`, 1.5 on); absent when the manifest has none. */
+  faces?: FaceFinder;
   /** e.g. "veracity-detector@1.0.0" */
   version: string;
   modelPath: string;
@@ -105,7 +108,16 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
   };
   const semantic = await openContent(manifest.semantic);
   const semantic2 = await openContent(manifest.semantic2);
-  return { manifest, session, semantic, semantic2, version: `${manifest.name}@${manifest.version}`, modelPath };
+  let faces: FaceFinder | undefined;
+  if (manifest.portraits) {
+    try {
+      faces = await openFaceFinder(dir, manifest.portraits.finder);
+    } catch (err) {
+      for (const o of opened) await o.release().catch(() => undefined);
+      throw err;
+    }
+  }
+  return { manifest, session, semantic, semantic2, faces, version: `${manifest.name}@${manifest.version}`, modelPath };
 }
 
 /** One ONNX file, checked against its manifest's sha256 and input/output names, with explicit thread counts. */
@@ -144,6 +156,23 @@ async function openSession(modelPath: string, sha256: string, inputName: string,
     );
   }
   return session;
+}
+
+/** The face finder's cascade, checked against its manifest's sha256 like the networks, then loaded into OpenCV. */
+async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['portraits']>['finder']): Promise<FaceFinder> {
+  const path = join(dir, spec.file);
+  let xml: Buffer;
+  try {
+    xml = await readFile(path);
+  } catch {
+    throw new AnalysisError('result_unavailable', `The face finder cascade ${path} is missing.`);
+  }
+  const digest = createHash('sha256').update(xml).digest('hex');
+  if (digest !== spec.sha256) {
+    throw new AnalysisError('result_unavailable', `The face finder cascade ${path} does not match its manifest (sha256 ${digest}, expected ${spec.sha256}).`);
+  }
+  const { shortSide, scaleFactor, minNeighbors, minFace } = spec;
+  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace });
 }
 
 function sha256File(path: string): Promise<string> {

@@ -2,8 +2,10 @@
 # thresholds, card_v1's 3 % rule applied to each group of validation's real photos (those portraits.py tags
 # 'portrait', which a product-side face check could see, and the rest; all AI files in both fits), the photo guard
 # counted. A measurement for the next step, not shipped.
-#   /usr/bin/python3 face_groups.py
+#   /usr/bin/python3 face_groups.py [TAGS.json]
+# TAGS.json: tags made by the product's own face finder (../face_tags.ts); default portraits.py's Python tags.
 import json
+import sys
 import os
 
 import numpy as np
@@ -18,7 +20,7 @@ V = ('val_raw', 'val21_raw', 'valpt_raw', 'val_tx', 'val21_tx', 'valpt_tx')
 
 
 def main():
-    tags = portraits.load()
+    tags = json.load(open(sys.argv[1]))['tags'] if len(sys.argv) > 1 else portraits.load()
     info = json.load(open(os.path.join(S.RUNS, RUN, 'fusion.json')))
     sets = V + ('d21train_raw', 'modern_raw', 'modern_jpeg90')
     sc = {n: PC.fused_scores(RUN, info, n) for n in sets}

@@ -13,6 +13,10 @@
 # calibration, and --pixels-decide (allowed only at <= 3 % of validation's real photos at highAi) lets the pixels decide.
 # 1.4.0: --val21 also takes Data 2.1's validation sources (val21_raw / val21_tx, fuse.py --val21) into the thresholds,
 # the calibration and eval-results.json; --valpt does the same with Data 2.2's real portraits (valpt_raw / valpt_tx).
+# 1.5.0: --portraits TAGS.json (../face_tags.ts: the product's own face finder over the validation files) splits
+# validation's real photos into portraits (largest face >= PORTRAIT of the shorter side) and the rest, and applies the
+# 3 % rule to each group (all AI files in both): the manifest's `thresholds` become the rest's, `portraits` carries the
+# portraits' thresholds, the finder's parameters and cascade, and each group's calibration.
 # --keep-semantic: semantic.onnx, its manifest entry, parity entries and fixtures stay as shipped (its run's
 # checkpoint is not needed); the run's scores still enter the fusion.
 import argparse
@@ -28,6 +32,7 @@ import sem_common as S
 import card_v1
 from export import sha256
 
+PORTRAIT = 0.15  # portraits.PORTRAIT: a portrait's largest face spans at least this share of the shorter side
 VERSION = '1.1.0'  # --version for later ships (1.2.0: sem7-all, blocks 10-16)
 TRAINED = {'mixed8': 'Inception blocks mixed9-mixed10', 'mixed9': 'Inception block mixed10',
            'block_12_add': 'blocks 13-16 + Conv_1', 'block_9_add': 'blocks 10-16 + Conv_1',
@@ -89,6 +94,7 @@ def main():
                     help='the calibration counts a file the photo guard flags (guard/flags.py) as not at highAi, as the product reads it')
     ap.add_argument('--keep-semantic', action='store_true', help='semantic.onnx and its parity fixtures stay as shipped')
     ap.add_argument('--val21', action='store_true', help='validation includes Data 2.1\'s sources (val21_raw, val21_tx)')
+    ap.add_argument('--portraits', default='', help='face tags of the product\'s finder (../face_tags.ts): thresholds per group')
     ap.add_argument('--valpt', action='store_true', help='validation includes Data 2.2\'s real portraits (valpt_raw, valpt_tx)')
     a = ap.parse_args()
     vsets = ('val_raw', 'val_tx') + (('val21_raw', 'val21_tx') if a.val21 else ()) + (('valpt_raw', 'valpt_tx') if a.valpt else ())
@@ -100,6 +106,13 @@ def main():
 
     # thresholds of the fused score: validation only (val_raw + val_tx [+ val21_*] pooled), LOSO scores, card_v1's rule
     val = [r for name in vsets for r in fused_rows(a.fused, name)]
+    if a.portraits:  # one group's real photos (all AI files): the rest's thresholds here, the portraits' below
+        tag_file = json.load(open(a.portraits))
+        is_port = lambda p: (tag_file['tags'].get(p) or [None])[0] is not None and tag_file['tags'][p][1] >= PORTRAIT
+        missing = [p for _, _, _, p in val if p not in tag_file['tags']]
+        assert not missing, 'untagged validation files: %s' % missing[:3]
+        val_port = [r for r in val if r[0] == 'ai' or is_port(r[3])]
+        val = [r for r in val if r[0] == 'ai' or not is_port(r[3])]
     thr = card_v1.thresholds(val)
     re = np.array([s for l, _, s, _ in val if l == 'real'])
     ai = np.array([s for l, _, s, _ in val if l == 'ai'])
@@ -115,6 +128,21 @@ def main():
                    unguarded=cal)
         fm = flags.flagged('modern_raw')
         modern_real = float(np.mean([s >= thr['highAi'] and p not in fm for l, _, s, p in modern if l == 'real']))
+    if a.portraits:
+        thr_p = card_v1.thresholds(val_port)
+        flagged = {name: (flags.flagged(name) if a.guard else set()) for name in vsets}
+
+        def called(t, group):  # (label, at highAi and not flagged) of each validation file of the group, per set
+            return [(l, s >= t['highAi'] and p not in flagged[name]) for name in vsets
+                    for l, _, s, p in fused_rows(a.fused, name) if is_port(p) == group]
+        hits = called(thr_p, True)
+        cal_p = dict(real=float(np.mean([h for l, h in hits if l == 'real'])), ai=float(np.mean([h for l, h in hits if l == 'ai'])),
+                     n_real=sum(l == 'real' for l, _ in hits), n_ai=sum(l == 'ai' for l, _ in hits))
+        hits_o = called(thr, False)  # the rest's calibration on the rest alone (AI portraits meet the portraits' thresholds)
+        cal = dict(real=float(np.mean([h for l, h in hits_o if l == 'real'])), ai=float(np.mean([h for l, h in hits_o if l == 'ai'])),
+                   n_real=sum(l == 'real' for l, _ in hits_o), n_ai=sum(l == 'ai' for l, _ in hits_o))
+        assert not a.pixels_decide or cal_p['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of portraits at highAi: %s' % cal_p
+        print('portraits: %s %s; rest: %s %s' % (thr_p, cal_p, thr, cal))
     assert not a.pixels_decide or cal['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of validation real at highAi: %s' % cal
 
     man_path = os.path.join(S.common.SHIP, 'manifest.json')
@@ -158,6 +186,26 @@ def main():
                               split=' + '.join(vsets) + ', fused scores leave-one-source-out (by-source validation '
                                     'split; modern/ never used)' + ('; files the photo guard flags count as below '
                                                                     'highAi, as the product reads them' if a.guard else ''))
+    if a.portraits:
+        tp = tag_file['params']
+        cascade = os.path.join(S.common.SHIP, 'haarcascade_frontalface_alt2.xml')
+        split = ' + '.join(vsets) + ' (the same LOSO fused scores)'
+        man['calibration']['split'] += '; pictures without a portrait (face tags of the product\'s face finder, %d real ' \
+                                       'and %d AI files) only' % (cal['n_real'], cal['n_ai'])
+        man['portraits'] = dict(
+            finder=dict(method='haar_cascade', file='haarcascade_frontalface_alt2.xml', sha256=sha256(cascade),
+                        licence='Intel License Agreement For Open Source Computer Vision Library (BSD-style; the file\'s '
+                                'header), OpenCV 4.6 opencv-data',
+                        shortSide=tp['shortSide'], scaleFactor=tp['scaleFactor'], minNeighbors=tp['minNeighbors'],
+                        minFace=tp['minFace']),
+            minFace=PORTRAIT,
+            thresholds=dict(decision=thr_p['highAi'], highAi=thr_p['highAi'], highAuthentic=thr_p['highAuthentic'],
+                            inconclusiveBand=[thr_p['highAuthentic'], thr_p['highAi']]),
+            calibration=dict(realAtHighAi=round(cal_p['real'], 4), aiAtHighAi=round(cal_p['ai'], 4),
+                             split=split + '; real portraits (%d files the face finder tags) and all AI files for the '
+                                   'thresholds, AI portraits (%d) for aiAtHighAi' % (cal_p['n_real'], cal_p['n_ai'])))
+    else:
+        man.pop('portraits', None)
     S.common.save_json(man_path, man)
 
     # eval-results.json: the fused card (results.py) and every fused file score
@@ -172,8 +220,9 @@ def main():
     if a.valpt:
         names.update(valpt_raw='validation, Data 2.2 real portraits', valpt_tx='validation, Data 2.2 real portraits (through '
                                                                               'transforms.py)')
-    file_scores = {key: [dict(label=l, source=s.replace('modern/', '', 1), score=round(sc, 6))
-                         for l, s, sc, _ in fused_rows(a.fused, name)] for name, key in names.items()}
+    file_scores = {key: [dict(label=l, source=s.replace('modern/', '', 1), score=round(sc, 6),
+                              **(dict(portrait=True) if a.portraits and is_port(p) else {}))
+                         for l, s, sc, p in fused_rows(a.fused, name)] for name, key in names.items()}
     ev = card_v1.clean(dict(model='%s%s + v1-ft-data2@ema-00500.pt fused (%s)' % (a.sem, ' + ' + a.sem2 if a.sem2 else '', a.fused), step=None,
                             card=card, file_scores=file_scores,
                             note='validation scores: leave-one-source-out fits; modern/: the shipped fit'))

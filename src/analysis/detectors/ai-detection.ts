@@ -1,8 +1,13 @@
 // The pixel detector: the ONNX model's score of the image (for a PDF, of its worst raster image or scanned page) as
 // the ai_detection dimension and one `pixels.score.*` finding; flat graphics the model cannot read are noted, and a
-// picture the photo guard takes for a screenshot, chart or graphic is read as inconclusive (photo-guard.ts).
+// picture the photo guard takes for a screenshot, chart or graphic is read as inconclusive (photo-guard.ts). A picture
+// whose largest face fills enough of it is read against the manifest's portrait thresholds (face-finder.ts).
+import { bandOfReading, DETECTOR_BANDS, type DetectorThresholds } from '../../api/detector-bands.js';
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
-import { scoreImage } from '../ai-detection.js';
+import { type ImageScore, scoreImage } from '../ai-detection.js';
+import type { RgbImage } from '../decode-image.js';
+import type { FaceReading } from '../face-finder.js';
+import type { LoadedModel } from '../model-session.js';
 import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
 import type { FactValue, Finding } from '../finding.js';
 import { aiDimension } from '../fusion.js';
@@ -38,11 +43,48 @@ export function pixelFinding(d: Dimension, where: Record<string, FactValue> = {}
   return { code, facts: { score: d.score, ...where }, weight };
 }
 
+/** The thresholds a picture is read against, and what they were measured to do: its group's. */
+export interface ThresholdGroup {
+  portrait: boolean;
+  thresholds: DetectorThresholds;
+  calibration: ModelManifest['calibration'];
+  /** The face check's reading; null when the model has no portrait thresholds. */
+  faces: FaceReading | null;
+}
+
+/**
+ * The group of a picture: a portrait (largest face >= the manifest's `portraits.minFace` of the shorter side) is read
+ * against the portrait thresholds and their calibration, any other picture against the manifest's `thresholds`.
+ */
+export function thresholdGroup(manifest: ModelManifest, faces: FaceReading | null): ThresholdGroup {
+  const p = manifest.portraits;
+  if (p && faces && faces.largest >= p.minFace) {
+    const calibration = manifest.calibration && { ...manifest.calibration, realAtHighAi: p.calibration.realAtHighAi, aiAtHighAi: p.calibration.aiAtHighAi };
+    return { portrait: true, thresholds: p.thresholds, calibration, faces };
+  }
+  return { portrait: false, thresholds: manifest.thresholds, calibration: manifest.calibration, faces };
+}
+
+/**
+ * The model's score of a picture and its threshold group. The face check runs while the networks do (they run in
+ * onnxruntime's threads, the face finder on this one).
+ */
+async function scoreAndGroup(model: LoadedModel, image: RgbImage, source: RegionGrid['source'], signal?: AbortSignal): Promise<{ scored: ImageScore; group: ThresholdGroup }> {
+  const [scored, faces] = await Promise.all([scoreImage(model, image, source, signal), model.faces ? model.faces.find(image, signal) : null]);
+  return { scored, group: thresholdGroup(model.manifest, faces) };
+}
+
+/** The note that a portrait was read against the portrait thresholds (weight 0: it says why, decides nothing). */
+function portraitNote(manifest: ModelManifest, group: ThresholdGroup): Finding[] {
+  if (!group.portrait || !group.faces) return [];
+  return [{ code: 'pixels.portrait', facts: { faceShare: group.faces.largest, highAi: group.thresholds.highAi, otherHighAi: manifest.thresholds.highAi }, weight: 0 }];
+}
+
 async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
   const image = ctx.image!;
-  const scored = await scoreImage(ctx.model, image, { kind: 'image' }, ctx.signal);
-  let dimension = aiDimension(scored.score, ctx.model.manifest.thresholds);
-  const notes: Finding[] = [];
+  const { scored, group } = await scoreAndGroup(ctx.model, image, { kind: 'image' }, ctx.signal);
+  let dimension = aiDimension(scored.score, group.thresholds);
+  const notes: Finding[] = portraitNote(ctx.model.manifest, group);
   const colours = distinctColours(image);
   if (colours <= LINE_ART_COLOURS) {
     // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
@@ -61,13 +103,13 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
       });
     }
   }
-  return { dimension, findings: [pixelFinding(dimension, {}, ctx.model.manifest.calibration), ...notes], regions: [scored.grid] };
+  return { dimension, findings: [pixelFinding(dimension, {}, group.calibration), ...notes], regions: [scored.grid] };
 }
 
 async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
   const { model, signal } = ctx;
   const regions: RegionGrid[] = [];
-  let worst: { score: number; where: Record<string, FactValue> } | null = null;
+  let worst: { score: number; rank: number; dimension: Dimension; group: ThresholdGroup; where: Record<string, FactValue> } | null = null;
   const notPhotographic: string[] = [];
   const survey = await surveyImages(ctx.pdf!, {
     signal,
@@ -75,7 +117,7 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
       signal?.throwIfAborted();
       const source: RegionGrid['source'] =
         r.kind === 'pdf_page' ? { kind: 'pdf_page', page: r.page } : { kind: 'pdf_image', page: r.page, imageIndex: r.imageIndex };
-      const s = await scoreImage(model, r.image, source, signal);
+      const { scored: s, group } = await scoreAndGroup(model, r.image, source, signal);
       regions.push(s.grid);
       const where = {
         page: r.page,
@@ -90,15 +132,19 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
         notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, a screenshot, chart, graphic or text rather than a photograph`);
         return;
       }
-      if (!worst || s.score > worst.score) worst = { score: s.score, where };
+      // The worst image is the one whose reading points most to AI (each against its own group's thresholds), then
+      // the higher score.
+      const dimension = aiDimension(s.score, group.thresholds);
+      const rank = DETECTOR_BANDS.indexOf(bandOfReading(dimension));
+      if (!worst || rank > worst.rank || (rank === worst.rank && s.score > worst.score)) worst = { score: s.score, rank, dimension, group, where };
     },
   });
   const skipped = [...survey.skipped, ...notPhotographic];
-  const found = worst as { score: number; where: Record<string, FactValue> } | null;
-  const dimension = found ? aiDimension(found.score, model.manifest.thresholds) : null;
-  const findings: Finding[] = [
-    dimension && found ? pixelFinding(dimension, { ...found.where, count: regions.length }) : { code: 'pixels.no_raster', facts: {}, weight: 0 },
-  ];
+  const found = worst as { dimension: Dimension; group: ThresholdGroup; where: Record<string, FactValue> } | null;
+  const dimension = found ? found.dimension : null;
+  const findings: Finding[] = found
+    ? [pixelFinding(found.dimension, { ...found.where, count: regions.length }), ...portraitNote(model.manifest, found.group)]
+    : [{ code: 'pixels.no_raster', facts: {}, weight: 0 }];
   if (skipped.length) {
     findings.push({ code: 'pixels.skipped', facts: { items: skipped.slice(0, 4).join('; '), count: skipped.length }, weight: 0 });
   }

@@ -13,16 +13,19 @@ import { MODELS_DIR } from '../analysis/fixtures.js';
 
 const MANIFEST = ModelManifest.parse(JSON.parse(fs.readFileSync(path.join(MODELS_DIR, 'veracity-detector', 'manifest.json'), 'utf8')));
 const SHIPPED = MANIFEST.thresholds;
+/** 1.5.0: the thresholds portraits are read against (a face spanning >= 15 % of the shorter side). */
+const PORTRAITS = MANIFEST.portraits!.thresholds;
 /** veracity-detector 0.2.0's thresholds: a medium band on each side of the undecided one. */
 const OLDER: DetectorThresholds = { decision: 0.5592, highAi: 0.957, highAuthentic: 0.2623, inconclusiveBand: [0.5592, 0.7387] };
 
 describe('detector bands from the model calibration', () => {
   it('the shipped model: authentic at high confidence up to highAuthentic, neither way up to highAi, AI at high confidence above; 50 % and 58-71 % read alike', () => {
-    // 1.4.0's fused score (1.3.x's, recalibrated on a validation that holds real portraits): highAuthentic 0.2235,
-    // highAi 0.9279 (MODEL_CARD.md); its heatmap tiles keep 1.0.0's own.
-    expect(SHIPPED).toMatchObject({ highAuthentic: 0.2235, highAi: 0.9279 });
+    // 1.5.0's fused score (1.4.0's, calibrated per group): pictures without a portrait highAuthentic 0.2235, highAi
+    // 0.829; portraits the same highAuthentic, highAi 0.9574 (MODEL_CARD.md); the heatmap tiles keep 1.0.0's own.
+    expect(SHIPPED).toMatchObject({ highAuthentic: 0.2235, highAi: 0.829 });
+    expect(PORTRAITS).toMatchObject({ highAuthentic: 0.2235, highAi: 0.9574 });
     expect(MANIFEST.tileThresholds).toMatchObject({ highAuthentic: 0.411, highAi: 0.8765 });
-    for (const t of [SHIPPED, MANIFEST.tileThresholds!]) {
+    for (const t of [SHIPPED, PORTRAITS, MANIFEST.tileThresholds!]) {
       expect(bandRanges(t)).toEqual([
         { band: 'authentic_high', from: 0, to: t.highAuthentic },
         { band: 'inconclusive', from: t.highAuthentic, to: t.highAi },
@@ -30,14 +33,17 @@ describe('detector bands from the model calibration', () => {
       ]);
     }
     expect(scoreBand(0.15, SHIPPED)).toBe('authentic_high');
-    for (const score of [0.2235, 0.5, 0.58, 0.65, 0.71, 0.8505, 0.9, 0.9279]) expect(scoreBand(score, SHIPPED), String(score)).toBe('inconclusive');
-    expect(scoreBand(0.95, SHIPPED)).toBe('ai_high');
+    for (const score of [0.2235, 0.5, 0.58, 0.65, 0.71, 0.8]) expect(scoreBand(score, SHIPPED), String(score)).toBe('inconclusive');
+    expect(scoreBand(0.83, SHIPPED)).toBe('ai_high');
+    // a portrait's score between the two highAi points neither way; above 95.74 % to AI
+    for (const score of [0.83, 0.9, 0.95]) expect(scoreBand(score, PORTRAITS), String(score)).toBe('inconclusive');
+    expect(scoreBand(0.9575, PORTRAITS)).toBe('ai_high');
     expect(bandWords(scoreBand(0.5, SHIPPED))).toBe('Points neither way');
     expect(bandWords(scoreBand(0.5, SHIPPED))).toBe(bandWords(scoreBand(0.65, SHIPPED)));
   });
 
   it('the core reads a score through the same bands: the dimension it stores has the words and colour of its band', () => {
-    for (const t of [SHIPPED, OLDER]) {
+    for (const t of [SHIPPED, PORTRAITS, OLDER]) {
       for (let score = 0; score <= 1; score += 0.01) {
         const d = aiDimension(score, t);
         expect(dimensionBand(d), `${score}`).toBe(scoreBand(d.score, t));

@@ -25,7 +25,7 @@ interface BuilderConfig {
   win: { target: { target: string }[] };
   mac: { target: { target: string }[] };
   asarUnpack: string[];
-  extraResources: { from: string; to: string }[];
+  extraResources: { from: string; to: string; filter: string[] }[];
   files: string[];
   electronFuses: Record<string, boolean>;
 }
@@ -43,6 +43,19 @@ describe('electron-builder.yml', () => {
       expect(config.asarUnpack.some((p) => p.includes(`node_modules/${native}/`))).toBe(true);
     }
     expect(config.extraResources[0]).toMatchObject({ from: 'models', to: 'models' });
+    // every file the shipped model's manifest names travels with it (the networks, the face finder's cascade)
+    const manifest = JSON.parse(fs.readFileSync('models/veracity-detector/manifest.json', 'utf8')) as Record<string, { file?: string; finder?: { file: string } } | string>;
+    const named = [manifest.file as string, ...['semantic', 'semantic2'].map((k) => (manifest[k] as { file?: string } | undefined)?.file), (manifest.portraits as { finder?: { file: string } } | undefined)?.finder?.file]
+      .filter((f): f is string => !!f)
+      .map((f) => `veracity-detector/${f}`);
+    expect(named.length).toBeGreaterThanOrEqual(2);
+    const minimatchModule = 'minimatch'; // comes with electron-builder, like js-yaml
+    const { minimatch } = (await import(minimatchModule)) as { minimatch: (path: string, pattern: string) => boolean };
+    const filter = config.extraResources[0].filter;
+    for (const f of ['veracity-detector/manifest.json', ...named]) {
+      const shipped = filter.filter((p) => !p.startsWith('!')).some((p) => minimatch(f, p)) && !filter.filter((p) => p.startsWith('!')).some((p) => minimatch(f, p.slice(1)));
+      expect(shipped, f).toBe(true);
+    }
     expect(config.files).toEqual(expect.arrayContaining(['dist/main/**', 'dist/renderer/**', 'src/**']));
     expect(config.electronFuses).toMatchObject({ runAsNode: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true });
   });

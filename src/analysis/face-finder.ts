@@ -1,0 +1,170 @@
+// The face check behind the detector's portrait thresholds (manifest `portraits`, 1.5 on): the model accuses real
+// portraits more often than other photographs (MODEL_CARD.md, "Portraits"), so a picture whose largest face fills
+// enough of it is read against thresholds calibrated on portraits. The finder is OpenCV's Haar cascade for frontal
+// faces (haarcascade_frontalface_alt2.xml, shipped beside the model and checked by its sha256) run by OpenCV's own
+// WebAssembly build (@techstark/opencv-js); its parameters are the manifest's, the same ones the calibration's tags
+// were made with (models/training/face_tags.ts runs this file over the validation split).
+import { createRequire } from 'node:module';
+import sharp from 'sharp';
+import { AnalysisError } from './analysis-results.js';
+import type { RgbImage } from './decode-image.js';
+import { MAX_PIXELS } from './decode-image.js';
+
+/** How the finder looks for faces (the manifest's `portraits.finder`). */
+export interface FaceFinderParams {
+  /** The grey picture is resized (linear) so that its shorter side is at most this many pixels. */
+  shortSide: number;
+  scaleFactor: number;
+  minNeighbors: number;
+  /** The smallest face looked for, as a share of the (resized) picture's shorter side. */
+  minFace: number;
+}
+
+export interface FaceReading {
+  /** Faces found. */
+  faces: number;
+  /** The largest face's side over the picture's shorter side (0 when none was found). */
+  largest: number;
+}
+
+/** The few OpenCV.js calls used here (the package's own types are too loose to help). */
+interface Cv {
+  Mat: new (rows: number, cols: number, type: number) => CvMat;
+  RectVector: new () => { size(): number; get(i: number): { x: number; y: number; width: number; height: number }; delete(): void };
+  Size: new (w: number, h: number) => unknown;
+  CascadeClassifier: new () => { load(path: string): boolean; empty(): boolean; detectMultiScale(...args: unknown[]): void; delete(): void };
+  CV_8UC1: number;
+  FS_createDataFile(parent: string, name: string, data: Uint8Array, read: boolean, write: boolean, own: boolean): void;
+  FS_unlink(path: string): void;
+}
+interface CvMat {
+  data: Uint8Array;
+  delete(): void;
+}
+
+/** Seconds the WebAssembly runtime may take to start before the finder is given up. */
+const INIT_TIMEOUT_MS = 60_000;
+let runtime: Promise<{ cv: Cv }> | null = null;
+
+/**
+ * OpenCV's runtime, started once per process. Its Emscripten glue registers process-wide 'uncaughtException' and
+ * 'unhandledRejection' handlers (the second one aborts the runtime on any rejection anywhere in the process): they are
+ * removed, so the process keeps its own error handling.
+ */
+function openCv(): Promise<{ cv: Cv }> {
+  // Wrapped: the Emscripten module is a thenable whose then() calls back with itself, so resolving a promise with it
+  // never settles (it spins the microtask queue forever).
+  runtime ??= new Promise<{ cv: Cv }>((resolve, reject) => {
+    const before = { exc: process.listeners('uncaughtException'), rej: process.listeners('unhandledRejection') };
+    const restore = () => {
+      for (const l of process.listeners('uncaughtException')) if (!before.exc.includes(l)) process.off('uncaughtException', l);
+      for (const l of process.listeners('unhandledRejection')) if (!before.rej.includes(l)) process.off('unhandledRejection', l);
+    };
+    let mod: Cv & { calledRun?: boolean; onRuntimeInitialized?: () => void };
+    try {
+      mod = createRequire(import.meta.url)('@techstark/opencv-js');
+    } catch (err) {
+      restore();
+      reject(err as Error);
+      return;
+    }
+    restore();
+    const timer = setTimeout(() => reject(new Error('the OpenCV runtime did not start')), INIT_TIMEOUT_MS);
+    const ready = () => {
+      clearTimeout(timer);
+      resolve({ cv: mod });
+    };
+    if (mod.calledRun && typeof mod.CascadeClassifier === 'function') ready();
+    else {
+      const previous = mod.onRuntimeInitialized;
+      mod.onRuntimeInitialized = () => {
+        previous?.();
+        ready();
+      };
+    }
+  });
+  runtime.catch(() => {
+    runtime = null;
+  });
+  return runtime;
+}
+
+export interface FaceFinder {
+  params: FaceFinderParams;
+  find(img: RgbImage, signal?: AbortSignal): Promise<FaceReading>;
+}
+
+let cascades = 0;
+
+/** Loads the cascade's XML (bytes already checked against the manifest) into OpenCV; refuses one that does not load. */
+export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParams): Promise<FaceFinder> {
+  let cv: Cv;
+  try {
+    ({ cv } = await openCv());
+  } catch (err) {
+    throw new AnalysisError('result_unavailable', `The face finder (OpenCV) cannot start: ${(err as Error).message}`);
+  }
+  const name = `cascade-${++cascades}.xml`;
+  cv.FS_createDataFile('/', name, new Uint8Array(cascadeXml), true, false, false);
+  const classifier = new cv.CascadeClassifier();
+  let ok = false;
+  try {
+    ok = classifier.load(name) && !classifier.empty();
+  } catch {
+    // OpenCV throws a C++ exception (a number in JavaScript) at XML it cannot parse
+  }
+  cv.FS_unlink(`/${name}`);
+  if (!ok) {
+    classifier.delete();
+    throw new AnalysisError('result_unavailable', 'The face finder cascade does not load as an OpenCV cascade.');
+  }
+  return {
+    params,
+    async find(img, signal) {
+      const grey = await greyForFaces(img, params.shortSide);
+      signal?.throwIfAborted();
+      const mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
+      const found = new cv.RectVector();
+      try {
+        mat.data.set(grey.data);
+        const short = Math.min(grey.width, grey.height);
+        const min = Math.max(12, Math.floor(short * params.minFace));
+        try {
+          classifier.detectMultiScale(mat, found, params.scaleFactor, params.minNeighbors, 0, new cv.Size(min, min), new cv.Size(0, 0));
+        } catch (err) {
+          // a C++ exception arrives as a number: say what failed rather than throw a pointer
+          throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);
+        }
+        let largest = 0;
+        for (let i = 0; i < found.size(); i++) {
+          const r = found.get(i);
+          largest = Math.max(largest, Math.min(r.width, r.height) / short);
+        }
+        return { faces: found.size(), largest: Math.round(largest * 1e4) / 1e4 };
+      } finally {
+        mat.delete();
+        found.delete();
+      }
+    },
+  };
+}
+
+/** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */
+const RESIZE_TIMEOUT_S = 30;
+
+/** The picture in grey (sharp's luma), its shorter side brought down to at most shortSide (linear, aspect kept). */
+export async function greyForFaces(img: RgbImage, shortSide: number): Promise<{ width: number; height: number; data: Buffer }> {
+  const s = Math.min(1, shortSide / Math.min(img.width, img.height));
+  const width = Math.max(1, Math.round(img.width * s));
+  const height = Math.max(1, Math.round(img.height * s));
+  const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 }, limitInputPixels: MAX_PIXELS })
+    .timeout({ seconds: RESIZE_TIMEOUT_S })
+    .greyscale()
+    .resize(width, height, { fit: 'fill', kernel: 'linear' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 1 || info.width !== width || info.height !== height) {
+    throw new AnalysisError('internal_error', `the face finder's resize gave ${info.width}x${info.height}x${info.channels}`);
+  }
+  return { width, height, data };
+}

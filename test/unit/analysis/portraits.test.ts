@@ -1,0 +1,141 @@
+// Portraits (issue 21, veracity-detector 1.5.0): the detector's scores run higher on real portraits than on other
+// photographs, so a picture whose largest face spans at least the manifest's `portraits.minFace` of its shorter side
+// is read against thresholds calibrated on portraits. The real face finder (OpenCV's Haar cascade in WebAssembly, the
+// shipped cascade), the real model, real photos of people (test/fixtures/portraits/README.md).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { detectorReading } from '../../../src/api/detector-bands.js';
+import { AnalysisError, analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
+import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
+import { thresholdGroup } from '../../../src/analysis/detectors/ai-detection.js';
+import { loadFaceFinder } from '../../../src/analysis/face-finder.js';
+import { FINDING_COPY } from '../../../src/analysis/copy.js';
+import { ModelManifest } from '../../../src/analysis/model-manifest.js';
+import { getModel } from '../../../src/analysis/model-session.js';
+import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, tempDir } from './fixtures.js';
+
+const FIXTURES = join(REPO, 'test', 'fixtures');
+const SELFIE = join(FIXTURES, 'portraits', 'phone-selfie-640x480.jpg');
+const OFFICIAL = join(FIXTURES, 'portraits', 'official-portrait-910x1137.jpg');
+const CHART = join(FIXTURES, 'capture', 'kodak-dc280-896x592.jpg');
+const SHIPPED_DIR = join(MODELS_DIR, 'veracity-detector');
+
+const tmp = tempDir();
+afterAll(async () => {
+  await closeAnalysis();
+  tmp.cleanup();
+});
+
+const shippedManifest = (): ModelManifest => ModelManifest.parse(JSON.parse(readFileSync(join(SHIPPED_DIR, 'manifest.json'), 'utf8')));
+
+describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped cascade and parameters)', () => {
+  it('finds the face of a phone selfie and of an official portrait, and none on a colour chart; starting OpenCV leaves the process error handlers as they were', async () => {
+    const spec = shippedManifest().portraits!.finder;
+    const handlers = [process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')];
+    const finder = await loadFaceFinder(readFileSync(join(SHIPPED_DIR, spec.file)), spec);
+    // OpenCV's Emscripten glue adds an 'unhandledRejection' handler that aborts its runtime: it must not stay
+    expect([process.listenerCount('uncaughtException'), process.listenerCount('unhandledRejection')]).toEqual(handlers);
+    const read = async (path: string) => finder.find(await decodeImageBuffer(readFileSync(path), 'image/jpeg'));
+    const selfie = await read(SELFIE);
+    expect(selfie.faces).toBe(1);
+    expect(selfie.largest).toBeGreaterThan(0.3); // a selfie: the face fills much of the frame
+    expect((await read(OFFICIAL)).largest).toBeGreaterThan(0.2);
+    expect(await read(CHART)).toEqual({ faces: 0, largest: 0 });
+    // the same reading every time (the calibration's tags were made by this code)
+    expect(await read(SELFIE)).toEqual(selfie);
+  });
+
+  it('a cascade OpenCV cannot read is refused by name', async () => {
+    const spec = shippedManifest().portraits!.finder;
+    const err = await loadFaceFinder(Buffer.from('<opencv_storage></opencv_storage>'), spec).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AnalysisError);
+    expect((err as AnalysisError).code).toBe('result_unavailable');
+    expect((err as AnalysisError).message).toMatch(/cascade does not load/);
+  });
+});
+
+describe('threshold groups', () => {
+  const m = ModelManifest.parse({
+    ...JSON.parse(readFileSync(join(SHIPPED_DIR, 'manifest.json'), 'utf8')),
+  });
+  it('a face of at least minFace of the shorter side makes a portrait, read against the portrait thresholds and calibration; anything less, or no face check, the rest', () => {
+    const p = m.portraits!;
+    const at = thresholdGroup(m, { faces: 1, largest: p.minFace });
+    expect(at.portrait).toBe(true);
+    expect(at.thresholds).toEqual(p.thresholds);
+    expect(at.calibration).toMatchObject({ pixelsDecide: m.calibration!.pixelsDecide, realAtHighAi: p.calibration.realAtHighAi });
+    const below = thresholdGroup(m, { faces: 3, largest: p.minFace - 0.0001 });
+    expect(below.portrait).toBe(false);
+    expect(below.thresholds).toEqual(m.thresholds);
+    expect(thresholdGroup(m, null).thresholds).toEqual(m.thresholds);
+    expect(thresholdGroup({ ...m, portraits: undefined }, { faces: 1, largest: 0.9 }).portrait).toBe(false);
+    // what the split is for: the portraits' bar to an accusation is the higher one
+    expect(p.thresholds.highAi).toBeGreaterThan(m.thresholds.highAi);
+  });
+
+  it('the schema refuses a finder that looks only for faces larger than a portrait, naming the field', () => {
+    const bad = { ...m, portraits: { ...m.portraits!, finder: { ...m.portraits!.finder, minFace: 0.3 } } };
+    const r = ModelManifest.safeParse(bad);
+    expect(r.success).toBe(false);
+    expect(r.error!.issues[0].path).toEqual(['portraits', 'finder', 'minFace']);
+  });
+});
+
+describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped model)', () => {
+  it('a genuine official portrait that the pixels score above the rest\'s highAi is read as a portrait: not called AI, and the verdict says why', async () => {
+    const model = await getModel(MODELS_DIR, 1);
+    const { thresholds, portraits } = model.manifest;
+    const r = await analyseFile(OFFICIAL, 'image/jpeg', { modelsDir: MODELS_DIR });
+    const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
+    // The fixture was chosen for this: a real photo (a White House portrait, camera EXIF) whose fused score lies
+    // between the two highAi. Read as any other photo it would be an accusation; as a portrait it is not.
+    expect(d.score).toBeGreaterThanOrEqual(thresholds.highAi);
+    expect(d.score).toBeLessThan(portraits!.thresholds.highAi);
+    expect(detectorReading(d.score, thresholds)).toEqual({ assessment: 'likely_ai', confidence: 'high' });
+    expect({ assessment: d.assessment, confidence: d.confidence }).toEqual(detectorReading(d.score, portraits!.thresholds));
+    expect(r.verdict.assessment).not.toBe('ai_generated');
+    expect(r.findings.map((f) => f.code)).not.toContain('pixels.score.generated');
+    const note = r.findings.find((f) => f.code === 'pixels.portrait')!;
+    expect(note.facts).toMatchObject({ highAi: portraits!.thresholds.highAi, otherHighAi: thresholds.highAi });
+    expect(note.facts.faceShare).toBeGreaterThanOrEqual(portraits!.minFace);
+    // the dimension lists the note in words
+    const words = d.findings!.map((f) => f.message).join(' ');
+    expect(words).toContain(FINDING_COPY['pixels.portrait'](note.facts));
+    expect(words).toMatch(/read as a portrait: .* portraits point to AI with high confidence only from 96% \(other photos from 83%\)/);
+  });
+
+  it('a picture without a face is read against the rest\'s thresholds, with no portrait note', async () => {
+    const model = await getModel(MODELS_DIR, 1);
+    const path = tmp.write('no-face.jpg', await makeJpeg(640, 480));
+    const r = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
+    const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
+    expect({ assessment: d.assessment, confidence: d.confidence }).toEqual(detectorReading(d.score, model.manifest.thresholds));
+    expect(r.findings.map((f) => f.code)).not.toContain('pixels.portrait');
+  });
+
+  it('the loader refuses a missing or tampered cascade, naming the file', async () => {
+    const real = JSON.parse(readFileSync(join(SHIPPED_DIR, 'manifest.json'), 'utf8')) as ModelManifest;
+    const files: Record<string, Buffer> = {};
+    for (const f of [real.file, real.semantic?.file, real.semantic2?.file]) if (f) files[f] = readFileSync(join(SHIPPED_DIR, f));
+    const dirWith = (name: string, cascade: Buffer | null) => {
+      const dir = join(tmp.dir, name, 'veracity-detector');
+      mkdirSync(dir, { recursive: true });
+      for (const [f, data] of Object.entries(files)) tmp.write(join(name, 'veracity-detector', f), data);
+      tmp.write(join(name, 'veracity-detector', 'manifest.json'), JSON.stringify(real));
+      if (cascade) tmp.write(join(name, 'veracity-detector', real.portraits!.finder.file), cascade);
+      return join(tmp.dir, name);
+    };
+    const jpeg = tmp.write('x.jpg', await makeJpeg(64, 64));
+    const fail = (dir: string) => analyseFile(jpeg, 'image/jpeg', { modelsDir: dir }).then(() => null, (e: unknown) => e as AnalysisError);
+    const missing = await fail(dirWith('no-cascade', null));
+    expect(missing?.code).toBe('result_unavailable');
+    expect(missing?.message).toMatch(/no-cascade\/veracity-detector\/haarcascade_frontalface_alt2\.xml is missing/);
+    const tampered = readFileSync(join(SHIPPED_DIR, real.portraits!.finder.file));
+    tampered[tampered.length - 20] ^= 1;
+    const bad = await fail(dirWith('bad-cascade', tampered));
+    expect(bad?.message).toMatch(new RegExp(`haarcascade_frontalface_alt2\\.xml does not match its manifest \\(sha256 ${createHash('sha256').update(tampered).digest('hex')}`));
+    await closeAnalysis(); // the next test loads the shipped model again
+  });
+});
