@@ -152,9 +152,18 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
 /** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */
 const RESIZE_TIMEOUT_S = 30;
 
-/** The picture in grey (sharp's luma), its shorter side brought down to at most shortSide (linear, aspect kept). */
+/**
+ * Grey pixels handed to OpenCV at most: a picture of extreme aspect ratio (a 3-million-pixel-long strip) is brought
+ * down further, so the WebAssembly heap (1 GiB at most) never has to hold it whole.
+ */
+export const MAX_GREY_PIXELS = 4_000_000;
+
+/**
+ * The picture in grey (sharp's luma), its shorter side brought down to at most shortSide (linear, aspect kept), and
+ * to at most MAX_GREY_PIXELS in all.
+ */
 export async function greyForFaces(img: RgbImage, shortSide: number): Promise<{ width: number; height: number; data: Buffer }> {
-  const s = Math.min(1, shortSide / Math.min(img.width, img.height));
+  const s = Math.min(1, shortSide / Math.min(img.width, img.height), Math.sqrt(MAX_GREY_PIXELS / (img.width * img.height)));
   const width = Math.max(1, Math.round(img.width * s));
   const height = Math.max(1, Math.round(img.height * s));
   const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 }, limitInputPixels: MAX_PIXELS })

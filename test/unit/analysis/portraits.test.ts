@@ -10,7 +10,7 @@ import { detectorReading } from '../../../src/api/detector-bands.js';
 import { AnalysisError, analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
 import { thresholdGroup } from '../../../src/analysis/detectors/ai-detection.js';
-import { loadFaceFinder } from '../../../src/analysis/face-finder.js';
+import { greyForFaces, loadFaceFinder, MAX_GREY_PIXELS } from '../../../src/analysis/face-finder.js';
 import { FINDING_COPY } from '../../../src/analysis/copy.js';
 import { ModelManifest } from '../../../src/analysis/model-manifest.js';
 import { getModel } from '../../../src/analysis/model-session.js';
@@ -45,6 +45,16 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     expect(await read(CHART)).toEqual({ faces: 0, largest: 0 });
     // the same reading every time (the calibration's tags were made by this code)
     expect(await read(SELFIE)).toEqual(selfie);
+  });
+
+  it('a picture of extreme aspect ratio is searched within bounds (at most MAX_GREY_PIXELS handed to OpenCV)', async () => {
+    const spec = shippedManifest().portraits!.finder;
+    const finder = await loadFaceFinder(readFileSync(join(SHIPPED_DIR, spec.file)), spec);
+    const strip = { width: 400_000, height: 40, data: Buffer.alloc(400_000 * 40 * 3, 128) };
+    const grey = await greyForFaces(strip, spec.shortSide);
+    expect(grey.width * grey.height).toBeLessThanOrEqual(MAX_GREY_PIXELS);
+    expect(grey.width / grey.height).toBeCloseTo(10_000, -2); // the aspect is kept
+    expect(await finder.find(strip)).toEqual({ faces: 0, largest: 0 });
   });
 
   it('a cascade OpenCV cannot read is refused by name', async () => {
