@@ -121,4 +121,11 @@ $PY export_v1.py v1-ft-data2 --ckpt ema-00500.pt --card runs/v1-ft-data2/card.js
   && $PY results.py f22-f3 \
   && $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.4.0 --keep-semantic --guard --pixels-decide \
        --val21 --valpt)
+# 12. 1.5.0 = 1.4.0's networks and fit with thresholds per group: the product's own face finder
+#     (src/analysis/face-finder.ts, the shipped cascade) tags every file portraits.py tagged (about 3 min), then the
+#     3 % rule per group (portraits / the rest) on the same six validation sets
+npx tsx face_tags.ts semantic/results/face-tags.json --short-side 320 --scale-factor 1.1 --min-neighbors 5 --min-face 0.12
+(cd semantic && $PY face_groups.py results/face-tags.json \
+  && SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.5.0 --keep-semantic \
+       --guard --pixels-decide --val21 --valpt --portraits results/face-tags.json)
 node bench-speed.mjs
