@@ -2,7 +2,6 @@
 // parameters or those given), in portraits.py's cache format (path -> [faces, largest face / shorter side]), so that
 // the portrait thresholds are calibrated on what the product itself will see (semantic/ship_v11.py --portraits).
 //   npx tsx models/training/face_tags.ts OUT.json [--from .cache/portraits.json] [--short-side 320] [--min-face 0.12]
-//     [--angles 0,45,315]
 // Paths are relative to models/training (as in the runs' score files); a file the product cannot decode gets [null, why].
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,7 +23,6 @@ const params = {
   scaleFactor: Number(opt('--scale-factor', String(shipped.scaleFactor ?? 1.1))),
   minNeighbors: Number(opt('--min-neighbors', String(shipped.minNeighbors ?? 5))),
   minFace: Number(opt('--min-face', String(shipped.minFace ?? 0.12))),
-  angles: opt('--angles', (shipped.angles ?? [0]).join(',')).split(',').map(Number),
 };
 const from = opt('--from', join(HERE, '.cache/portraits.json'));
 const paths = Object.keys(JSON.parse(await readFile(from, 'utf8')));

@@ -18,15 +18,10 @@ export interface FaceFinderParams {
   minNeighbors: number;
   /** The smallest face looked for, as a share of the (resized) picture's shorter side. */
   minFace: number;
-  /**
-   * The picture is also searched turned by these angles (degrees, counter-clockwise; multiples of 45): the cascade
-   * finds upright faces, and people tilt their heads and their phones. Absent: upright only.
-   */
-  angles?: number[];
 }
 
 export interface FaceReading {
-  /** Faces found (over every angle searched: a face may count more than once). */
+  /** Faces found. */
   faces: number;
   /** The largest face's side over the picture's shorter side (0 when none was found). */
   largest: number;
@@ -34,17 +29,7 @@ export interface FaceReading {
 
 /** The few OpenCV.js calls used here (the package's own types are too loose to help). */
 interface Cv {
-  Mat: new (rows?: number, cols?: number, type?: number) => CvMat;
-  Point: new (x: number, y: number) => unknown;
-  Scalar: new () => unknown;
-  rotate(src: CvMat, dst: CvMat, code: number): void;
-  getRotationMatrix2D(center: unknown, angle: number, scale: number): CvMat & { doublePtr(r: number, c: number): Float64Array };
-  warpAffine(src: CvMat, dst: CvMat, m: CvMat, size: unknown, flags: number, border: number, value: unknown): void;
-  ROTATE_90_COUNTERCLOCKWISE: number;
-  ROTATE_180: number;
-  ROTATE_90_CLOCKWISE: number;
-  INTER_LINEAR: number;
-  BORDER_CONSTANT: number;
+  Mat: new (rows: number, cols: number, type: number) => CvMat;
   RectVector: new () => { size(): number; get(i: number): { x: number; y: number; width: number; height: number }; delete(): void };
   Size: new (w: number, h: number) => unknown;
   CascadeClassifier: new () => { load(path: string): boolean; empty(): boolean; detectMultiScale(...args: unknown[]): void; delete(): void };
@@ -139,59 +124,29 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
       const grey = await greyForFaces(img, params.shortSide);
       signal?.throwIfAborted();
       const mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
+      const found = new cv.RectVector();
       try {
         mat.data.set(grey.data);
         const short = Math.min(grey.width, grey.height);
         const min = Math.max(12, Math.floor(short * params.minFace));
-        let faces = 0;
-        let largest = 0;
-        for (const angle of params.angles ?? [0]) {
-          signal?.throwIfAborted();
-          const turned = angle % 360 === 0 ? mat : turn(cv, mat, grey.width, grey.height, angle);
-          const found = new cv.RectVector();
-          try {
-            classifier.detectMultiScale(turned, found, params.scaleFactor, params.minNeighbors, 0, new cv.Size(min, min), new cv.Size(0, 0));
-            faces += found.size();
-            for (let i = 0; i < found.size(); i++) {
-              const r = found.get(i);
-              largest = Math.max(largest, Math.min(r.width, r.height) / short);
-            }
-          } catch (err) {
-            // a C++ exception arrives as a number: say what failed rather than throw a pointer
-            throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);
-          } finally {
-            found.delete();
-            if (turned !== mat) turned.delete();
-          }
+        try {
+          classifier.detectMultiScale(mat, found, params.scaleFactor, params.minNeighbors, 0, new cv.Size(min, min), new cv.Size(0, 0));
+        } catch (err) {
+          // a C++ exception arrives as a number: say what failed rather than throw a pointer
+          throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);
         }
-        return { faces, largest: Math.round(largest * 1e4) / 1e4 };
+        let largest = 0;
+        for (let i = 0; i < found.size(); i++) {
+          const r = found.get(i);
+          largest = Math.max(largest, Math.min(r.width, r.height) / short);
+        }
+        return { faces: found.size(), largest: Math.round(largest * 1e4) / 1e4 };
       } finally {
         mat.delete();
+        found.delete();
       }
     },
   };
-}
-
-/** The grey picture turned by angle degrees counter-clockwise (a multiple of 45), on a canvas that holds all of it. */
-function turn(cv: Cv, mat: CvMat, width: number, height: number, angle: number): CvMat {
-  const a = ((angle % 360) + 360) % 360;
-  const out = new cv.Mat();
-  if (a % 90 === 0) {
-    cv.rotate(mat, out, a === 90 ? cv.ROTATE_90_COUNTERCLOCKWISE : a === 180 ? cv.ROTATE_180 : cv.ROTATE_90_CLOCKWISE);
-    return out;
-  }
-  const rad = (a * Math.PI) / 180;
-  const w = Math.ceil(Math.abs(width * Math.cos(rad)) + Math.abs(height * Math.sin(rad)));
-  const h = Math.ceil(Math.abs(width * Math.sin(rad)) + Math.abs(height * Math.cos(rad)));
-  const m = cv.getRotationMatrix2D(new cv.Point(width / 2, height / 2), a, 1);
-  try {
-    m.doublePtr(0, 2)[0] += (w - width) / 2;
-    m.doublePtr(1, 2)[0] += (h - height) / 2;
-    cv.warpAffine(mat, out, m, new cv.Size(w, h), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar());
-  } finally {
-    m.delete();
-  }
-  return out;
 }
 
 /** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */

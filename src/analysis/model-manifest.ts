@@ -45,17 +45,6 @@ const Portraits = z
         scaleFactor: z.number().gt(1).max(2),
         minNeighbors: z.number().int().min(0).max(50),
         minFace: z.number().gt(0).max(1),
-        /** Angles the picture is also searched turned by (degrees counter-clockwise, multiples of 45); absent: upright only. */
-        angles: z
-          .array(
-            z
-              .number()
-              .int()
-              .refine((a) => a % 45 === 0, { message: 'an angle must be a multiple of 45 degrees' }),
-          )
-          .min(1)
-          .max(8)
-          .optional(),
       })
       .strict(),
     /** A portrait: the largest face found spans at least this share of the picture's shorter side. */

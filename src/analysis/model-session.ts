@@ -171,8 +171,8 @@ async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['port
   if (digest !== spec.sha256) {
     throw new AnalysisError('result_unavailable', `The face finder cascade ${path} does not match its manifest (sha256 ${digest}, expected ${spec.sha256}).`);
   }
-  const { shortSide, scaleFactor, minNeighbors, minFace, angles } = spec;
-  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace, angles });
+  const { shortSide, scaleFactor, minNeighbors, minFace } = spec;
+  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace });
 }
 
 function sha256File(path: string): Promise<string> {

@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectorReading } from '../../../src/api/detector-bands.js';
 import { AnalysisError, analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
@@ -46,19 +45,6 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     expect(await read(CHART)).toEqual({ faces: 0, largest: 0 });
     // the same reading every time (the calibration's tags were made by this code)
     expect(await read(SELFIE)).toEqual(selfie);
-  });
-
-  it('a tilted face (the selfie turned 30 and 40 degrees) is found only when the finder also searches the picture turned', async () => {
-    const spec = shippedManifest().portraits!.finder;
-    const xml = readFileSync(join(SHIPPED_DIR, spec.file));
-    const upright = await loadFaceFinder(xml, { ...spec, angles: [0] });
-    const turning = await loadFaceFinder(xml, { ...spec, angles: [0, 45, 315] });
-    for (const deg of [30, 40]) {
-      const { data, info } = await sharp(SELFIE).rotate(deg, { background: '#808080' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-      const tilted = { width: info.width, height: info.height, data };
-      expect((await upright.find(tilted)).faces, `${deg} upright`).toBe(0);
-      expect((await turning.find(tilted)).largest, `${deg} turned`).toBeGreaterThan(0.2);
-    }
   });
 
   it('a picture of extreme aspect ratio is searched within bounds (at most MAX_GREY_PIXELS handed to OpenCV)', async () => {
