@@ -95,7 +95,8 @@ const MORE_NOTES = 3;
  *    may have been added).
  * 2. The pixels decide `ai_generated` alone only where the model's calibration allows it (`pixels.score.generated`:
  *    a picture scored >= highAi by a model whose manifest says `calibration.pixelsDecide`, highAi being the score
- *    that at most 3 % of the validation split's real photos reach): `ai_generated`, medium confidence, unless
+ *    that at most 3 % of the validation split's real photos reach, portraits and other pictures each against their
+ *    own from 1.5): `ai_generated`, medium confidence, unless
  *    capture evidence that counts (an intact signed C2PA capture claim, or camera EXIF the file confirms) says
  *    otherwise: then `inconclusive` with `verdict.pixels_vs_capture`. Every other pixel reading alone is
  *    `inconclusive`/low, and the copy says which way it leans.
