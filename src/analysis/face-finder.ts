@@ -42,7 +42,7 @@ interface CvMat {
   delete(): void;
 }
 
-/** Seconds the WebAssembly runtime may take to start before the finder is given up. */
+/** How long (ms) the WebAssembly runtime may take to start before the finder is given up. */
 const INIT_TIMEOUT_MS = 60_000;
 let runtime: Promise<{ cv: Cv }> | null = null;
 
@@ -92,6 +92,8 @@ function openCv(): Promise<{ cv: Cv }> {
 export interface FaceFinder {
   params: FaceFinderParams;
   find(img: RgbImage, signal?: AbortSignal): Promise<FaceReading>;
+  /** Frees the cascade in OpenCV's heap (the runtime stays for the next finder). */
+  close(): void;
 }
 
 let cascades = 0;
@@ -120,6 +122,7 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
   }
   return {
     params,
+    close: () => classifier.delete(),
     async find(img, signal) {
       const grey = await greyForFaces(img, params.shortSide);
       signal?.throwIfAborted();

@@ -57,6 +57,7 @@ async function releaseSession(p: Promise<LoadedModel>): Promise<void> {
     await m.session.release();
     await m.semantic?.release();
     await m.semantic2?.release();
+    m.faces?.close();
   } catch {
     // a session that failed to load has nothing to release
   }
