@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import type { RegionGrid } from '../api/schemas.js';
 import type { LoadedModel } from './model-session.js';
-import { MAX_PIXELS, type RgbImage } from './decode-image.js';
+import { MAX_PIXELS, RESIZE_TIMEOUT_S, type RgbImage } from './decode-image.js';
 import type { ContentBranch, FusionFeatureName, ModelManifest } from './model-manifest.js';
 import { AnalysisError } from './analysis-results.js';
 import { gridOrigins } from '../api/tile-grid.js';
@@ -183,9 +183,6 @@ export async function scoreImage(
   const thresholds = manifest.tileThresholds ?? manifest.thresholds;
   return { score, artefactScore, semanticScore, semantic2Score, grid: { source, width: img.width, height: img.height, tiles, thresholds } };
 }
-
-/** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */
-const RESIZE_TIMEOUT_S = 30;
 
 /**
  * The whole picture resized to size x size (aspect not kept, nothing cropped), antialiased linear: sharp's closest

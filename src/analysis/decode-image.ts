@@ -12,6 +12,8 @@ export const MIN_SIDE = 32;
 const DECODE_TIMEOUT_S = 30;
 /** The submission-time decode gives up sooner: it must answer within the probe's own wall-clock bound (15 s). */
 const PROBE_DECODE_TIMEOUT_S = 10;
+/** libvips stops a resize of decoded pixels that takes longer than this (the decode already bounded the pixels). */
+export const RESIZE_TIMEOUT_S = 30;
 /** Long side of the picture the submission-time decode keeps (every pixel is still decoded, none is stored). */
 const PROBE_SIDE = 64;
 /** One set of decoder options for the probe and the analysis, so that both refuse exactly the same files. */

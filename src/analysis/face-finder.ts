@@ -7,8 +7,7 @@
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { AnalysisError } from './analysis-results.js';
-import type { RgbImage } from './decode-image.js';
-import { MAX_PIXELS } from './decode-image.js';
+import { MAX_PIXELS, RESIZE_TIMEOUT_S, type RgbImage } from './decode-image.js';
 
 /** How the finder looks for faces (the manifest's `portraits.finder`). */
 export interface FaceFinderParams {
@@ -151,9 +150,6 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
     },
   };
 }
-
-/** libvips stops a resize that takes longer than this (the decode already bounded the pixels). */
-const RESIZE_TIMEOUT_S = 30;
 
 /**
  * Grey pixels handed to OpenCV at most: a picture of extreme aspect ratio (a 3-million-pixel-long strip) is brought

@@ -142,6 +142,9 @@ def main():
         cal = dict(real=float(np.mean([h for l, h in hits_o if l == 'real'])), ai=float(np.mean([h for l, h in hits_o if l == 'ai'])),
                    n_real=sum(l == 'real' for l, _ in hits_o), n_ai=sum(l == 'ai' for l, _ in hits_o))
         assert not a.pixels_decide or cal_p['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of portraits at highAi: %s' % cal_p
+        fm = flags.flagged('modern_raw') if a.guard else set()
+        modern_real = float(np.mean([s >= (thr_p if is_port(p) else thr)['highAi'] and p not in fm
+                                     for l, _, s, p in modern if l == 'real']))
         print('portraits: %s %s; rest: %s %s' % (thr_p, cal_p, thr, cal))
     assert not a.pixels_decide or cal['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of validation real at highAi: %s' % cal
 
