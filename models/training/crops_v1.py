@@ -6,7 +6,8 @@
 #   - 'native': random crops at the original resolution (no resampling: the generator's own pixel grid, the camera's
 #     own noise), each re-encoded by one class-independent encoder draw (JPEG q60-98 any subsampling / WebP q60-95 /
 #     left lossless).
-# Usage: nice -n 19 python3 crops_v1.py PASS [PASS...]   (pass = seed; each pass writes <pass>_<shard>.npz)
+# Usage: nice -n 19 python3 crops_v1.py [--new | --d21] PASS [PASS...]   (pass = seed; each pass writes <pass>_<shard>.npz;
+#        --new: Data 2.0's new training sources into crops2/, --d21: Data 2.1's training sources into crops3/)
 import io
 import json
 import os
@@ -37,7 +38,7 @@ def v1_split():
     return {s['name']: s['split'] for s in data_sources.SOURCES}
 
 
-def training_files(split='train', data21=False, data22=False):
+def training_files(split='train', data21=False, data22=False, data23=False):
     """[(label, source, path)]: Data v1 sources of that split, plus shared/datasets/train sources of that split.
     data21: False (default) leaves Data 2.1's sources out (every cache and run before them), True takes them too,
     'only' gives them alone (no shared/datasets/train files either). data22 does the same for Data 2.2's sources
@@ -51,6 +52,13 @@ def training_files(split='train', data21=False, data22=False):
         for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             if splits.get(src) != split:
                 continue
+            if src in data_sources.DATA23:  # Data 2.3 (faces): only in the lists that ask for it alone
+                if data23 == 'only':
+                    for p in sorted(os.listdir(os.path.join(d, src))):
+                        out.append((label, 'v1/' + src, os.path.join(d, src, p)))
+                continue
+            if data23 == 'only':
+                continue
             if src in data_sources.DATA22:
                 if data22 not in (True, 'only'):
                     continue
@@ -61,7 +69,7 @@ def training_files(split='train', data21=False, data22=False):
                 continue
             for p in sorted(os.listdir(os.path.join(d, src))):
                 out.append((label, 'v1/' + src, os.path.join(d, src, p)))
-    for label, src, path in ([] if alone else common.list_files('train')):
+    for label, src, path in ([] if alone or data23 == 'only' else common.list_files('train')):
         if (label, src) == ('real', 'dreambooth'):
             continue  # the same google/dreambooth photos are Data v1's validation source v1/google__dreambooth
         held = (label, src) in common.VAL_SOURCES
@@ -136,6 +144,12 @@ def main():
         files = [f for f in files if f[1] not in old]
         OUT = os.path.join(common.CACHE, 'crops2')
         args = args[1:]
+    elif args and args[0] == '--d21':
+        # Data 2.1's training sources alone (house listing photos, an imaging library's camera files, API outputs of
+        # DALL-E 3 / Imagen 4 / FLUX / Grok / SDXL Turbo), into crops3/
+        files = training_files('train', data21='only')
+        OUT = os.path.join(common.CACHE, 'crops3')
+        args = args[1:]
     os.makedirs(OUT, exist_ok=True)
     srcs = sorted({s for _, s, _ in files})
     json.dump({'sources': srcs, 'crop': CROP, 'files': len(files)}, open(os.path.join(OUT, 'index.json'), 'w'))
@@ -143,9 +157,10 @@ def main():
         order = list(range(len(files)))
         random.Random(seed).shuffle(order)
         t0 = time.time()
+        part, parts = (int(v) for v in os.environ.get('CROPS_PART', '0/1').split('/'))  # split a pass across workers
         for si in range(0, len(order), SHARD):
             name = os.path.join(OUT, '%d_%03d.npz' % (seed, si // SHARD))
-            if os.path.exists(name):
+            if os.path.exists(name) or (si // SHARD) % parts != part:
                 continue
             xs, ys, ss, ks = [], [], [], []
             for i in order[si:si + SHARD]:

@@ -123,6 +123,13 @@ def valpt_files():
     return per_source(crops_v1.training_files('val', data22='only'), 'val', PER_SOURCE)
 
 
+def val23_files():
+    """Data 2.3's measuring sources (AI portraits: FaceChain's SD LoRA portraits, a bias study's photoreal portraits,
+    StyleGAN2 faces as PNG and as thispersondoesnotexist served them; no real file), sampled per source as val_files
+    samples. Never in a fit or a threshold: a check of how many AI portraits a fusion calls."""
+    return per_source(crops_v1.training_files('val', data23='only'), 'val', PER_SOURCE)
+
+
 def valface_files():
     """The validation files the artefact network scored (runs/v1-ft-data2: val_raw, val21_raw, valpt_raw) in which
     portraits.py found a face of at least PEOPLE (run its tag on them first): valface_raw shows each as a 200x200 crop
@@ -184,6 +191,7 @@ SETS = {
     'val21_tx': (val21_files, tx),
     'd21train_raw': (d21train_files, lambda d, p: decode(d)),
     'valpt_raw': (valpt_files, lambda d, p: decode(d)),
+    'val23_raw': (val23_files, lambda d, p: decode(d)),
     'valpt_tx': (valpt_files, tx),
     'valface_raw': (valface_files, face_crop),
 }

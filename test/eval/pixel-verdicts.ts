@@ -33,6 +33,8 @@ interface Row {
   verdict: string;
   score: number | null;
   guard: boolean;
+  /** read against the portrait thresholds (the face check found a portrait-sized face: finding pixels.portrait) */
+  portrait: boolean;
 }
 
 function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> {
@@ -62,6 +64,7 @@ function summary(rows: Row[]) {
     manipulated: share(rs, (r) => r.verdict === 'manipulated'),
     error: share(rs, (r) => r.verdict.startsWith('error:')),
     notPhotographic: rs.filter((r) => r.guard).length,
+    readAsPortrait: rs.filter((r) => r.portrait).length,
   });
   const out: Record<string, unknown> = {};
   for (const variant of ['as is', 'JPEG q90'] as const) {
@@ -108,7 +111,7 @@ async function main() {
           // a file the product refuses to analyse is a result too (the API answers it with an error): kept, named
           const code = (e as { code?: string }).code ?? 'error';
           console.log('analysis failed:', f.path, variant, code, (e as Error).message);
-          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false });
+          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false, portrait: false });
           continue;
         }
         const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
@@ -120,6 +123,7 @@ async function main() {
           verdict: r.verdict.assessment,
           score: ai?.score ?? null,
           guard: r.findings.some((x) => x.code === 'pixels.not_photographic'),
+          portrait: r.findings.some((x) => x.code === 'pixels.portrait'),
         });
       }
       if (rows.length % 50 === 0) console.log(rows.length, 'analyses');

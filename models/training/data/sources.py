@@ -839,3 +839,61 @@ SOURCES += [
 # The Data 2.2 sources (everything from the first Data 2.2 entry on).
 DATA22 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index(
     'bagashvilit__facial_recognition_bias'):])
+
+
+# ======================================= Data 2.3 (added 2026-11-27, eighth session) =======================================
+# AI-generated portraits: validation had 84 AI files with a portrait-sized face (160 readings as is and
+# transformed), too few to trust the portrait group's recall (MODEL_CARD 1.5.0). The 'val' sources are for measuring
+# only (test/eval/pixel-verdicts.ts on the shipped product; eval_v1's val23_raw): no calibration reads them. The
+# 'train' sources (StyleGAN faces and FFHQ's real faces, the same framing) enter only runs that ask for them
+# (crops_v1.training_files(data23='only')): every older list leaves all Data 2.3 sources out. Found by a search of
+# GitHub (candidates-data23.md, which also lists what was rejected and why).
+SOURCES += [
+    dict(name='modelscope__facechain', repo='modelscope/facechain', cls='ai', licence='Apache-2.0 (repo)',
+         include=r'^style_image/[^/]+\.(jpe?g|png|webp)$',
+         generator='FaceChain style LoRAs on Stable Diffusion 1.5 / SDXL (portrait previews)', history=False,
+         how='the style previews of style_image/ (JPEG, mostly 512x512, re-compressed): one portrait per style; '
+             'poses/, inpaint_template/ and resources/ (pose references, figures) are left out', split='val',
+         trust='FaceChain is a generator of AI portraits; style_image/ holds the pictures its styles make (README: '
+               'each style\'s preview); no photograph is among them (checked by eye on a contact sheet)'),
+    dict(name='ajwad-abrar__Religious-Bias', repo='ajwad-abrar/Religious-Bias', cls='ai',
+         licence='no licence stated (README asks for a citation): measured on, never redistributed or trained on',
+         include=r'^images/(biased|unbiased)/[^/]+\.(png|jpe?g|webp)$',
+         generator='text-to-image system (not named; 1024x1792 PNGs and WebP as ChatGPT serves point to DALL-E 3)',
+         history=False,
+         how='photoreal portraits of people in religious dress, 2025 (PNG 1024x1024 / 1024x1792 and WebP saved as '
+             '.png: the format is read from the bytes)', split='val',
+         trust='README: "Generated images from text-to-image systems" for the paper Religious Bias Landscape in '
+               'Language and Text-to-Image Models (arXiv 2501.08441)'),
+    dict(name='ZhuoxuanZhangHarry__AgeGAN-FaceEvolution', repo='ZhuoxuanZhangHarry/AgeGAN-FaceEvolution', cls='ai',
+         licence='NVIDIA Source Code License (non-commercial)', include=r'^out/seed\d+\.png$',
+         generator='StyleGAN2-ADA (FFHQ 1024), generate.py outputs', history=False,
+         how='lossless 1024x1024 PNGs straight from the generator (seeds 0-30)', split='val',
+         trust='a fork of NVlabs/stylegan2-ada-pytorch; out/seed*.png are generate.py outputs committed as "setup FFHQ"'),
+    dict(name='dinablachman__realorfake__fake', repo='dinablachman/realorfake', cls='ai',
+         licence='no licence for the images (README: MIT text for the code): measured on, never redistributed or '
+                 'trained on', include=r'^data/fake/[^/]+\.jpe?g$',
+         generator='StyleGAN2 (thispersondoesnotexist.com, FFHQ), JPEG 1024x1024 as the site served it', history=False,
+         how='the site\'s bytes unchanged (load_fake.py); each carries the site\'s small "StyleGAN2 (Karras et al.)" '
+             'caption in its bottom-right corner, so it is for measuring only', split='val',
+         trust='README: "AI-generated: thispersondoesnotexist.com (StyleGAN2, 2019)"'),
+    # ---------------- faces for training (the face run inc-gan only; no older list takes them) ----------------
+    dict(name='BaseMax__FakeFaces', repo='BaseMax/FakeFaces', cls='ai',
+         licence='GPL-3.0 (repo); the images are a third-party site\'s (no licence stated): not redistributed',
+         include=r'^faces/[^/]+\.(jpe?g|png)$',
+         generator='StyleGAN-style face generator (a "this person does not exist" site), re-served JPEG', history=False,
+         how='FFHQ-aligned face crops, JPEG 512x512 (some 256x256) as the site served them, no caption; files that do '
+             'not decode are dropped', split='train',
+         trust='README: "fake human faces" gathered by its crawler; images.txt lists every source URL on the '
+               'generated-faces site'),
+    dict(name='dinablachman__realorfake__real', repo='dinablachman/realorfake', cls='real',
+         licence='FFHQ: CC BY-NC-SA 4.0 (each image keeps its Flickr licence)', include=r'^data/real/[^/]+\.(jpe?g|png)$',
+         generator='photo of a person (FFHQ: Flickr photos, aligned 1024x1024 face crops, re-saved by PIL)',
+         history=False,
+         how='the first 600 images of the marcosv/ffhq-dataset stream (load_real.py), JPEG 1024x1024: the real side '
+             'with the same framing as the StyleGAN faces above', split='train',
+         trust='README: "real: FFHQ dataset" (Karras et al. 2019: Flickr photos, aligned and cropped faces)'),
+]
+
+# The Data 2.3 sources (everything from the first Data 2.3 entry on).
+DATA23 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index('modelscope__facechain'):])

@@ -52,13 +52,15 @@ def do_train(args):
     os.makedirs(S.CACHE, exist_ok=True)
     if args.data22:  # Data 2.2's training sources (real portraits) alone
         files = S.train_subsample(args.total, args.seed, data22='only')
+    elif args.data23:  # Data 2.3's training sources (StyleGAN faces, FFHQ's real faces) alone
+        files = S.train_subsample(args.total, args.seed, data23='only')
     else:
         files = S.train_subsample(args.total, args.seed, data21=bool(args.only_sources))
     if args.only_sources:  # a cache of some sources' files only (e.g. sources added after a cache was built), kept
         # apart and read beside it through SEM_EXTRA_CACHES
         files = [f for f in files if re.search(args.only_sources, f[1])]
     srcs = sorted({s for _, s, _ in files})
-    meta = dict(total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -147,6 +149,7 @@ def main():
                     help='share of views written as palette PNGs by transforms.py (both classes; default 0 = as before)')
     ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
     ap.add_argument('--data22', action='store_true', help='Data 2.2\'s training sources (real portraits) only')
+    ap.add_argument('--data23', action='store_true', help='Data 2.3\'s training sources (StyleGAN / FFHQ faces) only')
     ap.add_argument('--face-crops', action='store_true',
                     help='only files with a face (portraits.py), each seen as a 200x200 crop of its largest face, '
                          'both classes (the AI counterpart of UTKFace\'s crops)')

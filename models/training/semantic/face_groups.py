@@ -15,7 +15,7 @@ import card_v1
 import portraits_check as PC
 import portraits
 
-RUN = 'f22-f3'
+RUN = os.environ.get('FG_RUN', 'f22-f3')  # another fused run: FG_RUN=f3-v2 face_groups.py TAGS.json
 V = ('val_raw', 'val21_raw', 'valpt_raw', 'val_tx', 'val21_tx', 'valpt_tx')
 
 

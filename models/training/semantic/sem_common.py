@@ -35,7 +35,8 @@ SPLIT = os.environ.get('SEM_SPLIT', 'mixed8' if MODEL == 'inception_v3' else 'bl
 Image.MAX_IMAGE_PIXELS = 60_000_000
 EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette',
              'val21_raw', 'val21_tx', 'd21train_raw',  # val21_*: the validation sources added by Data 2.1 (eval_v1.val21_files)
-             'valpt_raw', 'valpt_tx', 'valface_raw')  # valface_raw: eval_v1.valface_files; valpt_*: Data 2.2's validation sources, real portraits (eval_v1.valpt_files)
+             'valpt_raw', 'valpt_tx', 'valface_raw',
+             'val23_raw')  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)  # valface_raw: eval_v1.valface_files; valpt_*: Data 2.2's validation sources, real portraits (eval_v1.valpt_files)
 
 
 def decode(data):
@@ -75,7 +76,7 @@ def eval_files(name):
 
 
 def eval_input(name, data, abspath):
-    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw'):
+    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw', 'val23_raw'):
         return decode(data)
     if name == 'valface_raw':
         import eval_v1
@@ -105,12 +106,12 @@ def parity_files():
     return pick
 
 
-def train_subsample(total=6000, seed=0, data21=False, data22=False):
+def train_subsample(total=6000, seed=0, data21=False, data22=False, data23=False):
     """Training files (crops_v1.training_files('train'): Data 2.0 train sources + shared/datasets/train minus its
     held-out sources), subsampled per source: each class gets total/2 images, a source's share ~ sqrt(its size)
     (capped at its size), as train_v1.py weights sources."""
     import crops_v1
-    files = [f for f in crops_v1.training_files('train', data21, data22) if not f[2].lower().endswith(('.heic', '.heif'))]
+    files = [f for f in crops_v1.training_files('train', data21, data22, data23) if not f[2].lower().endswith(('.heic', '.heif'))]
     by = {}
     for f in files:
         by.setdefault((f[0], f[1]), []).append(f)
