@@ -130,6 +130,53 @@ def augment(xb, nprng):
     return (x - mean) / std
 
 
+def unfold_bn(model, pool, batches=16, n=32):
+    """A folded checkpoint (onnx_to_ckpt.py: each BatchNorm the identity plus the folded bias b) computes z + b in eval
+    mode, but in train mode its BatchNorms would normalise z by the batch's statistics: another function. Give each
+    BatchNorm the statistics (mu, var) of its input z over a few batches of augmented training crops, and gamma =
+    sqrt(var + eps), beta = mu + b: then train mode computes about z + b for a typical batch, and eval mode exactly z + b
+    (running_mean mu, running_var var). Calibration batches come from their own generator (seed 0): the run's random
+    streams are untouched."""
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    acc = {m: [0.0, 0.0, 0] for m in bns}
+
+    def hook(m, inp, _out):
+        z = inp[0].detach().double()
+        acc[m][0] = acc[m][0] + z.sum((0, 2, 3))
+        acc[m][1] = acc[m][1] + (z * z).sum((0, 2, 3))
+        acc[m][2] += z.shape[0] * z.shape[2] * z.shape[3]
+
+    hs = [m.register_forward_hook(hook) for m in bns]
+    model.eval()
+    cal = np.random.default_rng(0)
+    with torch.no_grad():
+        xs = [augment(pool.batch(n, cal)[0], cal) for _ in range(batches)]
+        before = [model(x) for x in xs]
+    for h in hs:
+        h.remove()
+    with torch.no_grad():
+        for m in bns:
+            s1, s2, k = acc[m]
+            mu = (s1 / k).float()
+            var = (s2 / k - (s1 / k) ** 2).clamp_min(0).float()
+            b = m.bias.detach().clone()
+            m.weight.copy_(torch.sqrt(var + m.eps))
+            m.bias.copy_(mu + b)
+            m.running_mean.copy_(mu)
+            m.running_var.copy_(var)
+        d_eval = max(float((model(x) - b).abs().max()) for x, b in zip(xs, before))
+        saved = {m: (m.running_mean.clone(), m.running_var.clone()) for m in bns}
+        model.train()
+        model.drop.eval()
+        d_train = float(torch.cat([(model(x) - b).abs().flatten() for x, b in zip(xs, before)]).median())
+        for m in bns:  # the train-mode check moved the running statistics: put them back
+            m.running_mean.copy_(saved[m][0])
+            m.running_var.copy_(saved[m][1])
+    model.train()
+    print('unfolded %d BatchNorms: eval-mode logits max |diff| %.2e, train-mode (batch statistics) median |diff| %.3f'
+          % (len(bns), d_eval, d_train), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('run')
@@ -145,6 +192,8 @@ def main():
     ap.add_argument('--init', help='RUN/ckpt.pt: start from these weights (model and EMA), new optimiser and schedule')
     ap.add_argument('--crops', default='crops1', help='comma-separated crop caches under .cache/')
     ap.add_argument('--warmup', type=int, default=100)
+    ap.add_argument('--unfold-bn', action='store_true', help='with --init of a folded checkpoint (onnx_to_ckpt.py): '
+                    'give its BatchNorms statistics so that train mode starts from the same function')
     ap.add_argument('--palette', type=float, default=0.0, help='share of crops dithered to a 64-256 colour palette')
     args = ap.parse_args()
     CROP_DIRS[:] = [os.path.join(common.CACHE, c) for c in args.crops.split(',')]
@@ -162,9 +211,11 @@ def main():
     nprng = np.random.default_rng(args.seed)
     step = 0
     ck = os.path.join(out, 'ckpt.pt')
-    if args.init and not os.path.exists(ck):
+    init_now = args.init and not os.path.exists(ck)
+    if init_now:
         st = torch.load(os.path.join(common.RUNS, args.init))
-        model.load_state_dict(st['model'])
+        # a checkpoint rebuilt from the shipped ONNX (onnx_to_ckpt.py) holds only 'ema' and has its BatchNorms folded
+        model.load_state_dict(st.get('model', st['ema']))
         ema.load_state_dict(st['ema'])
         print('initialised from', args.init, 'step', st['step'], flush=True)
     if os.path.exists(ck):
@@ -180,6 +231,9 @@ def main():
     cfg = dict(vars(args), params=count_params(model), crop=192, widths=widths)
     json.dump(cfg, open(os.path.join(out, 'config.json'), 'w'), indent=1)
     pool = Pool(rng, args.frac)
+    if init_now and args.unfold_bn:
+        unfold_bn(model, pool)
+        ema.load_state_dict(model.state_dict())
     log = open(os.path.join(out, 'log.jsonl'), 'a')
     t0 = time.time()
     seen_loss = []

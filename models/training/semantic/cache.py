@@ -60,7 +60,11 @@ def do_train(args):
         # apart and read beside it through SEM_EXTRA_CACHES
         files = [f for f in files if re.search(args.only_sources, f[1])]
     srcs = sorted({s for _, s, _ in files})
-    meta = dict(total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    prep = None
+    if args.prep:
+        rx, size, q = args.prep.rsplit(':', 2)
+        prep = (rx, int(size), int(q))
+    meta = dict(prep=args.prep, total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -82,6 +86,11 @@ def do_train(args):
             try:
                 data = open(path, 'rb').read()
                 im = S.transforms.open_image(data).convert('RGB')
+                if prep and re.search(prep[0], src):  # bring a source to another's size and encoding first (--prep)
+                    im.thumbnail((prep[1], prep[1]), Image.LANCZOS)
+                    buf = io.BytesIO()
+                    im.save(buf, 'JPEG', quality=prep[2])
+                    im = Image.open(io.BytesIO(buf.getvalue())).convert('RGB')
                 if args.face_crops:  # only files with a face, seen as a UTKFace-like crop of it (the pipeline's
                     # orientation: open_image leaves EXIF orientation unapplied, so turned faces are simply not found)
                     boxes = portraits.face_boxes(im)
@@ -149,6 +158,9 @@ def main():
                     help='share of views written as palette PNGs by transforms.py (both classes; default 0 = as before)')
     ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
     ap.add_argument('--data22', action='store_true', help='Data 2.2\'s training sources (real portraits) only')
+    ap.add_argument('--prep', default='', help='REGEX:SIZE:Q: files of sources matching REGEX are first brought to at '
+                    'most SIZE px (Lanczos) and JPEG quality Q, e.g. FFHQ\'s 1024-px q75 real faces to the 512-px q90 '
+                    'JPEGs its StyleGAN counterpart was served as, so that size and encoding are not the signal')
     ap.add_argument('--data23', action='store_true', help='Data 2.3\'s training sources (StyleGAN / FFHQ faces) only')
     ap.add_argument('--face-crops', action='store_true',
                     help='only files with a face (portraits.py), each seen as a 200x200 crop of its largest face, '

@@ -151,7 +151,7 @@ def main():
 
     have = [n for n in FLIPS if scored_by_all(n)]
     more = tuple(n for n in ('modern_palette', 'd21train_raw', 'valface_raw', 'val21_raw', 'val21_tx', 'valpt_raw',
-                             'valpt_tx') if n not in VAL and scored_by_all(n))  # the full fit on sets outside the fit
+                             'valpt_tx', 'val23_raw') if n not in VAL and scored_by_all(n))  # the full fit on sets outside the fit
     for name in VAL + MODERN + more + tuple(have):
         if name in FLIPS:
             tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir) if t[1] in loso]
