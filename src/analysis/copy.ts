@@ -216,7 +216,7 @@ export const FINDING_COPY = {
   'pixels.not_photographic': (f) =>
     `The picture is mostly flat colour and hard edges (${pct(num(f, 'flat'))} of it flat), as screenshots, charts, logos and pages are, or a studio shot on a plain background: the pixel detector was calibrated on photographs, so its score here is not used either way.`,
   'pixels.portrait': (f) =>
-    `A face spans ${pct(num(f, 'faceShare'))} of the picture's shorter side, so it is read as a portrait: the pixel detector's scores run higher on real portraits than on other photos, and portraits point to AI with high confidence only from ${pct(num(f, 'highAi'))} (other photos from ${pct(num(f, 'otherHighAi'))}).`,
+    `A face spans ${pct(num(f, 'faceShare'))} of the picture's shorter side, so it is read as a portrait: the pixel detector's scores run higher on real portraits than on other photos, and portraits point to AI with high confidence only from ${pct(num(f, 'highAi'))} (other photos from ${pct(num(f, 'otherHighAi'))}). It rarely catches faces made by GANs (the "this person does not exist" kind): that a portrait is not called AI does not clear it.`,
   'pixels.skipped': (f) => `Not scored: ${text(f, 'items')}${num(f, 'count') > 4 ? '; ...' : ''}.`,
 
   // provenance: a generator named by the metadata (weight 1: decides on its own)

@@ -26,4 +26,5 @@ test('a genuine portrait scored above the other pictures\' bar is not called AI-
   await expect(card.locator('[data-testid="dimension"][data-key="ai_detection"]')).toHaveAttribute('data-band', 'inconclusive');
   await expect(card).toContainText(/A face spans 30% of the picture's shorter side, so it is read as a portrait/);
   await expect(card).toContainText(`portraits point to AI with high confidence only from ${Math.round(MODEL.portraits!.thresholds.highAi * 100)}%`);
+  await expect(card).toContainText('It rarely catches faces made by GANs');
 });
