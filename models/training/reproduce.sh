@@ -129,3 +129,34 @@ npx tsx face_tags.ts semantic/results/face-tags.json --short-side 320 --scale-fa
   && SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.5.0 --keep-semantic \
        --guard --pixels-decide --val21 --valpt --portraits results/face-tags.json)
 node bench-speed.mjs
+# 13. Eighth session (nothing shipped; MODEL_CARD.md "After 1.5.0"): Data 2.3 (AI portraits to measure on, StyleGAN /
+#     FFHQ faces for a face run), the artefact network fine-tuned on Data 2.1 (v2-d21) and two content-model face runs
+#     (inc-gan, inc-gan2), each fused as 1.5.0 is and compared with it on validation, per face group, on Data 2.3
+(cd data && $PY build_manifests.py /work/.mirror && $PY restore.py /work/.mirror && $PY sources_table.py)
+for k in 0 1; do CROPS_PART=$k/2 $PY crops_v1.py 0 & done; wait
+for p in 0 1; do $PY crops_v1.py --d21 $p & done; wait
+TORCH_THREADS=2 $PY train_v1.py v2-d21 --init v1-ft-data2/ckpt-onnx.pt --unfold-bn --npr --crops crops1,crops3 --steps 1000 \
+  --lr 5e-4 --warmup 50 --palette 0.3 --swap-every 60
+EVAL_PER_SOURCE=40 $PY eval_v1.py v2-d21 --sets val_raw,val21_raw,modern_raw,val_tx,val21_tx,modern_jpeg90
+$PY eval_v1.py v2-d21 --sets valpt_raw,valpt_tx,val23_raw
+$PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets val23_raw
+(cd semantic && $PY onnx_scores.py --sets val23_raw --run sem7-all \
+  && export SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && $PY cache.py eval --sets val23_raw && $PY rescore.py inc-m10 --sets val23_raw \
+  && SEM_CACHE=inception_m8_gan $PY cache.py train --data23 --total 12000 --views 1 --palette 0.25 \
+  && SEM_CACHE=inception_m8_gan2 $PY cache.py train --data23 --total 12000 --views 1 --palette 0.25 \
+       --prep 'realorfake__real:512:90' \
+  && SEM_EXTRA_CACHES=inception_m8_gan $PY train.py inc-gan --train-from mixed10 --epochs 3 \
+  && SEM_EXTRA_CACHES=inception_m8_gan2 $PY train.py inc-gan2 --train-from mixed10 --epochs 3)
+(cd guard && $PY measure.py --sets val23_raw)
+$PY -c "import json; json.dump({r['path']: None for r in json.load(open('runs/v1-ft-data2/scores-val23_raw.json'))['rows']}, open('.cache/val23-paths.json', 'w'))"
+npx tsx face_tags.ts semantic/results/face-tags-val23.json --from .cache/val23-paths.json
+(cd semantic && $PY -c "import json; a = json.load(open('results/face-tags.json')); a['tags'].update(json.load(open('results/face-tags-val23.json'))['tags']); json.dump(a, open('results/face-tags-all.json', 'w'))" \
+  && $PY fuse.py sem7-all f3-v2 --features all3 --sem2 inc-m10 --artefact $PWD/../runs/v2-d21 --val21 --valpt --fit-on val_tx \
+  && for r in gan gan2; do $PY fuse.py sem7-all f3-$r --features all3 --sem2 inc-$r --val21 --valpt --fit-on val_tx; done \
+  && $PY val21.py table f22-f3 f3-v2 f3-gan f3-gan2 \
+  && for r in v2 gan gan2; do $PY val21.py paired f22-f3 f3-$r && FG_RUN=f3-$r $PY face_groups.py results/face-tags-all.json; done \
+  && $PY face_groups.py results/face-tags-all.json)
+(cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources 'facechain|AgeGAN' --out data23-small-v150 \
+  && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources 'Religious-Bias|FakeFaces' --limit 300 \
+       --out data23-large-v150)
