@@ -6,8 +6,9 @@
 #   - 'native': random crops at the original resolution (no resampling: the generator's own pixel grid, the camera's
 #     own noise), each re-encoded by one class-independent encoder draw (JPEG q60-98 any subsampling / WebP q60-95 /
 #     left lossless).
-# Usage: nice -n 19 python3 crops_v1.py [--new | --d21] PASS [PASS...]   (pass = seed; each pass writes <pass>_<shard>.npz;
-#        --new: Data 2.0's new training sources into crops2/, --d21: Data 2.1's training sources into crops3/)
+# Usage: nice -n 19 python3 crops_v1.py [--new | --d21 | --d23] PASS [PASS...]   (pass = seed; each pass writes <pass>_<shard>.npz;
+#        --new: Data 2.0's new training sources into crops2/, --d21: Data 2.1's training sources into crops3/,
+#        --d23: Data 2.3's training faces into crops4/)
 import io
 import json
 import os
@@ -119,11 +120,20 @@ def open_any(data):
         return im
 
 
+PREP = None  # (source regex, size, JPEG quality): --d23 brings FFHQ's 1024-px q75 real faces to the 512-px q90 JPEGs
+#              its StyleGAN counterpart was served as, before any crop (size and encoding must not be the signal)
+
+
 def crops_for(path, seed):
     r = transforms.rng_for('crops1-%d' % seed, path)
     with open(path, 'rb') as f:
         data = f.read()
     im = open_any(data).convert('RGB')
+    if PREP and PREP[0] in path:
+        im.thumbnail((PREP[1], PREP[1]), Image.LANCZOS)
+        buf = io.BytesIO()
+        im.save(buf, 'JPEG', quality=PREP[2])
+        im = Image.open(io.BytesIO(buf.getvalue())).convert('RGB')
     res = []
     b, _ = transforms.transform(im, 'crops1-%d' % seed, path)
     t = np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))
@@ -135,7 +145,7 @@ def crops_for(path, seed):
 
 
 def main():
-    global OUT
+    global OUT, PREP
     args = sys.argv[1:]
     files = training_files('train')
     if args and args[0] == '--new':
@@ -143,6 +153,12 @@ def main():
         old = set(json.load(open(os.path.join(OUT, 'index.json')))['sources'])
         files = [f for f in files if f[1] not in old]
         OUT = os.path.join(common.CACHE, 'crops2')
+        args = args[1:]
+    elif args and args[0] == '--d23':
+        # Data 2.3's training faces (StyleGAN faces, FFHQ's real faces brought to their size and quality), into crops4/
+        PREP = ('realorfake__real', 512, 90)
+        files = training_files('train', data23='only')
+        OUT = os.path.join(common.CACHE, 'crops4')
         args = args[1:]
     elif args and args[0] == '--d21':
         # Data 2.1's training sources alone (house listing photos, an imaging library's camera files, API outputs of

@@ -160,3 +160,8 @@ npx tsx face_tags.ts semantic/results/face-tags-val23.json --from .cache/val23-p
 (cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources 'facechain|AgeGAN' --out data23-small-v150 \
   && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources 'Religious-Bias|FakeFaces' --limit 300 \
        --out data23-large-v150)
+# the probe v2-gan (not a candidate): v2-d21 resumed with Data 2.3's training faces at native resolution
+for p in 0 1; do $PY crops_v1.py --d23 $p & done; wait
+TORCH_THREADS=2 $PY train_v1.py v2-gan --init v2-d21/ckpt.pt --npr --crops crops1,crops3,crops4 --steps 300 --lr 2e-4 \
+  --warmup 20 --palette 0.3 --swap-every 60
+$PY eval_v1.py v2-gan --sets val23_raw,valpt_raw
