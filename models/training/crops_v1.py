@@ -13,6 +13,7 @@ import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -44,7 +45,7 @@ def training_files(split='train', data21=False, data22=False, data23=False):
     data21: False (default) leaves Data 2.1's sources out (every cache and run before them), True takes them too,
     'only' gives them alone (no shared/datasets/train files either). data22 does the same for Data 2.2's sources
     (real portraits, added after every cache and run of Data 2.1), independently: they are out unless it is True or
-    'only', and 'only' gives them alone."""
+    'only', and 'only' gives them alone. data23='only' gives Data 2.3's sources alone; every other list leaves them out."""
     out = []
     splits = v1_split()
     alone = 'only' in (data21, data22)
@@ -53,12 +54,7 @@ def training_files(split='train', data21=False, data22=False, data23=False):
         for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             if splits.get(src) != split:
                 continue
-            if src in data_sources.DATA23:  # Data 2.3 (faces): only in the lists that ask for it alone
-                if data23 == 'only':
-                    for p in sorted(os.listdir(os.path.join(d, src))):
-                        out.append((label, 'v1/' + src, os.path.join(d, src, p)))
-                continue
-            if data23 == 'only':
+            if (src in data_sources.DATA23) != (data23 == 'only'):  # Data 2.3 (faces): only in lists asking for it alone
                 continue
             if src in data_sources.DATA22:
                 if data22 not in (True, 'only'):
@@ -120,6 +116,16 @@ def open_any(data):
         return im
 
 
+def bring_to(im, size, quality):
+    """The picture at most `size` px on a side (Lanczos) and JPEG-encoded at `quality`, decoded again: one source's
+    files given another's size and encoding history before any view or crop, so neither is the signal."""
+    im = im.copy()
+    im.thumbnail((size, size), Image.LANCZOS)
+    buf = io.BytesIO()
+    im.save(buf, 'JPEG', quality=quality)
+    return Image.open(io.BytesIO(buf.getvalue())).convert('RGB')
+
+
 PREP = None  # (source regex, size, JPEG quality): --d23 brings FFHQ's 1024-px q75 real faces to the 512-px q90 JPEGs
 #              its StyleGAN counterpart was served as, before any crop (size and encoding must not be the signal)
 
@@ -129,11 +135,8 @@ def crops_for(path, seed):
     with open(path, 'rb') as f:
         data = f.read()
     im = open_any(data).convert('RGB')
-    if PREP and PREP[0] in path:
-        im.thumbnail((PREP[1], PREP[1]), Image.LANCZOS)
-        buf = io.BytesIO()
-        im.save(buf, 'JPEG', quality=PREP[2])
-        im = Image.open(io.BytesIO(buf.getvalue())).convert('RGB')
+    if PREP and re.search(PREP[0], path):
+        im = bring_to(im, PREP[1], PREP[2])
     res = []
     b, _ = transforms.transform(im, 'crops1-%d' % seed, path)
     t = np.asarray(Image.open(io.BytesIO(b)).convert('RGB'))

@@ -23,6 +23,7 @@ from PIL import Image
 import keras_torch
 import sem_common as S
 import portraits  # noqa: E402 - sem_common put the training folder on the path
+import crops_v1  # noqa: E402
 
 SHARD = 250
 
@@ -87,10 +88,7 @@ def do_train(args):
                 data = open(path, 'rb').read()
                 im = S.transforms.open_image(data).convert('RGB')
                 if prep and re.search(prep[0], src):  # bring a source to another's size and encoding first (--prep)
-                    im.thumbnail((prep[1], prep[1]), Image.LANCZOS)
-                    buf = io.BytesIO()
-                    im.save(buf, 'JPEG', quality=prep[2])
-                    im = Image.open(io.BytesIO(buf.getvalue())).convert('RGB')
+                    im = crops_v1.bring_to(im, prep[1], prep[2])
                 if args.face_crops:  # only files with a face, seen as a UTKFace-like crop of it (the pipeline's
                     # orientation: open_image leaves EXIF orientation unapplied, so turned faces are simply not found)
                     boxes = portraits.face_boxes(im)

@@ -35,8 +35,8 @@ SPLIT = os.environ.get('SEM_SPLIT', 'mixed8' if MODEL == 'inception_v3' else 'bl
 Image.MAX_IMAGE_PIXELS = 60_000_000
 EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette',
              'val21_raw', 'val21_tx', 'd21train_raw',  # val21_*: the validation sources added by Data 2.1 (eval_v1.val21_files)
-             'valpt_raw', 'valpt_tx', 'valface_raw',
-             'val23_raw')  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)  # valface_raw: eval_v1.valface_files; valpt_*: Data 2.2's validation sources, real portraits (eval_v1.valpt_files)
+             'valpt_raw', 'valpt_tx', 'valface_raw',  # valface_raw: eval_v1.valface_files; valpt_*: Data 2.2's validation sources, real portraits (eval_v1.valpt_files)
+             'val23_raw')  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)
 
 
 def decode(data):
