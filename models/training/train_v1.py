@@ -22,6 +22,7 @@ from safe_model import SafeNet, count_params
 
 CROPS = os.path.join(common.CACHE, 'crops1')
 CROP_DIRS = [CROPS]
+SHARES = {}  # crop cache dir -> share of each class's half of a batch (--share): such a cache stays loaded whole
 
 
 class Pool:
@@ -31,10 +32,12 @@ class Pool:
     def __init__(self, rng, frac, n_shards=14, swap=3):
         self.rng, self.frac, self.n, self.swap = rng, frac, n_shards, swap
         self.loaded = {}
-        self.sources, self.offset = [], {}
+        self.sources, self.offset, self.n_src = [], {}, {}
         for d in CROP_DIRS:  # each cache numbers its own sources: shards of later caches are offset
             self.offset[d] = len(self.sources)
-            self.sources += json.load(open(os.path.join(d, 'index.json')))['sources']
+            srcs = json.load(open(os.path.join(d, 'index.json')))['sources']
+            self.n_src[d] = len(srcs)
+            self.sources += srcs
         self.refresh(initial=True)
 
     def available(self):
@@ -56,12 +59,17 @@ class Pool:
         av = self.available()
         if not av:
             raise SystemExit('no crop shards in ' + CROPS)
+        pinned = [p for p in av if os.path.dirname(p) in SHARES]
+        for p in pinned:
+            if p not in self.loaded:
+                self.loaded[p] = self._load(p)
         if not initial:
-            for p in self.rng.sample(sorted(self.loaded), min(self.swap, len(self.loaded))):
+            swappable = sorted(p for p in self.loaded if p not in pinned)
+            for p in self.rng.sample(swappable, min(self.swap, len(swappable))):
                 del self.loaded[p]
         fresh = [p for p in av if p not in self.loaded]
         self.rng.shuffle(fresh)
-        for p in fresh[:max(0, self.n - len(self.loaded))]:
+        for p in fresh[:max(0, self.n + len(pinned) - len(self.loaded))]:
             self.loaded[p] = self._load(p)
         xs, ys, ss = zip(*self.loaded.values())
         self.x = np.concatenate(xs)
@@ -74,7 +82,20 @@ class Pool:
             srcs, counts = np.unique(self.s[m], return_counts=True)
             sw = {a: np.sqrt(c) / c for a, c in zip(srcs, counts)}
             ws = np.array([sw[a] for a in self.s[m]])
-            w[m] = 0.5 * ws / ws.sum()
+            # --share: a cache's samples get that share of the class's mass (sqrt weighting inside it), the rest the others
+            rest = np.ones(m.sum(), bool)
+            mass = np.zeros(m.sum())
+            left = 1.0
+            for d, share in SHARES.items():
+                lo, hi = self.offset[d], self.offset[d] + self.n_src[d]
+                inc = (self.s[m] >= lo) & (self.s[m] < hi)
+                if inc.any():
+                    mass[inc] = share * ws[inc] / ws[inc].sum()
+                    rest &= ~inc
+                    left -= share
+            if rest.any():
+                mass[rest] = left * ws[rest] / ws[rest].sum()
+            w[m] = 0.5 * mass / mass.sum()
         self.p = w / w.sum()
 
     def batch(self, n, nprng):
@@ -195,8 +216,14 @@ def main():
     ap.add_argument('--unfold-bn', action='store_true', help='with --init of a folded checkpoint (onnx_to_ckpt.py): '
                     'give its BatchNorms statistics so that train mode starts from the same function')
     ap.add_argument('--palette', type=float, default=0.0, help='share of crops dithered to a 64-256 colour palette')
+    ap.add_argument('--share', default='', help='CACHE=F[,...]: that crop cache (one of --crops) makes F of each class\'s '
+                    'half of every batch and stays loaded whole (a run built for a small cache, such as crops4\'s faces)')
     args = ap.parse_args()
     CROP_DIRS[:] = [os.path.join(common.CACHE, c) for c in args.crops.split(',')]
+    for kv in filter(None, args.share.split(',')):
+        c, f = kv.split('=')
+        assert c in args.crops.split(','), c
+        SHARES[os.path.join(common.CACHE, c)] = float(f)
     torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
     out = os.path.join(common.RUNS, args.run)
     os.makedirs(out, exist_ok=True)
