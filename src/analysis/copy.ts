@@ -217,6 +217,8 @@ export const FINDING_COPY = {
     `The picture is mostly flat colour and hard edges (${pct(num(f, 'flat'))} of it flat), as screenshots, charts, logos and pages are, or a studio shot on a plain background: the pixel detector was calibrated on photographs, so its score here is not used either way.`,
   'pixels.portrait': (f) =>
     `A face spans ${pct(num(f, 'faceShare'))} of the picture's shorter side, so it is read as a portrait: the pixel detector's scores run higher on real portraits than on other photos, and portraits point to AI with high confidence only from ${pct(num(f, 'highAi'))} (other photos from ${pct(num(f, 'otherHighAi'))}). It rarely catches faces made by GANs (the "this person does not exist" kind): that a portrait is not called AI does not clear it.`,
+  'pixels.ffhq_framing': (f) =>
+    `${f.page == null ? 'The picture' : `Page ${num(f, 'page')}${f.image == null ? '' : ` image ${num(f, 'image')}`}`} is square and its face is centred at ${pct(num(f, 'faceShare'))} of its side, exactly where StyleGAN's face generators (the "this person does not exist" kind) put every face. Face-dataset crops of real people are framed the same way, and camera or phone photos almost never are: check the person by other means: camera metadata alone does not clear it.`,
   'pixels.skipped': (f) => `Not scored: ${text(f, 'items')}${num(f, 'count') > 4 ? '; ...' : ''}.`,
 
   // provenance: a generator named by the metadata (weight 1: decides on its own)
@@ -319,6 +321,8 @@ export const FINDING_COPY = {
   'verdict.c2pa_ingredient_invalid': () => "An ingredient's Content Credentials fail validation, so the file's Content Credentials cannot show it is authentic.",
   'verdict.c2pa_invalid': () => 'The Content Credentials fail validation (tampered with or damaged), so the file cannot be called authentic.',
   'verdict.c2pa_decided': () => 'A trusted signature decided: the pixel reading does not override the cryptography.',
+  'verdict.capture_vs_framing': () =>
+    "The camera metadata would make this picture authentic, but its face is framed as generated faces are, so the metadata does not clear it.",
   'verdict.capture_resaved': () =>
     "A program saved the file again after the camera did, so the camera data no longer shows an unedited capture and does not count; a re-save alone does not show that the picture was changed.",
 } satisfies Record<string, (facts: Facts) => string>;

@@ -24,6 +24,8 @@ export interface FaceReading {
   faces: number;
   /** The largest face's side over the picture's shorter side (0 when none was found). */
   largest: number;
+  /** The largest face's centre as shares of the picture's width and height (null when none was found). */
+  centre: [number, number] | null;
 }
 
 /** The few OpenCV.js calls used here (the package's own types are too loose to help). */
@@ -96,6 +98,7 @@ export interface FaceFinder {
 }
 
 let cascades = 0;
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 /** Loads the cascade's XML (bytes already checked against the manifest) into OpenCV; refuses one that does not load. */
 export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParams): Promise<FaceFinder> {
@@ -138,11 +141,16 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
           throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);
         }
         let largest = 0;
+        let centre: [number, number] | null = null;
         for (let i = 0; i < found.size(); i++) {
           const r = found.get(i);
-          largest = Math.max(largest, Math.min(r.width, r.height) / short);
+          const side = Math.min(r.width, r.height) / short;
+          if (side > largest) {
+            largest = side;
+            centre = [round4((r.x + r.width / 2) / grey.width), round4((r.y + r.height / 2) / grey.height)];
+          }
         }
-        return { faces: found.size(), largest: Math.round(largest * 1e4) / 1e4 };
+        return { faces: found.size(), largest: round4(largest), centre };
       } finally {
         mat.delete();
         found.delete();

@@ -40,6 +40,7 @@ export const FUSION_CODES = {
   captureContradicted: 'verdict.capture_contradicted',
   captureResaved: 'verdict.capture_resaved',
   captureUnconfirmed: 'verdict.capture_unconfirmed',
+  captureVsFraming: 'verdict.capture_vs_framing',
   pixelsVsCapture: 'verdict.pixels_vs_capture',
   c2paEditedAfterSigning: 'verdict.c2pa_edited_after_signing',
   c2paInvalid: 'verdict.c2pa_invalid',
@@ -79,6 +80,8 @@ const C2PA_INGREDIENT_INVALID = 'provenance.c2pa.ingredient_invalid';
 const C2PA_LOWERING = new Set(['signingCredential.untrusted', 'signingCredential.expired', 'signingCredential.invalid', 'timeStamp.untrusted']);
 /** The capture detector's finding that the file is built as the camera its metadata names builds its files. */
 const CAPTURE_CONSISTENT = 'capture.consistent';
+/** A face framed as StyleGAN's FFHQ faces are (face-framing.ts): low capture evidence does not clear such a picture. */
+const FFHQ_FRAMING = 'pixels.ffhq_framing';
 /** Signs that the file was changed after capture: `authentic` is capped at medium when one is present. */
 const ALTERED = new Set(['provenance.editor', 'pdf.changed', 'provenance.c2pa.edited']);
 
@@ -107,7 +110,10 @@ const MORE_NOTES = 3;
  *    evidence counts only when no capture-consistency finding contradicts it (`capture.*` with weight > 0): then
  *    the file is `inconclusive`, and every contradiction is in the evidence, whatever the verdict. Camera EXIF counts
  *    only with `capture.consistent` (the maker's own quantization tables, a matching thumbnail or a phone's HEIF
- *    layout, and nothing against): EXIF alone is one exiftool command away from any file.
+ *    layout, and nothing against): EXIF alone is one exiftool command away from any file. A picture whose face is
+ *    framed as StyleGAN's FFHQ faces are (`pixels.ffhq_framing`) is not cleared by low capture evidence (camera EXIF,
+ *    a signature nobody vouches for): `inconclusive` with `verdict.capture_vs_framing`; a trusted signer's capture
+ *    still clears it (a recorded square crop is an edit, not a generator).
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
  * Content Credentials (C2PA) come first, because they are cryptography rather than words:
  * 0. A C2PA manifest that fails validation (signature, hashed URI, hard binding: a status finding of weight > 0) is
@@ -136,6 +142,7 @@ export function fuse(input: FusionInput): FusedVerdict {
   // A C2PA capture claim beside an ingredient whose manifest fails is no capture evidence (the detector gives none).
   const capture = contradictions.length || !confirmed || (c2paIngredients.length > 0 && claim !== undefined && C2PA_CAPTURE.has(claim.code)) ? undefined : claimed;
   const altered = findings.some((f) => ALTERED.has(f.code));
+  const framed = findings.some((f) => f.code === FFHQ_FRAMING);
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
   const pixelsDecide = findings.some((f) => f.code === PIXELS_DECIDE);
   const c2paFailures = findings.filter((f) => isC2paStatus(f.code) && f.weight > 0);
@@ -158,7 +165,7 @@ export function fuse(input: FusionInput): FusedVerdict {
     assessment = 'authentic';
     confidence = 'high';
     if (ai?.assessment === 'likely_ai') notes.push(note(FUSION_CODES.c2paDecided));
-  } else if (capture && ai && ai.assessment !== 'likely_ai') {
+  } else if (capture && ai && ai.assessment !== 'likely_ai' && !(framed && capture === 'low')) {
     assessment = 'authentic';
     confidence = capture === 'medium' ? (ai.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'high' : 'medium') : 'low';
     if (altered && confidence === 'high') confidence = 'medium';
@@ -171,6 +178,7 @@ export function fuse(input: FusionInput): FusedVerdict {
     if (c2paIngredients.length) notes.push(note(FUSION_CODES.c2paIngredientInvalid));
     else if (pixelsHighAi && claimed === 'medium') notes.push(note(FUSION_CODES.captureVsPixels));
     else if (pixelsDecide && capture) notes.push(note(FUSION_CODES.pixelsVsCapture));
+    else if (capture === 'low' && framed && ai?.assessment !== 'likely_ai') notes.push(note(FUSION_CODES.captureVsFraming));
     // A file a program only saved again is said to be re-saved, never contradicted (capture/signs.ts).
     if (claimed && contradictions.length) {
       notes.push(note(contradictions.every((f) => isResaveSign(f.code)) ? FUSION_CODES.captureResaved : FUSION_CODES.captureContradicted));

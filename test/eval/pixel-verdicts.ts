@@ -35,6 +35,8 @@ interface Row {
   guard: boolean;
   /** read against the portrait thresholds (the face check found a portrait-sized face: finding pixels.portrait) */
   portrait: boolean;
+  /** framed as StyleGAN's FFHQ faces are (finding pixels.ffhq_framing) */
+  framed: boolean;
 }
 
 function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> {
@@ -65,6 +67,7 @@ function summary(rows: Row[]) {
     error: share(rs, (r) => r.verdict.startsWith('error:')),
     notPhotographic: rs.filter((r) => r.guard).length,
     readAsPortrait: rs.filter((r) => r.portrait).length,
+    ffhqFramed: rs.filter((r) => r.framed).length,
   });
   const out: Record<string, unknown> = {};
   for (const variant of ['as is', 'JPEG q90'] as const) {
@@ -111,7 +114,7 @@ async function main() {
           // a file the product refuses to analyse is a result too (the API answers it with an error): kept, named
           const code = (e as { code?: string }).code ?? 'error';
           console.log('analysis failed:', f.path, variant, code, (e as Error).message);
-          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false, portrait: false });
+          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false, portrait: false, framed: false });
           continue;
         }
         const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
@@ -124,6 +127,7 @@ async function main() {
           score: ai?.score ?? null,
           guard: r.findings.some((x) => x.code === 'pixels.not_photographic'),
           portrait: r.findings.some((x) => x.code === 'pixels.portrait'),
+          framed: r.findings.some((x) => x.code === 'pixels.ffhq_framing'),
         });
       }
       if (rows.length % 50 === 0) console.log(rows.length, 'analyses');

@@ -7,6 +7,7 @@ import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { type ImageScore, scoreImage } from '../ai-detection.js';
 import type { RgbImage } from '../decode-image.js';
 import type { FaceReading } from '../face-finder.js';
+import { ffhqFramed } from '../face-framing.js';
 import type { LoadedModel } from '../model-session.js';
 import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
 import type { FactValue, Finding } from '../finding.js';
@@ -80,11 +81,21 @@ function portraitNote(manifest: ModelManifest, group: ThresholdGroup): Finding[]
   return [{ code: 'pixels.portrait', facts: { faceShare: group.faces.largest, highAi: group.thresholds.highAi, otherHighAi: manifest.thresholds.highAi }, weight: 0 }];
 }
 
+/**
+ * The note that a picture's face is framed as StyleGAN's FFHQ faces are (face-framing.ts; weight 0: it accuses
+ * nothing, but fusion lets no camera EXIF clear such a picture); `where` locates the image in a PDF.
+ */
+export const FRAMING = 'pixels.ffhq_framing';
+export function framingNote(image: { width: number; height: number }, faces: FaceReading | null, where: Record<string, FactValue> = {}): Finding[] {
+  if (!faces?.centre || !ffhqFramed(image.width, image.height, faces)) return [];
+  return [{ code: FRAMING, facts: { faceShare: faces.largest, centreX: faces.centre[0], centreY: faces.centre[1], ...where }, weight: 0 }];
+}
+
 async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
   const image = ctx.image!;
   const { scored, group } = await scoreAndGroup(ctx.model, image, { kind: 'image' }, ctx.signal);
   let dimension = aiDimension(scored.score, group.thresholds);
-  const notes: Finding[] = portraitNote(ctx.model.manifest, group);
+  const notes: Finding[] = [...portraitNote(ctx.model.manifest, group), ...framingNote(image, group.faces)];
   const colours = distinctColours(image);
   if (colours <= LINE_ART_COLOURS) {
     // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
@@ -111,6 +122,7 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
   const regions: RegionGrid[] = [];
   let worst: { score: number; rank: number; dimension: Dimension; group: ThresholdGroup; where: Record<string, FactValue> } | null = null;
   const notPhotographic: string[] = [];
+  let framed: Finding[] = [];
   const survey = await surveyImages(ctx.pdf!, {
     signal,
     onRaster: async (r) => {
@@ -126,6 +138,8 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
         width: r.image.width,
         height: r.image.height,
       };
+      // any image of the document framed as a GAN face (the first one found is named), whichever image is the worst
+      if (!framed.length) framed = framingNote(r.image, group.faces, { page: r.page, image: where.image });
       if (readPhotoGuard(r.image)?.notPhotographic) {
         // a rendered page of text, a chart or a screenshot: its heatmap is shown, but its score is no reading
         const what = r.kind === 'pdf_page' ? `page ${r.page}` : `page ${r.page} image ${(r.imageIndex ?? 0) + 1}`;
@@ -143,8 +157,8 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
   const found = worst as { dimension: Dimension; group: ThresholdGroup; where: Record<string, FactValue> } | null;
   const dimension = found ? found.dimension : null;
   const findings: Finding[] = found
-    ? [pixelFinding(found.dimension, { ...found.where, count: regions.length }), ...portraitNote(model.manifest, found.group)]
-    : [{ code: 'pixels.no_raster', facts: {}, weight: 0 }];
+    ? [pixelFinding(found.dimension, { ...found.where, count: regions.length }), ...portraitNote(model.manifest, found.group), ...framed]
+    : [{ code: 'pixels.no_raster', facts: {}, weight: 0 }, ...framed];
   if (skipped.length) {
     findings.push({ code: 'pixels.skipped', facts: { items: skipped.slice(0, 4).join('; '), count: skipped.length }, weight: 0 });
   }

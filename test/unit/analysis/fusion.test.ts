@@ -137,6 +137,28 @@ describe('fuse', () => {
     expect(clash.display.description).toMatch(/disagree/);
   });
 
+  it('rule 3: a face framed as StyleGAN\'s FFHQ faces are is not cleared by camera EXIF or an unvouched signature; a trusted signer\'s capture still clears it', () => {
+    const FRAMED = finding('pixels.ffhq_framing', 0, { faceShare: 0.65, centreX: 0.5, centreY: 0.54 });
+    expect(fused(0.3, CAMERA_OK)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+    const v = writeVerdict(fused(0.3, [...CAMERA_OK, FRAMED]));
+    expect(Verdict.parse(v)).toBeTruthy();
+    expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(v.display.description).toMatch(/camera metadata would make this picture authentic, but its face is framed as generated faces are/);
+    expect(v.display.description).toMatch(/exactly where StyleGAN's face generators .* put every face/);
+    // an intact signature nobody vouches for is low evidence too
+    const UNTRUSTED = [finding('provenance.capture.c2pa_signed', -0.3), CONSISTENT];
+    expect(fused(0.3, UNTRUSTED)).toMatchObject({ assessment: 'authentic', confidence: 'low' });
+    expect(fused(0.3, [...UNTRUSTED, FRAMED])).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    // a trusted signer's capture (edits recorded) still decides; the framing is said but accuses nothing
+    const trusted = writeVerdict(fused(0.3, [...SIGNED_CAPTURE, FRAMED]));
+    expect(trusted).toMatchObject({ assessment: 'authentic', confidence: 'medium' });
+    expect(trusted.display.description).not.toMatch(/would make this picture authentic/);
+    expect(trusted.display.description).toMatch(/camera metadata alone does not clear it/);
+    // without capture evidence the framing changes nothing: inconclusive either way, and it never accuses
+    expect(fused(0.3, [FRAMED])).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(fused(0.05, [FRAMED])).toMatchObject({ assessment: 'inconclusive' });
+  });
+
   it('rule 4: nothing scoreable and no strong provenance is inconclusive, and says why', () => {
     const v = verdict(null);
     expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });

@@ -14,7 +14,9 @@ import { greyForFaces, loadFaceFinder, MAX_GREY_PIXELS } from '../../../src/anal
 import { FINDING_COPY } from '../../../src/analysis/copy.js';
 import { ModelManifest } from '../../../src/analysis/model-manifest.js';
 import { getModel } from '../../../src/analysis/model-session.js';
-import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, tempDir } from './fixtures.js';
+import { FFHQ_FRAMING, ffhqFramed } from '../../../src/analysis/face-framing.js';
+import sharp from 'sharp';
+import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, pdfWithJpeg, tempDir } from './fixtures.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
 const SELFIE = join(FIXTURES, 'portraits', 'phone-selfie-640x480.jpg');
@@ -42,7 +44,7 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     expect(selfie.faces).toBe(1);
     expect(selfie.largest).toBeGreaterThan(0.3); // a selfie: the face fills much of the frame
     expect((await read(OFFICIAL)).largest).toBeGreaterThan(0.2);
-    expect(await read(CHART)).toEqual({ faces: 0, largest: 0 });
+    expect(await read(CHART)).toEqual({ faces: 0, largest: 0, centre: null });
     // the same reading every time (the calibration's tags were made by this code)
     expect(await read(SELFIE)).toEqual(selfie);
   });
@@ -54,7 +56,7 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     const grey = await greyForFaces(strip, spec.shortSide);
     expect(grey.width * grey.height).toBeLessThanOrEqual(MAX_GREY_PIXELS);
     expect(grey.width / grey.height).toBeCloseTo(10_000, -2); // the aspect is kept
-    expect(await finder.find(strip)).toEqual({ faces: 0, largest: 0 });
+    expect(await finder.find(strip)).toEqual({ faces: 0, largest: 0, centre: null });
   });
 
   it('a cascade OpenCV cannot read is refused by name', async () => {
@@ -72,15 +74,15 @@ describe('threshold groups', () => {
   });
   it('a face of at least minFace of the shorter side makes a portrait, read against the portrait thresholds and calibration; anything less, or no face check, the rest', () => {
     const p = m.portraits!;
-    const at = thresholdGroup(m, { faces: 1, largest: p.minFace });
+    const at = thresholdGroup(m, { faces: 1, largest: p.minFace, centre: [0.5, 0.5] });
     expect(at.portrait).toBe(true);
     expect(at.thresholds).toEqual(p.thresholds);
     expect(at.calibration).toMatchObject({ pixelsDecide: m.calibration!.pixelsDecide, realAtHighAi: p.calibration.realAtHighAi });
-    const below = thresholdGroup(m, { faces: 3, largest: p.minFace - 0.0001 });
+    const below = thresholdGroup(m, { faces: 3, largest: p.minFace - 0.0001, centre: [0.5, 0.5] });
     expect(below.portrait).toBe(false);
     expect(below.thresholds).toEqual(m.thresholds);
     expect(thresholdGroup(m, null).thresholds).toEqual(m.thresholds);
-    expect(thresholdGroup({ ...m, portraits: undefined }, { faces: 1, largest: 0.9 }).portrait).toBe(false);
+    expect(thresholdGroup({ ...m, portraits: undefined }, { faces: 1, largest: 0.9, centre: [0.5, 0.5] }).portrait).toBe(false);
     // what the split is for: the portraits' bar to an accusation is the higher one
     expect(p.thresholds.highAi).toBeGreaterThan(m.thresholds.highAi);
   });
@@ -149,5 +151,71 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
     const bad = await fail(dirWith('bad-cascade', tampered));
     expect(bad?.message).toMatch(new RegExp(`haarcascade_frontalface_alt2\\.xml does not match its manifest \\(sha256 ${createHash('sha256').update(tampered).digest('hex')}`));
     await closeAnalysis(); // the next test loads the shipped model again
+  });
+});
+
+describe('FFHQ framing (the square, centred face StyleGAN generators draw)', () => {
+  const at = (x: number, y: number, side: number) => ({ faces: 1, largest: side, centre: [x, y] as [number, number] });
+  it('fires only for a square picture whose largest face sits at FFHQ\'s place and size', () => {
+    const f = FFHQ_FRAMING;
+    expect(ffhqFramed(1024, 1024, at(0.5, 0.545, 0.65))).toBe(true);
+    expect(ffhqFramed(1024, 1024, at(f.centreX + f.toleranceX - 0.001, f.centreY - f.toleranceY + 0.001, f.minSide))).toBe(true);
+    expect(ffhqFramed(1024, 1024, at(f.centreX + f.toleranceX + 0.002, 0.545, 0.65))).toBe(false);
+    expect(ffhqFramed(1024, 1024, at(0.5, f.centreY + f.toleranceY + 0.002, 0.65))).toBe(false);
+    expect(ffhqFramed(1024, 1024, at(0.5, 0.545, f.minSide - 0.01))).toBe(false);
+    expect(ffhqFramed(1024, 1024, at(0.5, 0.545, f.maxSide + 0.01))).toBe(false);
+    // not square (a 4:3 photo, or a square with 2 % more height)
+    expect(ffhqFramed(1024, 768, at(0.5, 0.545, 0.65))).toBe(false);
+    expect(ffhqFramed(1000, 1021, at(0.5, 0.545, 0.65))).toBe(false);
+    expect(ffhqFramed(1000, 1009, at(0.5, 0.545, 0.65))).toBe(true);
+    expect(ffhqFramed(1024, 1024, { faces: 0, largest: 0, centre: null })).toBe(false);
+    expect(ffhqFramed(1024, 1024, null)).toBe(false);
+  });
+});
+
+describe.skipIf(!HAS_MODEL)('FFHQ framing through the whole analysis (the real finder and model)', () => {
+  /** The official portrait cut square around its face: FFHQ's place and size (framed) or the face in a corner. */
+  async function squareCrop(framed: boolean): Promise<Buffer> {
+    const spec = shippedManifest().portraits!.finder;
+    const finder = await loadFaceFinder(readFileSync(join(SHIPPED_DIR, spec.file)), spec);
+    const buf = readFileSync(OFFICIAL);
+    const img = await decodeImageBuffer(buf, 'image/jpeg');
+    const r = await finder.find(img);
+    finder.close();
+    const faceSide = r.largest * Math.min(img.width, img.height);
+    const side = Math.round(faceSide / (framed ? 0.65 : 0.45));
+    const [cx, cy] = [r.centre![0] * img.width, r.centre![1] * img.height];
+    const left = Math.round(cx - (framed ? 0.5 : 0.7) * side);
+    const top = Math.round(cy - (framed ? 0.545 : 0.3) * side);
+    return sharp(buf).extract({ left, top, width: side, height: side }).resize(512, 512).jpeg({ quality: 90 }).toBuffer();
+  }
+
+  it('a real portrait cut as FFHQ frames faces is said to be framed as GAN faces are; the same portrait whole, or cut square with the face elsewhere, is not', async () => {
+    const framedPath = tmp.write('framed.jpg', await squareCrop(true));
+    const r = await analyseFile(framedPath, 'image/jpeg', { modelsDir: MODELS_DIR });
+    const note = r.findings.find((f) => f.code === 'pixels.ffhq_framing')!;
+    expect(note).toBeDefined();
+    expect(note.facts.faceShare as number).toBeGreaterThanOrEqual(FFHQ_FRAMING.minSide);
+    expect(Math.abs((note.facts.centreX as number) - 0.5)).toBeLessThanOrEqual(FFHQ_FRAMING.toleranceX);
+    expect(r.verdict.assessment).not.toBe('authentic');
+    const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
+    const words = d.findings!.map((f) => f.message).join(' ');
+    expect(words).toContain(FINDING_COPY['pixels.ffhq_framing'](note.facts));
+    expect(words).toMatch(/^.*The picture is square and its face is centred at \d+% of its side, exactly where StyleGAN's face generators/);
+    for (const path of [OFFICIAL, tmp.write('corner.jpg', await squareCrop(false))]) {
+      const other = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
+      expect(other.findings.map((f) => f.code)).toContain('pixels.portrait'); // a face was found and read as a portrait
+      expect(other.findings.map((f) => f.code)).not.toContain('pixels.ffhq_framing');
+    }
+  });
+
+  it('a PDF whose image is framed as GAN faces are says so, naming the page and image', async () => {
+    const jpeg = await squareCrop(true);
+    const path = tmp.write('framed.pdf', pdfWithJpeg(jpeg, 512, 512));
+    const r = await analyseFile(path, 'application/pdf', { modelsDir: MODELS_DIR });
+    const note = r.findings.find((f) => f.code === 'pixels.ffhq_framing')!;
+    expect(note).toBeDefined();
+    expect(note.facts).toMatchObject({ page: 1, image: 1 });
+    expect(FINDING_COPY['pixels.ffhq_framing'](note.facts)).toMatch(/^Page 1 image 1 is square and its face is centred/);
   });
 });
