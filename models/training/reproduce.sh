@@ -165,3 +165,19 @@ for p in 0 1; do $PY crops_v1.py --d23 $p & done; wait
 TORCH_THREADS=2 $PY train_v1.py v2-gan --init v2-d21/ckpt.pt --npr --crops crops1,crops3,crops4 --steps 300 --lr 2e-4 \
   --warmup 20 --palette 0.3 --swap-every 60
 $PY eval_v1.py v2-gan --sets val23_raw,valpt_raw
+# 14. Ninth session (nothing shipped; MODEL_CARD.md "After 1.5.0, ninth session"): v2-face, v2-d21 resumed with
+#     Data 2.3's training faces as 30 % of each class's half of every batch, fused as 1.5.0 is; then the FFHQ framing
+#     check the product ships (src/analysis/face-framing.ts) measured with the shipped face finder, and 1.5.0's
+#     pipeline on the held-out StyleGAN2 faces with it
+TORCH_THREADS=2 $PY train_v1.py v2-face --init v2-d21/ckpt.pt --npr --crops crops1,crops3,crops4 --share crops4=0.3 \
+  --steps 900 --lr 3e-4 --warmup 30 --palette 0.3 --swap-every 60
+$PY eval_v1.py v2-face --sets val23_raw,valpt_raw,valpt_tx,valface_raw
+EVAL_PER_SOURCE=40 $PY eval_v1.py v2-face --sets val_raw,val21_raw,modern_raw,val_tx,val21_tx,modern_jpeg90
+(cd semantic && $PY fuse.py sem7-all f3-face --features all3 --sem2 inc-m10 --artefact $PWD/../runs/v2-face --val21 --valpt \
+    --fit-on val_tx \
+  && $PY val21.py table f22-f3 f3-v2 f3-face > results/ninth-f3-face.txt \
+  && $PY val21.py paired f22-f3 f3-face >> results/ninth-f3-face.txt \
+  && FG_RUN=f3-face $PY face_groups.py results/face-tags-all.json >> results/ninth-f3-face.txt)
+(cd ../.. && npx tsx test/eval/face-framing.ts --per-source 40 \
+  && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources 'AgeGAN|realorfake__fake' \
+       --out data23-gan-v150-framing)
