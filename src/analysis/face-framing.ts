@@ -14,6 +14,9 @@
 // CelebA-style crops, a sketch); camera and phone originals 0 of 450.
 import type { FaceReading } from './face-finder.js';
 
+/** The finding that says a picture is so framed (weight 0: it accuses nothing; fusion rule 3 reads it). */
+export const FRAMING_FINDING = 'pixels.ffhq_framing';
+
 export const FFHQ_FRAMING = {
   /** The picture is square: width and height differ by at most this share of the longer side. */
   squareTolerance: 0.01,

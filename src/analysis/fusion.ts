@@ -5,6 +5,7 @@ import { detectorReading } from '../api/detector-bands.js';
 import type { ConfidenceLevel, Dimension, VerdictAssessment } from '../api/schemas.js';
 import { dimensionOf } from './copy.js';
 import { isResaveSign } from './capture/signs.js';
+import { FRAMING_FINDING } from './face-framing.js';
 import { isC2paStatus, type Finding } from './finding.js';
 import type { ModelManifest } from './model-manifest.js';
 
@@ -80,8 +81,6 @@ const C2PA_INGREDIENT_INVALID = 'provenance.c2pa.ingredient_invalid';
 const C2PA_LOWERING = new Set(['signingCredential.untrusted', 'signingCredential.expired', 'signingCredential.invalid', 'timeStamp.untrusted']);
 /** The capture detector's finding that the file is built as the camera its metadata names builds its files. */
 const CAPTURE_CONSISTENT = 'capture.consistent';
-/** A face framed as StyleGAN's FFHQ faces are (face-framing.ts): low capture evidence does not clear such a picture. */
-const FFHQ_FRAMING = 'pixels.ffhq_framing';
 /** Signs that the file was changed after capture: `authentic` is capped at medium when one is present. */
 const ALTERED = new Set(['provenance.editor', 'pdf.changed', 'provenance.c2pa.edited']);
 
@@ -142,7 +141,8 @@ export function fuse(input: FusionInput): FusedVerdict {
   // A C2PA capture claim beside an ingredient whose manifest fails is no capture evidence (the detector gives none).
   const capture = contradictions.length || !confirmed || (c2paIngredients.length > 0 && claim !== undefined && C2PA_CAPTURE.has(claim.code)) ? undefined : claimed;
   const altered = findings.some((f) => ALTERED.has(f.code));
-  const framed = findings.some((f) => f.code === FFHQ_FRAMING);
+  // a face framed as StyleGAN's FFHQ faces are (face-framing.ts): low capture evidence does not clear such a picture
+  const framed = findings.some((f) => f.code === FRAMING_FINDING);
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
   const pixelsDecide = findings.some((f) => f.code === PIXELS_DECIDE);
   const c2paFailures = findings.filter((f) => isC2paStatus(f.code) && f.weight > 0);

@@ -7,7 +7,7 @@ import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { type ImageScore, scoreImage } from '../ai-detection.js';
 import type { RgbImage } from '../decode-image.js';
 import type { FaceReading } from '../face-finder.js';
-import { ffhqFramed } from '../face-framing.js';
+import { ffhqFramed, FRAMING_FINDING } from '../face-framing.js';
 import type { LoadedModel } from '../model-session.js';
 import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
 import type { FactValue, Finding } from '../finding.js';
@@ -85,10 +85,9 @@ function portraitNote(manifest: ModelManifest, group: ThresholdGroup): Finding[]
  * The note that a picture's face is framed as StyleGAN's FFHQ faces are (face-framing.ts; weight 0: it accuses
  * nothing, but fusion lets no camera EXIF clear such a picture); `where` locates the image in a PDF.
  */
-export const FRAMING = 'pixels.ffhq_framing';
 export function framingNote(image: { width: number; height: number }, faces: FaceReading | null, where: Record<string, FactValue> = {}): Finding[] {
   if (!faces?.centre || !ffhqFramed(image.width, image.height, faces)) return [];
-  return [{ code: FRAMING, facts: { faceShare: faces.largest, centreX: faces.centre[0], centreY: faces.centre[1], ...where }, weight: 0 }];
+  return [{ code: FRAMING_FINDING, facts: { faceShare: faces.largest, centreX: faces.centre[0], centreY: faces.centre[1], ...where }, weight: 0 }];
 }
 
 async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
