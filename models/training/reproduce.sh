@@ -181,3 +181,13 @@ EVAL_PER_SOURCE=40 $PY eval_v1.py v2-face --sets val_raw,val21_raw,modern_raw,va
 (cd ../.. && npx tsx test/eval/face-framing.ts --per-source 40 \
   && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources 'AgeGAN|realorfake__fake' \
        --out data23-gan-v150-framing)
+# v2-more, the control for v2-face (no face share)
+TORCH_THREADS=2 $PY train_v1.py v2-more --init v2-d21/ckpt.pt --npr --crops crops1,crops3 --steps 900 --lr 3e-4 --warmup 30 \
+  --palette 0.3 --swap-every 60
+EVAL_PER_SOURCE=40 $PY eval_v1.py v2-more --sets val_raw,val21_raw,modern_raw,val_tx,val21_tx,modern_jpeg90
+$PY eval_v1.py v2-more --sets valpt_raw,val23_raw,valpt_tx,valface_raw
+(cd semantic && $PY fuse.py sem7-all f3-more --features all3 --sem2 inc-m10 --artefact $PWD/../runs/v2-more --val21 --valpt \
+    --fit-on val_tx \
+  && $PY val21.py table f22-f3 f3-v2 f3-face f3-more > results/ninth-f3-more.txt \
+  && $PY val21.py paired f22-f3 f3-more >> results/ninth-f3-more.txt \
+  && FG_RUN=f3-more $PY face_groups.py results/face-tags-all.json >> results/ninth-f3-more.txt)
