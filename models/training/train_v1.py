@@ -224,6 +224,7 @@ def main():
         c, f = kv.split('=')
         assert c in args.crops.split(','), c
         SHARES[os.path.join(common.CACHE, c)] = float(f)
+    assert sum(SHARES.values()) < 1, '--share: the shares leave nothing for the other caches'
     torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
     out = os.path.join(common.RUNS, args.run)
     os.makedirs(out, exist_ok=True)

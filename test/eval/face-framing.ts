@@ -12,8 +12,7 @@ import { loadFaceFinder, type FaceReading } from '../../src/analysis/face-finder
 import { FFHQ_FRAMING, ffhqFramed } from '../../src/analysis/face-framing.js';
 import { ModelManifest } from '../../src/analysis/model-manifest.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
-import { loadCorpus } from './capture-sets.js';
-import { arg, DATASETS, FORBIDDEN_AI_DIRS, REPO } from './capture-sets.js';
+import { arg, DATASETS, FORBIDDEN_AI_DIRS, loadCorpus, REPO } from './capture-sets.js';
 
 const PER_SOURCE = Number(arg('--per-source', '40'));
 const MIRRORS = arg('--mirrors', '/work/.mirror');

@@ -85,7 +85,7 @@ function portraitNote(manifest: ModelManifest, group: ThresholdGroup): Finding[]
  * The note that a picture's face is framed as StyleGAN's FFHQ faces are (face-framing.ts; weight 0: it accuses
  * nothing, but fusion lets no camera EXIF clear such a picture); `where` locates the image in a PDF.
  */
-export function framingNote(image: { width: number; height: number }, faces: FaceReading | null, where: Record<string, FactValue> = {}): Finding[] {
+function framingNote(image: { width: number; height: number }, faces: FaceReading | null, where: Record<string, FactValue> = {}): Finding[] {
   if (!faces?.centre || !ffhqFramed(image.width, image.height, faces)) return [];
   return [{ code: FRAMING_FINDING, facts: { faceShare: faces.largest, centreX: faces.centre[0], centreY: faces.centre[1], ...where }, weight: 0 }];
 }
