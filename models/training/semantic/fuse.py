@@ -28,21 +28,24 @@ def load(run_dir, name):
     return {r['path']: r for r in json.load(open(os.path.join(run_dir, 'scores-%s.json' % name)))['rows']}
 
 
-def pairs(sem_dir, art_dir, name, sem2_dir=None):
-    """(label, source, path, semantic logit, artefact logit, artefact row[, second semantic logit]) of the files
-    every run scored."""
+def pairs(sem_dir, art_dir, name, sem2_dir=None, art2_dir=None):
+    """(label, source, path, semantic logit, artefact logit, artefact row[, second semantic logit][, second artefact
+    logit]) of the files every run scored."""
     sem, art = load(sem_dir, name), load(art_dir, name)
     sem2 = load(sem2_dir, name) if sem2_dir else None
+    art2 = load(art2_dir, name) if art2_dir else None
     out = []
     for p, r in art.items():
-        if p in sem and (sem2 is None or p in sem2):
+        if p in sem and (sem2 is None or p in sem2) and (art2 is None or p in art2):
             a = logit(card_v1.file_score(r, 3, 32))
-            out.append((r['label'], r['source'], p, sem[p]['logit'], float(a), r) + ((sem2[p]['logit'],) if sem2 else ()))
+            out.append((r['label'], r['source'], p, sem[p]['logit'], float(a), r) + ((sem2[p]['logit'],) if sem2 else ())
+                       + ((float(logit(card_v1.file_score(art2[p], 3, 32))),) if art2 else ()))
     return out
 
 
 # feature sets -> the columns of a pairs() tuple they read (3: semantic logit, 4: artefact logit, 6: second semantic)
-COLS = {'both': [3, 4], 'sem': [3], 'art': [4], 'all3': [3, 4, 6], 'sems': [3, 6]}
+# (7: a second artefact network's logit, --artefact2; with --sem2 only)
+COLS = {'both': [3, 4], 'sem': [3], 'art': [4], 'all3': [3, 4, 6], 'sems': [3, 6], 'all4': [3, 4, 6, 7], 'i2a': [6, 4, 7]}
 
 
 def apply_fit(info, name):
@@ -51,7 +54,7 @@ def apply_fit(info, name):
     cols = COLS[info['features']]
     sem2 = os.path.join(S.RUNS, info['sem2']) if info.get('sem2') else None
     try:
-        t = pairs(os.path.join(S.RUNS, info['sem']), info['artefact'], name, sem2)
+        t = pairs(os.path.join(S.RUNS, info['sem']), info['artefact'], name, sem2, info.get('artefact2'))
     except FileNotFoundError:
         return [], np.zeros(0)
     if not t:
@@ -87,7 +90,9 @@ def main():
     ap.add_argument('sem')
     ap.add_argument('out')
     ap.add_argument('--artefact', default=S.SHIPPED_RUN)
-    ap.add_argument('--features', default='both', choices=['both', 'sem', 'art', 'all3', 'sems'])
+    ap.add_argument('--features', default='both', choices=['both', 'sem', 'art', 'all3', 'sems', 'all4', 'i2a'])
+    ap.add_argument('--artefact2', default='', help='a second artefact network\'s run (features all4 = all3 + its logit; '
+                    'i2a = the second semantic logit + both artefact logits); needs --sem2')
     ap.add_argument('--sem2', default='', help='a second semantic run (another backbone): features all3 = both '
                     'semantic logits + the artefact logit, sems = the two semantic logits')
     ap.add_argument('--fit-on', default='val_raw,val_tx',
@@ -114,10 +119,13 @@ def main():
     cols = COLS[args.features]
     sem2_dir = os.path.join(S.RUNS, args.sem2) if args.sem2 else None
     if (6 in cols) != bool(sem2_dir):
-        ap.error('--features all3 / sems need --sem2, and --sem2 needs one of them')
+        ap.error('--features all3 / sems / all4 / i2a need --sem2, and --sem2 needs one of them')
+    art2_dir = args.artefact2 or None
+    if (7 in cols) != bool(art2_dir) or (art2_dir and not sem2_dir):
+        ap.error('--features all4 / i2a need --artefact2 (and --sem2), and --artefact2 needs one of them')
     val = []
     for name in VAL:
-        val += [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir)]
+        val += [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir, art2_dir)]
     X = np.array([[t[1 + c] for c in cols] for t in val])
     y = np.array([1.0 if t[1] == 'ai' else 0.0 for t in val])
     src = np.array([t[2] for t in val])
@@ -142,31 +150,33 @@ def main():
         z[src == s] = predict(m, X[src == s])
     full = fit_lr(X[on], y[on])
     info = dict(sem=args.sem, sem2=args.sem2 or None, artefact=args.artefact, features=args.features,
+                **(dict(artefact2=art2_dir) if art2_dir else {}),
                 art_floor=None if floor is None else dict(percentile=args.art_floor, logit=floor), coef_standardised=full[2].tolist(),
                 mean=full[0].tolist(), sd=full[1].tolist(),
                 fitted_on='%s (LOSO for the validation scores)' % ' + '.join(args.fit_on.split(',')))
     res = {}
     def scored_by_all(n):  # every run the fusion reads has scored set n
-        return all(os.path.exists(os.path.join(d, 'scores-%s.json' % n)) for d in (sem_dir, sem2_dir, args.artefact) if d)
+        return all(os.path.exists(os.path.join(d, 'scores-%s.json' % n)) for d in (sem_dir, sem2_dir, args.artefact, art2_dir) if d)
 
     have = [n for n in FLIPS if scored_by_all(n)]
     more = tuple(n for n in ('modern_palette', 'd21train_raw', 'valface_raw', 'val21_raw', 'val21_tx', 'valpt_raw',
                              'valpt_tx', 'val23_raw') if n not in VAL and scored_by_all(n))  # the full fit on sets outside the fit
     for name in VAL + MODERN + more + tuple(have):
         if name in FLIPS:
-            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir) if t[1] in loso]
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir, art2_dir) if t[1] in loso]
             zz = np.array([float(predict(loso[t[2]], feats([t]))[0]) for t in tl])
         elif name == 'valface_raw':  # validation files' faces: their source's LOSO fit where it has one, else the full
-            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir)]
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir, art2_dir)]
             zz = np.array([float(predict(loso.get(t[2], full), feats([t]))[0]) for t in tl])
         elif name in VAL:
             idx = [i for i, t in enumerate(val) if t[0] == name]
             tl, zz = [val[i] for i in idx], z[idx]
         else:
-            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir)]
+            tl = [(name,) + t for t in pairs(sem_dir, args.artefact, name, sem2_dir, art2_dir)]
             zz = predict(full, feats(tl))
         rows = [dict(label=t[1], source=t[2], path=t[3], tiles=[float(1 / (1 + np.exp(-v)))], grid=1, logit=float(v),
-                     sem_logit=t[4], art_logit=t[5], **(dict(sem2_logit=t[7]) if sem2_dir else {})) for t, v in zip(tl, zz)]
+                     sem_logit=t[4], art_logit=t[5], **(dict(sem2_logit=t[7]) if sem2_dir else {}),
+                     **(dict(art2_logit=t[8]) if art2_dir else {})) for t, v in zip(tl, zz)]
         json.dump(dict(step=None, ckpt=None, set=name, tile=None, stride=None, heat=1, rows=rows, fusion=info),
                   open(os.path.join(out_dir, 'scores-%s.json' % name), 'w'))
         ai = [r['logit'] for r in rows if r['label'] == 'ai']
