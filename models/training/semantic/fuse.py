@@ -62,6 +62,8 @@ def apply_fit(info, name):
     X = np.array([[x[c] for c in cols] for x in t])
     if info.get('art_floor'):
         X[:, cols.index(4)] = np.maximum(X[:, cols.index(4)], info['art_floor']['logit'])
+    if info.get('art_hinge'):
+        X = np.hstack([X, np.maximum(X[:, [cols.index(4)]], info['art_hinge']['logit'])])
     return t, predict((np.array(info['mean']), np.array(info['sd']), np.array(info['coef_standardised'])), X)
 
 
@@ -102,6 +104,9 @@ def main():
                     help='one-sided artefact evidence: the artefact logit is floored at this percentile of the fit set\'s '
                          'real files (its artefacts can raise the AI score; their absence cannot lower it below that of '
                          'a typical real photo: clean generators leave none)')
+    ap.add_argument('--art-hinge', type=float, default=None,
+                    help='adds a fourth input, max(artefact logit, this percentile of the fit set\'s real files): the '
+                         'regression learns the slope below that kink (no artefacts at all need not mean "real")')
     ap.add_argument('--val21', action='store_true',
                     help='validation also holds the Data 2.1 sources (val21_raw, val21_tx): fitted (with --fit-on naming '
                          'them) and scored leave-one-source-out like the rest')
@@ -138,10 +143,20 @@ def main():
         floor = float(np.percentile(X[on & (y == 0), k], args.art_floor))
         X[:, k] = np.maximum(X[:, k], floor)
 
+    hinge = None
+    if args.art_hinge is not None:
+        if 4 not in cols or floor is not None:
+            ap.error('--art-hinge needs the artefact feature and no --art-floor')
+        k = cols.index(4)
+        hinge = float(np.percentile(X[on & (y == 0), k], args.art_hinge))
+        X = np.hstack([X, np.maximum(X[:, [k]], hinge)])
+
     def feats(tl):
         F = np.array([[t[1 + c] for c in cols] for t in tl])
         if floor is not None:
             F[:, cols.index(4)] = np.maximum(F[:, cols.index(4)], floor)
+        if hinge is not None:
+            F = np.hstack([F, np.maximum(F[:, [cols.index(4)]], hinge)])
         return F
     z = np.zeros(len(val))
     loso = {}
@@ -151,7 +166,9 @@ def main():
     full = fit_lr(X[on], y[on])
     info = dict(sem=args.sem, sem2=args.sem2 or None, artefact=args.artefact, features=args.features,
                 **(dict(artefact2=art2_dir) if art2_dir else {}),
-                art_floor=None if floor is None else dict(percentile=args.art_floor, logit=floor), coef_standardised=full[2].tolist(),
+                art_floor=None if floor is None else dict(percentile=args.art_floor, logit=floor),
+                **(dict(art_hinge=dict(percentile=args.art_hinge, logit=hinge)) if hinge is not None else {}),
+                coef_standardised=full[2].tolist(),
                 mean=full[0].tolist(), sd=full[1].tolist(),
                 fitted_on='%s (LOSO for the validation scores)' % ' + '.join(args.fit_on.split(',')))
     res = {}
