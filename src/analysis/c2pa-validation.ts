@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
+import { Signature as CoseSignature, TimestampVersion } from '@trustnxt/c2pa-ts/cose';
 import { Crypto, type CryptoProvider, type HashAlgorithm } from '@trustnxt/c2pa-ts/crypto';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
 import {
@@ -88,6 +89,13 @@ export interface C2paValidation {
   /** Every ingredient whose own manifest fails or is missing, recorded failures included (the chain is not clean). */
   ingredientFailures: C2paIngredientFailure[];
   trust: SignerTrust;
+  /** The end of the signing certificate's validity period (ISO); null without a certificate. */
+  signerValidUntil: string | null;
+  /**
+   * A time-stamp whose authority chains to a configured anchor dates the signature, so the certificate was judged at
+   * that time; otherwise it was judged now (C2PA 2.x, "validate the credential"), and `expired` means expired since.
+   */
+  timeTrusted: boolean;
   /** How many trust anchors were configured when the signer was judged. */
   anchors: number;
   /** The manifest chain: this manifest first, then back through its ingredients' manifests, each judged on its own. */
@@ -113,6 +121,49 @@ export const TRUST_CODES = new Set([
 ]);
 
 const MAX_STORE = 16 * 1024 * 1024;
+
+/** DER length octets. */
+function derLength(n: number): number[] {
+  if (n < 0x80) return [n];
+  const out: number[] = [];
+  for (let v = n; v > 0; v = Math.floor(v / 256)) out.unshift(v % 256);
+  return [0x80 | out.length, ...out];
+}
+
+/**
+ * A v2 time-stamp as C2PA 2.x stores it: the TimeStampResp's `timeStampToken` alone ([GEN-CLAIMS-0023]), a CMS
+ * ContentInfo whose first element is an OID. The library reads every stored token as a whole TimeStampResp, so a
+ * bare token is wrapped in one with status `granted` (PKIStatusInfo 0): what the TSA answered, less what the spec
+ * tells the signer to drop. A whole TimeStampResp (what 1.x time-stamps hold, and what some signers put in sigTst2
+ * too) is kept as it is.
+ */
+export function asTimeStampResp(val: Uint8Array): Uint8Array {
+  if (val.length < 4 || val[0] !== 0x30) return val;
+  const lenBytes = val[1] < 0x80 ? 1 : 1 + (val[1] & 0x7f);
+  if (val[1 + lenBytes] !== 0x06) return val; // not an OID first: a TimeStampResp (PKIStatusInfo first) or garbage
+  const status = [0x30, 0x03, 0x02, 0x01, 0x00];
+  const body = status.length + val.length;
+  const out = new Uint8Array(1 + derLength(body).length + body);
+  out.set([0x30, ...derLength(body), ...status]);
+  out.set(val, out.length - val.length);
+  return out;
+}
+
+// @trustnxt/c2pa-ts 0.9.4 expects a whole TimeStampResp in sigTst2 and calls a manifest whose v2 time-stamp is a bare
+// token, as C2PA 2.x writes it (Google's generators do), unreadable ("Failed to deserialize signature content").
+// Its private reader is given the token as a TimeStampResp instead; validation (imprint, TSA signature, trust) is the
+// library's own, unchanged. test/c2pa-timestamp-v2.test.ts fails if the library stops calling the reader this way.
+type TstContainer = { tstTokens?: { val: Uint8Array }[] } | undefined;
+const readTimestamps = (CoseSignature as unknown as { readTimestamps: (c: TstContainer, v: TimestampVersion) => Iterable<unknown> }).readTimestamps;
+if (typeof readTimestamps === 'function') {
+  (CoseSignature as unknown as { readTimestamps: unknown }).readTimestamps = function* (container: TstContainer, version: TimestampVersion) {
+    const tokens = container?.tstTokens;
+    const fixed = version === TimestampVersion.V2 && Array.isArray(tokens)
+      ? { ...container, tstTokens: tokens.map((t) => (t?.val instanceof Uint8Array ? { ...t, val: asTimeStampResp(t.val) } : t)) }
+      : container;
+    yield* readTimestamps.call(this, fixed, version);
+  };
+}
 
 /**
  * The library hashes through WebCrypto, copying every range of the file into one buffer first and digesting it on
@@ -539,6 +590,8 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
       valid: isValid(statuses),
       ingredientFailures,
       trust: judged.trust,
+      signerValidUntil: sig?.certificate?.notAfter ? sig.certificate.notAfter.toISOString() : null,
+      timeTrusted: statuses.some((s) => s.code === 'timeStamp.trusted' && s.success),
       anchors: anchors.length,
       chain,
     },

@@ -68,10 +68,20 @@ const SIGNER_TRUST: Record<string, string> = {
   trusted: 'a signer that chains to a configured trust anchor',
   untrusted: 'a signer that chains to none of the configured trust anchors',
   not_established: 'a signer whose identity is not established (no trust anchors are configured)',
-  expired: 'a certificate that was not valid when it signed',
+  expired: 'a certificate outside its validity period',
   invalid: 'a certificate that does not meet the C2PA certificate rules',
   missing: 'no usable signature',
 };
+
+/**
+ * Why an `expired` signer is one, in words: judged at a trusted time-stamp's time, it was not valid when it signed;
+ * without one it is judged today (C2PA 2.x), so a certificate that has lapsed since is expired though it may have
+ * been valid when it signed.
+ */
+const expiredSigner = (f: Facts) =>
+  f.timeTrusted === true
+    ? 'a certificate that was not valid when it signed (at the time of its trusted time-stamp)'
+    : `a certificate that is not valid today${text(f, 'signerValidUntil') ? ` (valid until ${text(f, 'signerValidUntil')!.slice(0, 10)})` : ''}, with no trusted time-stamp to show it signed while it was`;
 
 /** "Veracity tests / Test Camera" or "the signer". */
 const signerName = (f: Facts) => text(f, 'signer') ?? 'the signer';
@@ -109,7 +119,10 @@ const C2PA_STATUS_COPY: Record<string, (f: Facts) => string> = {
     num(f, 'anchors') > 0
       ? `The signer, ${signerName(f)}, does not chain to any configured trust anchor, so who signed is not established.`
       : `The signer, ${signerName(f)}, is not established: no trust anchors are configured, so a valid signature shows the file is unchanged, not who signed it.`,
-  'signingCredential.expired': (f) => `The signing certificate of ${signerName(f)} was not valid at the time of signing (expired or not yet valid).`,
+  'signingCredential.expired': (f) =>
+    f.timeTrusted === true
+      ? `The signing certificate of ${signerName(f)} was not valid at the time of signing, as its trusted time-stamp dates it (expired or not yet valid).`
+      : `The signing certificate of ${signerName(f)} is not valid today${text(f, 'signerValidUntil') ? ` (valid until ${text(f, 'signerValidUntil')!.slice(0, 10)})` : ''}, and no trusted time-stamp shows that it signed while it was valid, so the signature vouches for nobody.`,
   'signingCredential.invalid': (f) => `The signing certificate of ${signerName(f)} does not meet the C2PA certificate rules.`,
   'signingCredential.ocsp.revoked': () => 'The signing certificate has been revoked.',
   'timeStamp.trusted': (f) => `A trusted time-stamp dates the signature${text(f, 'signedAt') ? ` at ${human(text(f, 'signedAt')!)}` : ''}.`,
@@ -223,6 +236,12 @@ export const FINDING_COPY = {
 
   // provenance: a generator named by the metadata (weight 1: decides on its own)
   'provenance.ai.c2pa_generator': aiSource((f) => `its Content Credentials (C2PA) manifest declares ${text(f, 'sourceType')}`),
+  'provenance.ai.c2pa_ingredient': aiSource(
+    (f) =>
+      `its Content Credentials (C2PA) record that it was made from ${text(f, 'relationship') === 'componentOf' ? 'a component, ' : ''}` +
+      `${text(f, 'ingredient') ? `“${text(f, 'ingredient')}”` : 'an untitled ingredient'}, whose own manifest declares ${text(f, 'sourceType')}` +
+      (text(f, 'softwareAgent') ? ` (created by ${text(f, 'softwareAgent')})` : ''),
+  ),
   'provenance.ai.source_type': aiSource((f) => `its ${f.declaredIn === 'c2pa' ? 'C2PA manifest' : 'XMP'} declares the IPTC digital source type ${text(f, 'sourceType')}`),
   'provenance.ai.png_chunk': aiSource((f) => `it carries a PNG "${text(f, 'chunk')}" text chunk (${text(f, 'writer')})`),
   'provenance.ai.png_text': aiSource((f) => `its PNG "${text(f, 'chunk')}" text chunk reads "${text(f, 'value')}"`),
@@ -239,7 +258,7 @@ export const FINDING_COPY = {
     (text(f, 'signedAt') ? ` at ${human(text(f, 'signedAt')!)}` : '') +
     (text(f, 'actions') ? `, actions: ${text(f, 'actions')}` : '') +
     (num(f, 'ingredients') ? `, ${num(f, 'ingredients')} ingredient${num(f, 'ingredients') > 1 ? 's' : ''}` : '') +
-    (text(f, 'trust') ? `; ${SIGNER_TRUST[text(f, 'trust')!] ?? 'signer not judged'}` : '') +
+    (text(f, 'trust') ? `; ${text(f, 'trust') === 'expired' ? expiredSigner(f) : (SIGNER_TRUST[text(f, 'trust')!] ?? 'signer not judged')}` : '') +
     '.',
   'provenance.c2pa.edited': (f) => `The Content Credentials record edits after capture${text(f, 'actions') ? ` (${text(f, 'actions')})` : ''}${num(f, 'parents') ? ', made from an earlier file' : ''}.`,
   'provenance.c2pa.ingredient_invalid': (f) => ingredientInvalid(f),
@@ -255,7 +274,7 @@ export const FINDING_COPY = {
   'provenance.capture.c2pa_trusted_edited': (f) =>
     `The Content Credentials record a camera capture signed by ${signerName(f)}, a trusted signer, with edits after capture.`,
   'provenance.capture.c2pa_signed': (f) =>
-    `The Content Credentials declare a camera capture and the signature is valid, but ${text(f, 'trust') === 'expired' ? 'the signing certificate was not valid when it signed' : 'nobody vouches for the signer'}, so it counts no more than camera metadata.`,
+    `The Content Credentials declare a camera capture and the signature is valid, but ${text(f, 'trust') === 'expired' ? `it is signed with ${expiredSigner(f)}` : 'nobody vouches for the signer'}, so it counts no more than camera metadata.`,
   'provenance.capture.camera_exif': () => 'Camera metadata can be copied or forged, so it supports but does not establish authenticity.',
   'provenance.none': () =>
     'No provenance metadata points either way; metadata is often stripped, so its absence is not evidence of authenticity.',

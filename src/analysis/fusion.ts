@@ -148,7 +148,7 @@ export function fuse(input: FusionInput): FusedVerdict {
   const c2paFailures = findings.filter((f) => isC2paStatus(f.code) && f.weight > 0);
   const c2paTrusted = !c2paFailures.length && !c2paIngredients.length && findings.some((f) => f.code === 'signingCredential.trusted');
   const trustedCapture = c2paTrusted && claim?.code === 'provenance.capture.c2pa_trusted';
-  const trustedAi = c2paTrusted && provenance.some((f) => f.code === 'provenance.ai.c2pa_generator');
+  const trustedAi = c2paTrusted && provenance.some((f) => f.code === 'provenance.ai.c2pa_generator' || f.code === 'provenance.ai.c2pa_ingredient');
 
   let assessment: VerdictAssessment;
   let confidence: ConfidenceLevel;

@@ -17,6 +17,8 @@ export const AI_SOURCE_TYPES = new Set([
   'algorithmicMedia',
   'compositeSynthetic',
 ]);
+/** Generative source types that mean part of the content only (a composite). */
+export const PARTLY_AI_TYPES = new Set(['compositeWithTrainedAlgorithmicMedia', 'compositeSynthetic']);
 /** IPTC digital source types of a capture (a camera, a scan of film or print), possibly lightly edited. */
 export const CAPTURE_SOURCE_TYPES = new Set(['digitalCapture', 'negativeFilm', 'positiveFilm', 'print', 'minorHumanEdits']);
 
@@ -64,6 +66,7 @@ export interface AiSource {
   name: string;
   code:
     | 'provenance.ai.c2pa_generator'
+    | 'provenance.ai.c2pa_ingredient'
     | 'provenance.ai.png_chunk'
     | 'provenance.ai.png_text'
     | 'provenance.ai.xmp_aigc'
@@ -148,6 +151,34 @@ const matchName = (list: Array<[RegExp, string]>, text: string): string | null =
   return null;
 };
 
+/**
+ * The first manifest behind the active one (its ingredients' manifests, breadth first as the chain lists them) whose
+ * actions declare a generative digital source type, taken in as a parent or a component (an `inputTo` ingredient,
+ * such as a reference picture given to a generator, does not make the file what it was): who made it, as the
+ * product names generators, and what the copy quotes.
+ */
+export function aiIngredientOf(active: C2paValidation): { name: string; facts: Record<string, FactValue> } | null {
+  for (const m of active.chain.slice(1)) {
+    const created = m.actions.find((a) => a.digitalSourceType && AI_SOURCE_TYPES.has(a.digitalSourceType));
+    if (!created) continue;
+    const link = active.chain.flatMap((c) => c.ingredients).find((i) => i.manifest === m.label);
+    if (!link || (link.relationship !== 'parentOf' && link.relationship !== 'componentOf')) continue;
+    const agent = created.softwareAgent ?? null;
+    const name = matchName(AI_GENERATORS, [agent, m.claimGenerator].filter(Boolean).join(' ')) ?? agent ?? m.claimGenerator ?? 'a generative model';
+    return {
+      name,
+      facts: {
+        sourceType: created.digitalSourceType!,
+        ingredient: link.title,
+        relationship: link.relationship,
+        softwareAgent: agent,
+        partly: link.relationship === 'componentOf' || PARTLY_AI_TYPES.has(created.digitalSourceType!),
+      },
+    };
+  }
+  return null;
+}
+
 export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors: TrustAnchor[] = []): Promise<ProvenanceMetadata> {
   const f: ProvenanceMetadata = {
     c2pa: null,
@@ -182,6 +213,14 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
     // A generative source type declared in the manifest is the manifest's own declaration, whoever made the claim.
     if (f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType)) {
       setAi(active.claimGenerator ?? 'a generative model', 'provenance.ai.c2pa_generator', { sourceType: f.digitalSourceType });
+    }
+    // An earlier manifest of the chain that declares a generative source type for what this file was made from.
+    // ChatGPT's downloads read so: the active manifest records c2pa.opened of a parent whose own manifest records
+    // c2pa.created, trainedAlgorithmicMedia, by GPT-4o. A parent made by a generator makes the file AI-made; a
+    // component, partly so.
+    if (!f.aiGenerator) {
+      const found = aiIngredientOf(active);
+      if (found) setAi(found.name, 'provenance.ai.c2pa_ingredient', found.facts);
     }
   }
 

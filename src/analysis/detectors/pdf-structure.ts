@@ -7,7 +7,7 @@ import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
 import type { Finding } from '../finding.js';
 import { readPdfStructure, type PdfStructure } from '../pdf-structure.js';
-import { readProvenance } from '../provenance.js';
+import { aiIngredientOf, readProvenance } from '../provenance.js';
 import type { TrustAnchor } from '../trust-anchors.js';
 import { aiSourceFinding, c2paIngredientFindings, c2paManifestFinding, c2paSourceType, c2paStatusFindings, provenanceOutput } from './provenance.js';
 
@@ -77,7 +77,13 @@ async function pdfC2pa(pdf: Buffer, anchors: TrustAnchor[]): Promise<{ findings:
   const active = reading.manifest;
   const { sourceType, ai } = c2paSourceType(active);
   const name = active.claimGenerator ?? 'a generative model';
-  const source = ai ? [aiSourceFinding({ name, code: 'provenance.ai.c2pa_generator', facts: { sourceType } }, sourceType)] : [];
+  // the active manifest's own declaration, or else one of a parent's or component's manifest in its chain (provenance.ts)
+  const inChain = ai ? null : aiIngredientOf(active);
+  const source = ai
+    ? [aiSourceFinding({ name, code: 'provenance.ai.c2pa_generator', facts: { sourceType } }, sourceType)]
+    : inChain
+      ? [aiSourceFinding({ name: inChain.name, code: 'provenance.ai.c2pa_ingredient', facts: inChain.facts }, null)]
+      : [];
   return { findings: [...source, c2paManifestFinding(active), ...c2paIngredientFindings(active), ...c2paStatusFindings(active)], manifests: active.chain };
 }
 

@@ -29,7 +29,7 @@ export const provenanceDetector: Detector = {
 
 /** The finding that decides `ai_generated` (weight 1); `embedded` when the metadata is a JPEG's inside a PDF. */
 export function aiSourceFinding(source: AiSource, digitalSourceType: string | null, embedded = false): Finding {
-  const partly = digitalSourceType !== null && PARTLY_AI.has(digitalSourceType);
+  const partly = (digitalSourceType !== null && PARTLY_AI.has(digitalSourceType)) || source.facts.partly === true;
   return { code: source.code, facts: { ...source.facts, generator: source.name, partly, embedded }, weight: 1 };
 }
 
@@ -42,8 +42,8 @@ export function c2paSourceType(m: C2paValidation): { sourceType: string | null; 
 /** Who made the claim, who signed it and when, what it records: the manifest as a specialist reads it. */
 export function c2paManifestFinding(m: C2paValidation): Finding {
   const actions = m.actions.map((a) => a.action + (a.digitalSourceType ? ` (${a.digitalSourceType})` : '')).join(', ');
-  const { claimGenerator, signer, issuer, signedAt, ingredients, manifests, trust } = m;
-  return { code: 'provenance.c2pa.manifest', facts: { claimGenerator, signer, issuer, signedAt, actions, ingredients, manifests, trust }, weight: 0 };
+  const { claimGenerator, signer, issuer, signedAt, ingredients, manifests, trust, signerValidUntil, timeTrusted } = m;
+  return { code: 'provenance.c2pa.manifest', facts: { claimGenerator, signer, issuer, signedAt, actions, ingredients, manifests, trust, signerValidUntil, timeTrusted }, weight: 0 };
 }
 
 /**
@@ -65,7 +65,7 @@ export function c2paStatusFindings(m: C2paValidation): Finding[] {
     const of: Finding['facts'] = s.manifest === undefined ? {} : { ingredient: s.ingredient ?? null, manifest: s.manifest };
     byCode.set(key, {
       code: s.code,
-      facts: { count: 1, url: s.url ?? null, explanation: s.explanation ?? null, signer: m.signer, issuer: m.issuer, signedAt: m.signedAt, anchors: m.anchors, ...of },
+      facts: { count: 1, url: s.url ?? null, explanation: s.explanation ?? null, signer: m.signer, issuer: m.issuer, signedAt: m.signedAt, anchors: m.anchors, signerValidUntil: m.signerValidUntil, timeTrusted: m.timeTrusted, ...of },
       weight: tampering ? 0.6 : 0,
     });
   }
@@ -127,7 +127,7 @@ function provenanceReading(f: ProvenanceMetadata): DetectorOutput {
     findings.push({ code: 'provenance.camera', facts: { make, model, lens }, weight: 0 });
   }
 
-  if (aiSource) return { dimension: dimensionOf('provenance', dst && PARTLY_AI.has(dst) ? 0.9 : 1, 'likely_ai', 'high'), findings };
+  if (aiSource) return { dimension: dimensionOf('provenance', (dst && PARTLY_AI.has(dst)) || aiSource.facts.partly === true ? 0.9 : 1, 'likely_ai', 'high'), findings };
   if (c2pa && !c2pa.valid) {
     // A manifest that fails validation is evidence that the file or its claim changed after signing: no capture
     // evidence of any kind counts (fusion never answers `authentic` with a C2PA failure).

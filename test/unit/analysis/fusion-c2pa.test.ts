@@ -85,6 +85,9 @@ describe('fusion rule 0: Content Credentials', () => {
     expect(confirmed).toMatchObject({ assessment: 'authentic', confidence: 'low' });
     const expired = verdict(0.05, [MANIFEST, ...VALID, EXPIRED, { ...SIGNED_CAPTURE, facts: { trust: 'expired' } }, finding('capture.consistent', -0.6)]);
     expect(expired).toMatchObject({ assessment: 'authentic', confidence: 'low' });
-    expect(expired.display.description).toMatch(/was not valid at the time of signing/);
+    expect(expired.display.description).toMatch(/is not valid today, and no trusted time-stamp shows that it signed while it was valid/);
+    // judged at a trusted time-stamp's time, the card says it was not valid when it signed
+    const stamped = verdict(0.05, [MANIFEST, ...VALID, { ...EXPIRED, facts: { ...EXPIRED.facts, timeTrusted: true } }, SIGNED_CAPTURE]);
+    expect(stamped.display.description).toMatch(/was not valid at the time of signing, as its trusted time-stamp dates it/);
   });
 });
