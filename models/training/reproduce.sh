@@ -191,3 +191,23 @@ $PY eval_v1.py v2-more --sets valpt_raw,val23_raw,valpt_tx,valface_raw
   && $PY val21.py table f22-f3 f3-v2 f3-face f3-more > results/ninth-f3-more.txt \
   && $PY val21.py paired f22-f3 f3-more >> results/ninth-f3-more.txt \
   && FG_RUN=f3-more $PY face_groups.py results/face-tags-all.json >> results/ninth-f3-more.txt)
+# 15. Tenth session (nothing shipped; semantic/README.md "Tenth session" sections): the TAEF2 reconstruction-error
+#     probe (weights from github:madebyollin/taesd at 5cccb12d, see ae_probe.py), two artefact networks in one fusion,
+#     a kink in the artefact logit, and inc-pd21ai (Data 2.1's API outputs in the content model, no house photos)
+(cd semantic && TAESD=/tmp/taesd PER=20 $PY ae_probe.py val_raw,val21_raw,val_tx /tmp/ae-probe.json \
+  && $PY ae_probe_analyse.py /tmp/ae-probe.json > results/tenth-ae-probe.txt \
+  && $PY fuse.py sem7-all f4-all4 --features all4 --sem2 inc-m10 --artefact2 $PWD/../runs/v2-face --val21 --valpt --fit-on val_tx \
+  && $PY fuse.py sem7-all f4-i2a --features i2a --sem2 inc-m10 --artefact2 $PWD/../runs/v2-face --val21 --valpt --fit-on val_tx \
+  && $PY fuse.py sem7-all f4-i2d --features i2a --sem2 inc-m10 --artefact2 $PWD/../runs/v2-d21 --val21 --valpt --fit-on val_tx \
+  && for r in f4-all4 f4-i2a f4-i2d; do $PY val21.py paired f22-f3 $r | tail -8; done > results/tenth-f4.txt \
+  && for P in 50 25; do $PY fuse.py sem7-all f5-hinge$P --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx --art-hinge $P; done \
+  && for r in f5-hinge50 f5-hinge25; do $PY val21.py paired f22-f3 $r | tail -8; done > results/tenth-f5.txt \
+  && export SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && SEM_EXTRA_CACHES=inception_m8_pal,inception_m8_d21ai TORCH_THREADS=2 $PY train.py inc-pd21ai --train-from mixed10 --epochs 3 \
+  && $PY rescore.py inc-pd21ai --sets valpt_raw,valpt_tx,valface_raw,d21train_raw,val23_raw,val_q70,val_half \
+  && $PY fuse.py sem7-all f6-pd21ai --features all3 --sem2 inc-pd21ai --val21 --valpt --fit-on val_tx \
+  && $PY fuse.py inc-pd21ai c6-pd21ai --features sem --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3 f6-pd21ai c6-pd21ai > results/tenth-f6-pd21ai.txt \
+  && $PY val21.py paired f22-f3 f6-pd21ai >> results/tenth-f6-pd21ai.txt \
+  && FG_RUN=f6-pd21ai $PY face_groups.py results/face-tags-all.json >> results/tenth-f6-pd21ai.txt \
+  && git checkout results/val21-paired.txt results/val21-table.txt)
