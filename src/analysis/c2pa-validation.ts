@@ -4,7 +4,7 @@
 // so that answer is replaced by the product's own chain check against the configured trust anchors
 // (trust-anchors.ts), and a time-stamp counts as trusted only when its authority chains to an anchor too.
 import { createHash } from 'node:crypto';
-import { X509Certificate } from '@peculiar/x509';
+import { BasicConstraintsExtension, ExtendedKeyUsage, ExtendedKeyUsageExtension, KeyUsageFlags, KeyUsagesExtension, SubjectKeyIdentifierExtension, X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { Signature as CoseSignature, TimestampVersion } from '@trustnxt/c2pa-ts/cose';
 import { Crypto, type CryptoProvider, type HashAlgorithm } from '@trustnxt/c2pa-ts/crypto';
@@ -153,6 +153,45 @@ export function asTimeStampResp(val: Uint8Array): Uint8Array {
 // token, as C2PA 2.x writes it (Google's generators do), unreadable ("Failed to deserialize signature content").
 // Its private reader is given the token as a TimeStampResp instead; validation (imprint, TSA signature, trust) is the
 // library's own, unchanged. test/c2pa-timestamp-v2.test.ts fails if the library stops calling the reader this way.
+// Microsoft's signers (Azure OpenAI's images) write JUMBF URIs without the leading slash, `self#jumbf=c2pa/<label>/...`.
+// c2pa-rs reads such a URI as the absolute `/c2pa/<label>/...` (jumbf/labels.rs `to_normalized_uri`); the library
+// looks it up as a path inside the manifest, finds nothing, and reports the claim signature and every assertion
+// missing: tampering, on files nobody touched. The URI is normalised as c2pa-rs does before the lookup; the hashes
+// are still checked against the boxes it names.
+export const normalisedJumbfUri = (url: unknown): unknown => (typeof url === 'string' ? url.replace(/^self#jumbf=c2pa\//, 'self#jumbf=/c2pa/') : url);
+const getComponentByURL = Manifest.prototype.getComponentByURL;
+Manifest.prototype.getComponentByURL = function (this: Manifest, url: string | undefined, sameManifestOnly?: boolean) {
+  return getComponentByURL.call(this, normalisedJumbfUri(url) as string | undefined, sameManifestOnly);
+};
+/**
+ * Extended key usages a manifest signer's certificate may carry (C2PA's certificate profile as c2pa-rs applies it,
+ * its `valid_eku_oids.cfg`): email protection and document signing, which the library accepts, and also the C2PA
+ * claim-signing EKU and Microsoft's C2PA-signing EKU, which it does not: Azure OpenAI's images were `invalid`.
+ * (c2pa-rs also lists time-stamping and OCSP signing; as a manifest signer's only purpose they stay refused here.)
+ */
+export const MANIFEST_SIGNING_EKUS = new Set([ExtendedKeyUsage.emailProtection as string, '1.3.6.1.5.5.7.3.36', '1.3.6.1.4.1.62558.2.1', '1.3.6.1.4.1.311.76.59.1.9']);
+
+/** The library's key-usage rules (validateCertificateKeyUsage), with MANIFEST_SIGNING_EKUS for a manifest signer. */
+export function certificateKeyUsageError(certificate: X509Certificate, isUsedForManifestSigning: boolean): string | undefined {
+  const invalid = 'signingCredential.invalid';
+  const basic = certificate.getExtension(BasicConstraintsExtension);
+  const keyUsages = certificate.getExtension(KeyUsagesExtension);
+  const eku = certificate.getExtension(ExtendedKeyUsageExtension);
+  if (!keyUsages?.critical) return invalid;
+  if (isUsedForManifestSigning && !(keyUsages.usages & KeyUsageFlags.digitalSignature)) return invalid;
+  if (keyUsages.usages & KeyUsageFlags.keyCertSign && !basic?.ca) return invalid;
+  if (basic?.ca) return certificate.getExtension(SubjectKeyIdentifierExtension) ? undefined : invalid;
+  if (!eku) return invalid;
+  const usages = eku.usages.map(String);
+  if (usages.includes('2.5.29.37.0')) return invalid; // anyExtendedKeyUsage
+  if (isUsedForManifestSigning && !usages.some((u) => MANIFEST_SIGNING_EKUS.has(u))) return invalid;
+  if (usages.includes(ExtendedKeyUsage.timeStamping) && usages.length !== 1) return invalid;
+  if (usages.includes(ExtendedKeyUsage.ocspSigning) && usages.length !== 1) return invalid;
+  return undefined;
+}
+const coseStatics = CoseSignature as unknown as { validateCertificateKeyUsage?: (c: X509Certificate, m: boolean) => string | undefined };
+if (typeof coseStatics.validateCertificateKeyUsage === 'function') coseStatics.validateCertificateKeyUsage = certificateKeyUsageError;
+
 type TstContainer = { tstTokens?: { val: Uint8Array }[] } | undefined;
 const readTimestamps = (CoseSignature as unknown as { readTimestamps: (c: TstContainer, v: TimestampVersion) => Iterable<unknown> }).readTimestamps;
 if (typeof readTimestamps === 'function') {

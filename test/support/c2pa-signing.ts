@@ -83,17 +83,21 @@ export function makeAuthority(root: string, name: string): TestAuthority {
 
 /**
  * A signing certificate issued by `ca` (C2PA profile: digitalSignature, emailProtection; `tsa`: a time-stamp
- * authority's, timeStamping only), valid from `start` to `end` (openssl's YYYYMMDDHHMMSSZ; default: from yesterday
+ * authority's, timeStamping only; `eku`: other extended key usages), valid from `start` to `end` (openssl's YYYYMMDDHHMMSSZ; default: from yesterday
  * for a year).
  */
-export function issueSigner(ca: TestAuthority, commonName: string, validity: { start?: string; end?: string; tsa?: boolean } = {}): TestSigner {
+export function issueSigner(ca: TestAuthority, commonName: string, validity: { start?: string; end?: string; tsa?: boolean; eku?: string } = {}): TestSigner {
   const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
   const start = validity.start ?? stamp(new Date(Date.now() - 86_400_000));
   const end = validity.end ?? stamp(new Date(Date.now() + 365 * 86_400_000));
   const base = commonName.replace(/\W+/g, '-');
   openssl(ca.dir, 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${commonName}/O=Veracity tests`);
+  // `eku`: the signer's extended key usages instead of emailProtection (openssl's names or OIDs, comma-separated)
+  if (validity.eku) {
+    fs.writeFileSync(path.join(ca.dir, `${base}.ext.cnf`), `[custom_ext]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=${validity.eku}\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n`);
+  }
   openssl(ca.dir, 'ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${base}.csr`, '-out', `${base}.pem`,
-    '-startdate', start, '-enddate', end, '-extfile', 'ext.cnf', '-extensions', validity.tsa ? 'tsa_ext' : 'signer_ext', '-notext');
+    '-startdate', start, '-enddate', end, '-extfile', validity.eku ? `${base}.ext.cnf` : 'ext.cnf', '-extensions', validity.eku ? 'custom_ext' : validity.tsa ? 'tsa_ext' : 'signer_ext', '-notext');
   openssl(ca.dir, 'pkcs8', '-topk8', '-nocrypt', '-in', `${base}.key`, '-outform', 'DER', '-out', `${base}.p8`);
   return { certPem: fs.readFileSync(path.join(ca.dir, `${base}.pem`), 'utf8'), key: new Uint8Array(fs.readFileSync(path.join(ca.dir, `${base}.p8`))) };
 }
