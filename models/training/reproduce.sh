@@ -211,3 +211,7 @@ $PY eval_v1.py v2-more --sets valpt_raw,val23_raw,valpt_tx,valface_raw
   && $PY val21.py paired f22-f3 f6-pd21ai >> results/tenth-f6-pd21ai.txt \
   && FG_RUN=f6-pd21ai $PY face_groups.py results/face-tags-all.json >> results/tenth-f6-pd21ai.txt \
   && git checkout results/val21-paired.txt results/val21-table.txt)
+(cd semantic && $PY fuse.py sem7-all f7-v2pd --features all3 --sem2 inc-pd21ai --artefact $PWD/../runs/v2-d21 --val21 --valpt --fit-on val_tx \
+  && ($PY val21.py table f22-f3 f3-v2 f6-pd21ai f7-v2pd; $PY val21.py paired f22-f3 f7-v2pd; \
+      FG_RUN=f7-v2pd $PY face_groups.py results/face-tags-all.json) > results/tenth-f7-v2pd.txt \
+  && git checkout results/val21-paired.txt results/val21-table.txt)
