@@ -130,6 +130,19 @@ def val23_files():
     return per_source(crops_v1.training_files('val', data23='only'), 'val', PER_SOURCE)
 
 
+def val24_files():
+    """Data 2.4's measuring set (data/measure24.tsv, restored by data/restore_measure24.py into .data/measure24): 48
+    first-generation downloads of ChatGPT, Midjourney v7 and Google Whisk, AI only, all of them. Never in a fit or a
+    threshold: how many of today's generators' files a fusion calls at its thresholds."""
+    root = os.path.join(common.HERE, '.data', 'measure24')
+    out = []
+    for label in ('ai', 'real'):
+        d = os.path.join(root, label)
+        for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            out += [(label, 'measure24/' + src, os.path.join(d, src, p)) for p in sorted(os.listdir(os.path.join(d, src)))]
+    return out
+
+
 def valface_files():
     """The validation files the artefact network scored (runs/v1-ft-data2: val_raw, val21_raw, valpt_raw) in which
     portraits.py found a face of at least PEOPLE (run its tag on them first): valface_raw shows each as a 200x200 crop
@@ -192,6 +205,8 @@ SETS = {
     'd21train_raw': (d21train_files, lambda d, p: decode(d)),
     'valpt_raw': (valpt_files, lambda d, p: decode(d)),
     'val23_raw': (val23_files, lambda d, p: decode(d)),
+    'val24_raw': (val24_files, lambda d, p: decode(d)),
+    'val24_q90': (val24_files, lambda d, p: jpeg(decode(d), 90)),
     'valpt_tx': (valpt_files, tx),
     'valface_raw': (valface_files, face_crop),
 }

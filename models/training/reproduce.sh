@@ -215,3 +215,15 @@ $PY eval_v1.py v2-more --sets valpt_raw,val23_raw,valpt_tx,valface_raw
   && ($PY val21.py table f22-f3 f3-v2 f6-pd21ai f7-v2pd; $PY val21.py paired f22-f3 f7-v2pd; \
       FG_RUN=f7-v2pd $PY face_groups.py results/face-tags-all.json) > results/tenth-f7-v2pd.txt \
   && git checkout results/val21-paired.txt results/val21-table.txt)
+# Data 2.4's measuring set (48 downloads of ChatGPT, Midjourney v7, Whisk; never fitted on) through every branch and
+# fusion above (after fetch github:Kauandugi/Bias-ai-university-visuals)
+(cd data && $PY restore_measure24.py /work/.mirror)
+$PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets val24_raw,val24_q90 && $PY eval_v1.py v2-d21 --sets val24_raw,val24_q90
+(cd semantic && $PY onnx_scores.py --sets val24_raw,val24_q90 --run sem7-all \
+  && SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 $PY cache.py eval --sets val24_raw,val24_q90 \
+  && SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 $PY rescore.py inc-m10 inc-pd21ai --sets val24_raw,val24_q90)
+(cd guard && $PY measure.py --sets val24_raw,val24_q90)
+$PY -c "import json; json.dump({r['path']: None for r in json.load(open('runs/v1-ft-data2/scores-val24_raw.json'))['rows']}, open('.cache/val24-paths.json', 'w'))"
+npx tsx face_tags.ts semantic/results/face-tags-val24.json --from .cache/val24-paths.json
+(cd semantic && $PY -c "import json; a = json.load(open('results/face-tags-all.json')); a['tags'].update(json.load(open('results/face-tags-val24.json'))['tags']); json.dump(a, open('results/face-tags-all24.json', 'w'))" \
+  && for r in f22-f3 f3-v2 f6-pd21ai f7-v2pd; do echo "== $r"; FG_RUN=$r $PY face_groups.py results/face-tags-all24.json; done > results/tenth-val24.txt)

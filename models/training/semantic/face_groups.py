@@ -22,7 +22,7 @@ V = ('val_raw', 'val21_raw', 'valpt_raw', 'val_tx', 'val21_tx', 'valpt_tx')
 def main():
     tags = json.load(open(sys.argv[1]))['tags'] if len(sys.argv) > 1 else portraits.load()
     info = json.load(open(os.path.join(S.RUNS, RUN, 'fusion.json')))
-    sets = V + ('d21train_raw', 'modern_raw', 'modern_jpeg90', 'val23_raw')  # a set a branch has not scored: empty
+    sets = V + ('d21train_raw', 'modern_raw', 'modern_jpeg90', 'val23_raw', 'val24_raw', 'val24_q90')  # a set a branch has not scored: empty
     sc = {n: PC.fused_scores(RUN, info, n) for n in sets}
     fl = {n: PC.guard(n) for n in sets}
 
@@ -43,7 +43,7 @@ def main():
                 rp.append(h)
         print('  %-14s real %d/%d (portraits %d/%d) AI %s' % (n, sum(re), len(re), sum(rp), len(rp),
                                                              '%.0f %%' % (100 * np.mean(ai)) if ai else '-'))
-        if n == 'val23_raw':  # Data 2.3's AI portraits per source: called at their group's highAi (portraits read)
+        if n in ('val23_raw', 'val24_raw', 'val24_q90') and sc[n]:  # measuring sets per source: called at their group's highAi
             for src in sorted({s for _, s, _ in sc[n].values()}):
                 rows = [(p, z) for p, (l, s, z) in sc[n].items() if s == src]
                 hit = [1 / (1 + np.exp(-z)) >= (t_port if port(p) else t_other) and p not in fl[n] for p, z in rows]

@@ -36,7 +36,8 @@ Image.MAX_IMAGE_PIXELS = 60_000_000
 EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val_half', 'modern_palette', 'val_palette',
              'val21_raw', 'val21_tx', 'd21train_raw',  # val21_*: the validation sources added by Data 2.1 (eval_v1.val21_files)
              'valpt_raw', 'valpt_tx', 'valface_raw',  # valface_raw: eval_v1.valface_files; valpt_*: Data 2.2's validation sources, real portraits (eval_v1.valpt_files)
-             'val23_raw')  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)
+             'val23_raw',  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)
+             'val24_raw', 'val24_q90')  # Data 2.4's downloads of today's generators, as is / JPEG q90 (eval_v1.val24_files)
 
 
 def decode(data):
@@ -76,8 +77,10 @@ def eval_files(name):
 
 
 def eval_input(name, data, abspath):
-    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw', 'val23_raw'):
+    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw', 'val23_raw', 'val24_raw'):
         return decode(data)
+    if name == 'val24_q90':
+        return jpeg(decode(data), 90)
     if name == 'valface_raw':
         import eval_v1
         return eval_v1.face_crop(data, abspath)
