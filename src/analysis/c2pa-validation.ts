@@ -149,10 +149,6 @@ export function asTimeStampResp(val: Uint8Array): Uint8Array {
   return out;
 }
 
-// @trustnxt/c2pa-ts 0.9.4 expects a whole TimeStampResp in sigTst2 and calls a manifest whose v2 time-stamp is a bare
-// token, as C2PA 2.x writes it (Google's generators do), unreadable ("Failed to deserialize signature content").
-// Its private reader is given the token as a TimeStampResp instead; validation (imprint, TSA signature, trust) is the
-// library's own, unchanged. test/c2pa-timestamp-v2.test.ts fails if the library stops calling the reader this way.
 // Microsoft's signers (Azure OpenAI's images) write JUMBF URIs without the leading slash, `self#jumbf=c2pa/<label>/...`.
 // c2pa-rs reads such a URI as the absolute `/c2pa/<label>/...` (jumbf/labels.rs `to_normalized_uri`); the library
 // looks it up as a path inside the manifest, finds nothing, and reports the claim signature and every assertion
@@ -160,9 +156,12 @@ export function asTimeStampResp(val: Uint8Array): Uint8Array {
 // are still checked against the boxes it names.
 export const normalisedJumbfUri = (url: unknown): unknown => (typeof url === 'string' ? url.replace(/^self#jumbf=c2pa\//, 'self#jumbf=/c2pa/') : url);
 const getComponentByURL = Manifest.prototype.getComponentByURL;
-Manifest.prototype.getComponentByURL = function (this: Manifest, url: string | undefined, sameManifestOnly?: boolean) {
-  return getComponentByURL.call(this, normalisedJumbfUri(url) as string | undefined, sameManifestOnly);
-};
+if (typeof getComponentByURL === 'function') {
+  Manifest.prototype.getComponentByURL = function (this: Manifest, url: string | undefined, sameManifestOnly?: boolean) {
+    return getComponentByURL.call(this, normalisedJumbfUri(url) as string | undefined, sameManifestOnly);
+  };
+}
+
 /**
  * Extended key usages a manifest signer's certificate may carry (C2PA's certificate profile as c2pa-rs applies it,
  * its `valid_eku_oids.cfg`): email protection and document signing, which the library accepts, and also the C2PA
@@ -192,6 +191,11 @@ export function certificateKeyUsageError(certificate: X509Certificate, isUsedFor
 const coseStatics = CoseSignature as unknown as { validateCertificateKeyUsage?: (c: X509Certificate, m: boolean) => string | undefined };
 if (typeof coseStatics.validateCertificateKeyUsage === 'function') coseStatics.validateCertificateKeyUsage = certificateKeyUsageError;
 
+// @trustnxt/c2pa-ts 0.9.4 expects a whole TimeStampResp in sigTst2 and calls a manifest whose v2 time-stamp is a bare
+// token, as C2PA 2.x writes it (Google's signer and OpenAI's API do), unreadable ("Failed to deserialize signature
+// content"). Its private reader is given the token as a TimeStampResp instead; validation (imprint, TSA signature,
+// trust) is the library's own, unchanged. test/unit/analysis/c2pa-real-world.test.ts fails if the library stops
+// calling the reader this way (as it does for the two patches above).
 type TstContainer = { tstTokens?: { val: Uint8Array }[] } | undefined;
 const readTimestamps = (CoseSignature as unknown as { readTimestamps: (c: TstContainer, v: TimestampVersion) => Iterable<unknown> }).readTimestamps;
 if (typeof readTimestamps === 'function') {
