@@ -73,6 +73,9 @@ const SIGNER_TRUST: Record<string, string> = {
   missing: 'no usable signature',
 };
 
+/** " (valid until 2026-08-10)" for a signing certificate whose end date is known, else "". */
+const validUntil = (f: Facts) => (text(f, 'signerValidUntil') ? ` (valid until ${text(f, 'signerValidUntil')!.slice(0, 10)})` : '');
+
 /**
  * Why an `expired` signer is one, in words: judged at a trusted time-stamp's time, it was not valid when it signed;
  * without one it is judged today (C2PA 2.x), so a certificate that has lapsed since is expired though it may have
@@ -81,7 +84,7 @@ const SIGNER_TRUST: Record<string, string> = {
 const expiredSigner = (f: Facts) =>
   f.timeTrusted === true
     ? 'a certificate that was not valid when it signed (at the time of its trusted time-stamp)'
-    : `a certificate that is not valid today${text(f, 'signerValidUntil') ? ` (valid until ${text(f, 'signerValidUntil')!.slice(0, 10)})` : ''}, with no trusted time-stamp to show it signed while it was`;
+    : `a certificate that is not valid today${validUntil(f)}, with no trusted time-stamp to show it signed while it was`;
 
 /** "Veracity tests / Test Camera" or "the signer". */
 const signerName = (f: Facts) => text(f, 'signer') ?? 'the signer';
@@ -122,7 +125,7 @@ const C2PA_STATUS_COPY: Record<string, (f: Facts) => string> = {
   'signingCredential.expired': (f) =>
     f.timeTrusted === true
       ? `The signing certificate of ${signerName(f)} was not valid at the time of signing, as its trusted time-stamp dates it (expired or not yet valid).`
-      : `The signing certificate of ${signerName(f)} is not valid today${text(f, 'signerValidUntil') ? ` (valid until ${text(f, 'signerValidUntil')!.slice(0, 10)})` : ''}, and no trusted time-stamp shows that it signed while it was valid, so the signature vouches for nobody.`,
+      : `The signing certificate of ${signerName(f)} is not valid today${validUntil(f)}, and no trusted time-stamp shows that it signed while it was valid, so the signature vouches for nobody.`,
   'signingCredential.invalid': (f) => `The signing certificate of ${signerName(f)} does not meet the C2PA certificate rules.`,
   'signingCredential.ocsp.revoked': () => 'The signing certificate has been revoked.',
   'timeStamp.trusted': (f) => `A trusted time-stamp dates the signature${text(f, 'signedAt') ? ` at ${human(text(f, 'signedAt')!)}` : ''}.`,

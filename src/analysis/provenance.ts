@@ -157,16 +157,18 @@ const matchName = (list: Array<[RegExp, string]>, text: string): string | null =
  * such as a reference picture given to a generator, does not make the file what it was): who made it, as the
  * product names generators, and what the copy quotes.
  */
-export function aiIngredientOf(active: C2paValidation): { name: string; facts: Record<string, FactValue> } | null {
+export function aiIngredientOf(active: C2paValidation): AiSource | null {
+  const links = active.chain.flatMap((c) => c.ingredients);
   for (const m of active.chain.slice(1)) {
     const created = m.actions.find((a) => a.digitalSourceType && AI_SOURCE_TYPES.has(a.digitalSourceType));
     if (!created) continue;
-    const link = active.chain.flatMap((c) => c.ingredients).find((i) => i.manifest === m.label);
+    const link = links.find((i) => i.manifest === m.label);
     if (!link || (link.relationship !== 'parentOf' && link.relationship !== 'componentOf')) continue;
     const agent = created.softwareAgent ?? null;
     const name = matchName(AI_GENERATORS, [agent, m.claimGenerator].filter(Boolean).join(' ')) ?? agent ?? m.claimGenerator ?? 'a generative model';
     return {
       name,
+      code: 'provenance.ai.c2pa_ingredient',
       facts: {
         sourceType: created.digitalSourceType!,
         ingredient: link.title,
@@ -220,7 +222,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
     // component, partly so.
     if (!f.aiGenerator) {
       const found = aiIngredientOf(active);
-      if (found) setAi(found.name, 'provenance.ai.c2pa_ingredient', found.facts);
+      if (found) setAi(found.name, found.code, found.facts);
     }
   }
 

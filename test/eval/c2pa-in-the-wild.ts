@@ -7,7 +7,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { validateC2pa } from '../../src/analysis/c2pa-validation.js';
-import { aiIngredientOf, AI_SOURCE_TYPES } from '../../src/analysis/provenance.js';
+import { c2paSourceType } from '../../src/analysis/detectors/provenance.js';
+import { aiIngredientOf } from '../../src/analysis/provenance.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { DATASETS, REPO } from './capture-sets.js';
 
@@ -48,7 +49,7 @@ async function main() {
       else {
         const m = r.manifest;
         const fails = m.statuses.filter((s) => !s.success && !TRUST_ONLY.has(s.code)).map((s) => s.code);
-        const ai = m.actions.some((a) => a.digitalSourceType && AI_SOURCE_TYPES.has(a.digitalSourceType)) ? 'active manifest' : aiIngredientOf(m) ? "a parent's manifest" : 'nowhere';
+        const ai = c2paSourceType(m).ai ? 'active manifest' : aiIngredientOf(m) ? "a parent's manifest" : 'nowhere';
         key = `${m.claimGenerator ?? 'no claim generator'} | signer ${m.trust} | AI declared in ${ai} | failures: ${[...new Set(fails)].join(', ') || 'none'}`;
       }
       (bySource[source] ??= {})[key] = (bySource[source][key] ?? 0) + 1;

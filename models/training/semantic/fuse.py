@@ -48,6 +48,17 @@ def pairs(sem_dir, art_dir, name, sem2_dir=None, art2_dir=None):
 COLS = {'both': [3, 4], 'sem': [3], 'art': [4], 'all3': [3, 4, 6], 'sems': [3, 6], 'all4': [3, 4, 6, 7], 'i2a': [6, 4, 7]}
 
 
+def shaped(X, cols, floor=None, hinge=None):
+    """The inputs as the regression reads them: the artefact logit floored (--art-floor), or a kinked copy of it added
+    as one more column (--art-hinge); X unchanged when neither is set."""
+    if floor is not None:
+        X = X.copy()
+        X[:, cols.index(4)] = np.maximum(X[:, cols.index(4)], floor)
+    if hinge is not None:
+        X = np.hstack([X, np.maximum(X[:, [cols.index(4)]], hinge)])
+    return X
+
+
 def apply_fit(info, name):
     """A recorded fusion (fusion.json's info: its full fit, artefact floor included) applied to the branches' scores of
     set `name`: (pairs() tuples, fused logits); ([], []) when a branch has not scored that set."""
@@ -59,11 +70,8 @@ def apply_fit(info, name):
         return [], np.zeros(0)
     if not t:
         return [], np.zeros(0)
-    X = np.array([[x[c] for c in cols] for x in t])
-    if info.get('art_floor'):
-        X[:, cols.index(4)] = np.maximum(X[:, cols.index(4)], info['art_floor']['logit'])
-    if info.get('art_hinge'):
-        X = np.hstack([X, np.maximum(X[:, [cols.index(4)]], info['art_hinge']['logit'])])
+    X = shaped(np.array([[x[c] for c in cols] for x in t]), cols, (info.get('art_floor') or {}).get('logit'),
+               (info.get('art_hinge') or {}).get('logit'))
     return t, predict((np.array(info['mean']), np.array(info['sd']), np.array(info['coef_standardised'])), X)
 
 
@@ -141,7 +149,6 @@ def main():
             ap.error('--art-floor needs the artefact feature')
         k = cols.index(4)
         floor = float(np.percentile(X[on & (y == 0), k], args.art_floor))
-        X[:, k] = np.maximum(X[:, k], floor)
 
     hinge = None
     if args.art_hinge is not None:
@@ -149,15 +156,10 @@ def main():
             ap.error('--art-hinge needs the artefact feature and no --art-floor')
         k = cols.index(4)
         hinge = float(np.percentile(X[on & (y == 0), k], args.art_hinge))
-        X = np.hstack([X, np.maximum(X[:, [k]], hinge)])
+    X = shaped(X, cols, floor, hinge)
 
     def feats(tl):
-        F = np.array([[t[1 + c] for c in cols] for t in tl])
-        if floor is not None:
-            F[:, cols.index(4)] = np.maximum(F[:, cols.index(4)], floor)
-        if hinge is not None:
-            F = np.hstack([F, np.maximum(F[:, [cols.index(4)]], hinge)])
-        return F
+        return shaped(np.array([[t[1 + c] for c in cols] for t in tl]), cols, floor, hinge)
     z = np.zeros(len(val))
     loso = {}
     for s in sorted(set(src)):  # leave one validation source out (both of its sets)

@@ -82,7 +82,7 @@ async function pdfC2pa(pdf: Buffer, anchors: TrustAnchor[]): Promise<{ findings:
   const source = ai
     ? [aiSourceFinding({ name, code: 'provenance.ai.c2pa_generator', facts: { sourceType } }, sourceType)]
     : inChain
-      ? [aiSourceFinding({ name: inChain.name, code: 'provenance.ai.c2pa_ingredient', facts: inChain.facts }, null)]
+      ? [aiSourceFinding(inChain, null)]
       : [];
   return { findings: [...source, c2paManifestFinding(active), ...c2paIngredientFindings(active), ...c2paStatusFindings(active)], manifests: active.chain };
 }

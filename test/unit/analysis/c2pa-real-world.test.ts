@@ -4,7 +4,8 @@
 // without the leading slash, both of which c2pa-rs accepts and the library alone did not;
 // ChatGPT's downloads declare the generator in the parent's manifest, not in the active one; and a certificate that
 // has lapsed since it signed, with no trusted time-stamp, is said to be expired today, not at signing.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,8 +89,7 @@ describe("a generator declared by the parent's manifest (ChatGPT's downloads)", 
     const picture = await makeJpeg(96, 64);
     const original = await signC2pa(picture, openai, created);
     const download = await signC2paEdit(await makeJpeg(96, 64), original, 'image.png', openai, { claimGenerator: 'ChatGPT', actions: [] });
-    const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
-    const dir = mkdtempSync(join((await import('node:os')).tmpdir(), 'c2pa-chain-'));
+    const dir = mkdtempSync(join(tmpdir(), 'c2pa-chain-'));
     try {
       const file = join(dir, 'download.jpg');
       writeFileSync(file, download);
