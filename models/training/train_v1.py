@@ -11,6 +11,7 @@ import glob
 import json
 import os
 import random
+import sys
 import time
 
 import numpy as np
@@ -22,6 +23,7 @@ from safe_model import SafeNet, count_params
 
 CROPS = os.path.join(common.CACHE, 'crops1')
 CROP_DIRS = [CROPS]
+PERMISSIVE_ONLY = False  # --permissive-only
 SHARES = {}  # crop cache dir -> share of each class's half of a batch (--share): such a cache stays loaded whole
 
 
@@ -38,6 +40,9 @@ class Pool:
             srcs = json.load(open(os.path.join(d, 'index.json')))['sources']
             self.n_src[d] = len(srcs)
             self.sources += srcs
+        sys.path.insert(0, os.path.join(common.HERE, 'data'))
+        import licences
+        self.allowed = np.array([licences.permissive(n) for n in self.sources])
         self.refresh(initial=True)
 
     def available(self):
@@ -46,6 +51,9 @@ class Pool:
     def _load(self, p):
         d = np.load(p)
         x, y, s = d['x'], d['y'], d['s'].astype(np.int32) + self.offset[os.path.dirname(p)]
+        if PERMISSIVE_ONLY:  # a build for commercial use: the crops of sources data/licences.py calls permissive
+            keep = self.allowed[s]
+            x, y, s = x[keep], y[keep], s[keep]
         if self.frac < 1.0:  # learning-curve runs: a fixed subset of the *images* (by crop hash), the same in every pass
             # crops of one image are consecutive (4 per image per pass): a fixed hash of (shard, image) keeps or drops
             # all of them; the shard number (not the pass) enters, so a pass keeps a different random subset
@@ -218,7 +226,11 @@ def main():
     ap.add_argument('--palette', type=float, default=0.0, help='share of crops dithered to a 64-256 colour palette')
     ap.add_argument('--share', default='', help='CACHE=F[,...]: that crop cache (one of --crops) makes F of each class\'s '
                     'half of every batch and stays loaded whole (a run built for a small cache, such as crops4\'s faces)')
+    ap.add_argument('--permissive-only', action='store_true', help='train on the sources data/licences.py calls '
+                    'permissive only (a build for commercial use)')
     args = ap.parse_args()
+    global PERMISSIVE_ONLY
+    PERMISSIVE_ONLY = args.permissive_only
     CROP_DIRS[:] = [os.path.join(common.CACHE, c) for c in args.crops.split(',')]
     for kv in filter(None, args.share.split(',')):
         c, f = kv.split('=')

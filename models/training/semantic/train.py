@@ -54,14 +54,26 @@ def precompute(start, f, batch=128):
     return np.concatenate(out)
 
 
-def load_train():
+def load_train(permissive_only=False):
     """The train shards of SEM_CACHE and of the caches named in SEM_EXTRA_CACHES (comma-separated; further views of the
-    same subsample, cache.py --first-view), concatenated."""
+    same subsample, cache.py --first-view), concatenated. permissive_only: only the views of sources that
+    data/licences.py calls permissive (each cache's train.json names its source indices)."""
     extra = [c for c in os.environ.get('SEM_EXTRA_CACHES', '').split(',') if c]
-    sh = sorted(glob.glob(os.path.join(S.CACHE, 'train_*.npz')))
-    for c in extra:
-        sh += sorted(glob.glob(os.path.join(os.path.dirname(S.CACHE), c, 'train_*.npz')))
-    d = [np.load(p) for p in sh if not p.endswith('.tmp.npz')]
+    dirs = [S.CACHE] + [os.path.join(os.path.dirname(S.CACHE), c) for c in extra]
+    d = []
+    for cd in dirs:
+        names = json.load(open(os.path.join(cd, 'train.json')))['sources']
+        if permissive_only:
+            import licences
+            ok = np.array([licences.permissive(n) for n in names])
+        for p in sorted(glob.glob(os.path.join(cd, 'train_*.npz'))):
+            if p.endswith('.tmp.npz'):
+                continue
+            x = dict(np.load(p))
+            if permissive_only:
+                m = ok[x['s'].astype(np.int64)]
+                x = {k: v[m] for k, v in x.items()}
+            d.append(x)
     return (np.concatenate([x['f'] for x in d]), np.concatenate([x['y'] for x in d]),
             np.concatenate([x['s'] for x in d]), np.concatenate([x['i'] for x in d]), len(d))
 
@@ -107,6 +119,8 @@ def main():
     ap.add_argument('--frac', type=float, default=1.0, help='learning curve: train on this share of the cached files (all their views)')
     ap.add_argument('--snapshots', default='', help='steps after which the weights are kept (ckpt-stepN.pt) for scoring')
     ap.add_argument('--steps', type=int, default=0, help='fixed number of steps (overrides --epochs)')
+    ap.add_argument('--permissive-only', action='store_true', help='train on the sources data/licences.py calls '
+                    'permissive only (a build for commercial use)')
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
     torch.manual_seed(args.seed)
@@ -114,7 +128,7 @@ def main():
     run_dir = os.path.join(S.RUNS, args.run)
     os.makedirs(run_dir, exist_ok=True)
     t0 = time.time()
-    f, y, s, fi, nshards = load_train()
+    f, y, s, fi, nshards = load_train(args.permissive_only)
     if args.frac < 1.0:  # a seeded share of the files, all views of each kept file
         ids = np.unique(fi)
         keep = set(np.random.default_rng(1000 + args.seed).permutation(ids)[:int(round(args.frac * len(ids)))].tolist())
