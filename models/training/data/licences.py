@@ -96,13 +96,29 @@ def why(source):
     return PERMISSIVE.get(source) or RESTRICTED.get(source) or 'not reviewed (restricted until it is)'
 
 
+def table(sources):
+    """Markdown rows (class, source, why) of the sources, permissive first."""
+    rows = sorted(sources, key=lambda n: (not permissive(n), n))
+    return ['| %s | %s | %s |' % ('permissive' if permissive(n) else 'restricted', n, why(n)) for n in rows]
+
+
 if __name__ == '__main__':
+    # no argument: every source of the crop caches; --shipped: the sources 1.5.0's branches learnt from (the content
+    # caches' lists, a superset of the artefact network's crops1 + crops2 of the time), as a markdown table
     import json
     import os
-    cache = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), '.cache')
+    import sys
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if '--shipped' in sys.argv:
+        cfg = json.load(open(os.path.join(here, 'semantic', 'results', 'sem7-all.config.json')))
+        srcs = cfg['cache']['sources']
+        print('%d sources: %d permissive, %d restricted' % (len(srcs), sum(map(permissive, srcs)),
+                                                            sum(not permissive(n) for n in srcs)))
+        print('\n'.join(table(srcs)))
+        sys.exit(0)
     seen = set()
     for c in ('crops1', 'crops3'):
-        p = os.path.join(cache, c, 'index.json')
+        p = os.path.join(here, '.cache', c, 'index.json')
         if os.path.exists(p):
             seen.update(json.load(open(p))['sources'])
     for s in sorted(seen):

@@ -60,12 +60,15 @@ def do_train(args):
     if args.only_sources:  # a cache of some sources' files only (e.g. sources added after a cache was built), kept
         # apart and read beside it through SEM_EXTRA_CACHES
         files = [f for f in files if re.search(args.only_sources, f[1])]
+    if args.permissive_only:  # a build for commercial use: the subsample's files of permissive sources (data/licences.py)
+        import licences
+        files = [f for f in files if licences.permissive(f[1])]
     srcs = sorted({s for _, s, _ in files})
     prep = None
     if args.prep:
         rx, size, q = args.prep.rsplit(':', 2)
         prep = (rx, int(size), int(q))
-    meta = dict(prep=args.prep, total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(permissive_only=args.permissive_only, prep=args.prep, total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -154,6 +157,8 @@ def main():
     ap.add_argument('--only-sources', default='', help='regex on the source name: cache only those sources\' files')
     ap.add_argument('--palette', type=float, default=0.0,
                     help='share of views written as palette PNGs by transforms.py (both classes; default 0 = as before)')
+    ap.add_argument('--permissive-only', action='store_true', help='only the files of sources data/licences.py calls '
+                    'permissive')
     ap.add_argument('--crop-views', action='store_true', help='views after the first see a random crop of the scene')
     ap.add_argument('--data22', action='store_true', help='Data 2.2\'s training sources (real portraits) only')
     ap.add_argument('--prep', default='', help='REGEX:SIZE:Q: files of sources matching REGEX are first brought to at '
