@@ -183,6 +183,10 @@ export const ModelManifest = z
     training: z.object({
       sources: z.array(z.string()),
       licences: z.array(z.string()),
+      /** Whether every training source allows commercial use (models/training/data/licences.py); absent in manifests written before 2026-11-28. */
+      permissive: z.boolean().optional(),
+      /** The restricted sources, each with why (non-commercial terms, no licence, reposts ...). */
+      restricted: z.array(z.string()).optional(),
       command: z.string(),
     }),
   })

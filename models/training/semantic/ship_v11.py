@@ -83,6 +83,33 @@ def semantic_entry(file, sha, size, model_name, trained):
     )
 
 
+def run_sources(run):
+    """The training sources a content run's cache(s) held: its config.json (runs/RUN, or results/RUN.config.json where
+    the run folder kept none), the main cache's list and those of its extra caches."""
+    p = os.path.join(S.RUNS, run, 'config.json')
+    cfg = json.load(open(p if os.path.exists(p) else os.path.join(S.HERE, 'results', run + '.config.json')))
+    srcs = set(cfg['cache']['sources'])
+    for c in filter(None, (cfg.get('extra_caches') or '').split(',')):
+        srcs.update(json.load(open(os.path.join(S.common.CACHE, c, 'train.json')))['sources'])
+    return srcs
+
+
+def training_record(man, runs):
+    """The manifest's `training`: every source any shipped branch learnt from (the artefact network's record, kept
+    from its export, and each content run's caches), one licence line each, and whether a commercial build may use
+    the weights (data/licences.py: every source permissive) with the restricted ones and why."""
+    import export_v1
+    import licences
+    srcs = set(man['training']['sources'])
+    for r in runs:
+        srcs |= run_sources(r)
+    srcs = sorted(srcs)
+    return dict(sources=srcs, licences=sorted(set(export_v1.licence_lines(srcs))),
+                permissive=all(licences.permissive(n) for n in srcs),
+                restricted=['%s: %s' % (n, licences.why(n)) for n in srcs if not licences.permissive(n)],
+                command=man['training']['command'])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--sem', default='sem-ft4')
@@ -209,6 +236,7 @@ def main():
                                    'thresholds, AI portraits (%d) for aiAtHighAi' % (cal_p['n_real'], cal_p['n_ai'])))
     else:
         man.pop('portraits', None)
+    man['training'] = training_record(man, [a.sem] + ([a.sem2] if a.sem2 else []))
     S.common.save_json(man_path, man)
 
     # eval-results.json: the fused card (results.py) and every fused file score

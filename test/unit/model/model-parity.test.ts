@@ -83,6 +83,19 @@ describe('veracity-detector model', () => {
     expect(t.inconclusiveBand[1]).toBeLessThanOrEqual(t.highAi);
   });
 
+  it('tells a commercial user whether the weights may be used: every training source has a licence line, and each restricted one is named with why', () => {
+    const tr = manifest.training;
+    // one licence line per source, written "<source>: <licence>"
+    expect(new Set(tr.licences.map((l) => l.split(': ')[0]))).toEqual(new Set(tr.sources));
+    expect(typeof tr.permissive).toBe('boolean');
+    const restricted = (tr.restricted ?? []).map((l) => l.split(': ')[0]);
+    for (const s of restricted) expect(tr.sources).toContain(s);
+    expect(tr.permissive).toBe(restricted.length === 0);
+    // the content models learnt from more sources than the artefact network's 1.0 record held (ImageNet samples and
+    // the X-post galleries among them): all of them are listed
+    if (manifest.semantic) expect(tr.sources).toEqual(expect.arrayContaining(['v1/ajschumacher__imagen', 'v1/freestylefly__awesome-gpt-image-2']));
+  });
+
   it('has parity fixtures for every fixture PNG', () => {
     const pngs = fs.readdirSync(fixtureDir).filter((f) => f.endsWith('.png')).sort();
     expect(parity.fixtures.map((f) => f.file).sort()).toEqual(pngs);
