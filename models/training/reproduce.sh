@@ -227,3 +227,29 @@ $PY -c "import json; json.dump({r['path']: None for r in json.load(open('runs/v1
 npx tsx face_tags.ts semantic/results/face-tags-val24.json --from .cache/val24-paths.json
 (cd semantic && $PY -c "import json; a = json.load(open('results/face-tags-all.json')); a['tags'].update(json.load(open('results/face-tags-val24.json'))['tags']); json.dump(a, open('results/face-tags-all24.json', 'w'))" \
   && for r in f22-f3 f3-v2 f6-pd21ai f7-v2pd; do echo "== $r"; FG_RUN=$r $PY face_groups.py results/face-tags-all24.json; done > results/tenth-val24.txt)
+# 16. Eleventh session (nothing shipped; semantic/README.md "Eleventh session", MODEL_CARD.md "After 1.5.0, eleventh
+#     session"): the permissive-only build (data/licences.py's allow-list): InceptionV3 and MobileNetV2 on the permissive
+#     sources' views, the artefact network from scratch on their crops; fused as 1.5.0 (f8-perm); the permissive artefact
+#     network beside 1.5.0's content models (f9-v1perm); then v1-all, the same artefact recipe on all sources (set up
+#     for the next session's checks N1-N5), and 1.5.0's manifest training record (ship_v11.py, step 12's command)
+(cd semantic && export SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && SEM_EXTRA_CACHES=inception_m8_pal,inception_m8_d21ai $PY train.py inc-perm --train-from mixed10 --epochs 3 --permissive-only)
+(cd semantic && export SEM_CACHE=semantic_b9p SEM_SPLIT=block_9_add \
+  && $PY cache.py train --total 10000 --views 2 --crop-views --permissive-only \
+  && $PY cache.py eval --sets val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,modern_raw,modern_jpeg90,val24_raw,val24_q90 \
+  && $PY train.py sem-perm --train-from block_10 --epochs 3)
+TORCH_THREADS=2 $PY train_v1.py v1-perm --steps 2200 --npr --crops crops1,crops3 --permissive-only
+$PY eval_v1.py v1-perm --sets val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,modern_raw,modern_jpeg90,val24_raw,val24_q90
+(cd semantic && A=$PWD/../runs/v1-perm \
+  && $PY fuse.py inc-perm c8-perm --features sem --val21 --valpt --fit-on val_tx \
+  && $PY fuse.py sem-perm c8-semperm --features sem --val21 --valpt --fit-on val_tx \
+  && $PY fuse.py sem7-all c8-sem7 --features sem --val21 --valpt --fit-on val_tx \
+  && $PY fuse.py sem-perm f8-perm --features all3 --sem2 inc-perm --artefact $A --val21 --valpt --fit-on val_tx \
+  && $PY fuse.py sem7-all f9-v1perm --features all3 --sem2 inc-m10 --artefact $A --val21 --valpt --fit-on val_tx \
+  && ($PY val21.py table f22-f3 f6-pd21ai f8-perm f9-v1perm c8-sem7 c8-semperm c6-pd21ai c8-perm; \
+      $PY val21.py paired f22-f3 f8-perm; $PY val21.py paired f22-f3 f9-v1perm; $PY val21.py paired f6-pd21ai f8-perm; \
+      $PY val21.py paired c6-pd21ai c8-perm; $PY val21.py paired c8-sem7 c8-semperm; echo; $PY artefact_alone.py v1-ft-data2 v1-perm) > results/eleventh-perm.txt \
+  && for r in f22-f3 f8-perm f9-v1perm; do echo "== $r"; FG_RUN=$r $PY face_groups.py results/face-tags-all24.json; done > results/eleventh-groups.txt \
+  && git checkout results/val21-paired.txt results/val21-table.txt)
+TORCH_THREADS=2 $PY train_v1.py v1-all --steps 2200 --npr --crops crops1,crops3
+(cd data && $PY licences.py --shipped)
