@@ -92,6 +92,10 @@ def permissive(source):
     return source in PERMISSIVE
 
 
+def kind(source):
+    return 'permissive' if permissive(source) else 'restricted'
+
+
 def why(source):
     return PERMISSIVE.get(source) or RESTRICTED.get(source) or 'not reviewed (restricted until it is)'
 
@@ -99,7 +103,7 @@ def why(source):
 def table(sources):
     """Markdown rows (class, source, why) of the sources, permissive first."""
     rows = sorted(sources, key=lambda n: (not permissive(n), n))
-    return ['| %s | %s | %s |' % ('permissive' if permissive(n) else 'restricted', n, why(n)) for n in rows]
+    return ['| %s | %s | %s |' % (kind(n), n, why(n)) for n in rows]
 
 
 if __name__ == '__main__':
@@ -122,4 +126,4 @@ if __name__ == '__main__':
         if os.path.exists(p):
             seen.update(json.load(open(p))['sources'])
     for s in sorted(seen):
-        print('%-11s %-75s %s' % ('permissive' if permissive(s) else 'restricted', s, why(s)))
+        print('%-11s %-75s %s' % (kind(s), s, why(s)))

@@ -5,17 +5,10 @@ import json
 import os
 import sys
 
-import numpy as np
-
 import sem_common as S
 import card_v1
 
 SETS = ('val_raw', 'val_tx', 'val21_raw', 'val21_tx', 'modern_raw', 'modern_jpeg90')
-
-
-def auc(pos, neg):
-    pos, neg = np.array(pos)[:, None], np.array(neg)[None, :]
-    return float(np.mean(pos > neg) + 0.5 * np.mean(pos == neg))
 
 
 def main(runs):
@@ -29,7 +22,7 @@ def main(runs):
             ai = [x for l, _, x in s if l == 'ai']
             re = [x for l, _, x in s if l == 'real']
             g = [x for l, src, x in s if 'gptimage' in src]
-            out.append('%s %.3f%s' % (run, auc(ai, re), ' (GPT-4o/Sora %.3f)' % auc(g, re) if g else ''))
+            out.append('%s %.3f%s' % (run, card_v1.auc(ai, re), ' (GPT-4o/Sora %.3f)' % card_v1.auc(g, re) if g else ''))
         print('  %-14s n=%4d  %s' % (name, len(rows), ' | '.join(out)))
 
 
