@@ -63,6 +63,7 @@ def main():
     assert not left, left
     m.load_state_dict(sd)
     m.eval()
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
     torch.save(dict(config=cfg, ema=m.state_dict(), step=None, source='models/veracity-detector/model.onnx (BN folded)'),
                OUT)
     print('wrote', OUT, cfg)

@@ -4,6 +4,7 @@
 # 224x224 (sem_common.to224), and run through onnxruntime-node (onnx_scores.mjs; this Python has no onnxruntime).
 # Files that fail to decode are skipped, as cache.py skips them. First checks parity.json's semantic fixtures.
 #   OMP_NUM_THREADS=1 nice -n 10 /usr/bin/python3 onnx_scores.py [--sets val_raw,...] [--run sem7-all]
+#   SEM_MODEL=inception_v3 ... onnx_scores.py --run inc-m10 [--sets ...]      (semantic2.onnx)
 import argparse
 import json
 import os
@@ -16,7 +17,9 @@ from PIL import Image
 
 import sem_common as S
 
-ONNX = os.path.join(S.common.SHIP, 'semantic.onnx')
+# SEM_MODEL=inception_v3 scores the second content model (semantic2.onnx, 299 px, float16 weights) the same way
+ONNX_NAME, PARITY_KEY = ('semantic2.onnx', 'semantic2') if S.MODEL == 'inception_v3' else ('semantic.onnx', 'semantic')
+ONNX = os.path.join(S.common.SHIP, ONNX_NAME)
 RUNNER = os.path.join(S.HERE, 'onnx_scores.mjs')
 
 
@@ -33,12 +36,12 @@ def run_onnx(x, model=ONNX, timed=False):
 
 
 def check_parity():
-    par = json.load(open(os.path.join(S.common.SHIP, 'parity.json')))['semantic']['fixtures']
+    par = json.load(open(os.path.join(S.common.SHIP, 'parity.json')))[PARITY_KEY]['fixtures']
     fx_dir = os.path.join(S.common.REPO, 'test', 'fixtures', 'model')
     x = np.stack([np.asarray(Image.open(os.path.join(fx_dir, f['file'])).convert('RGB'), dtype=np.uint8) for f in par])
     z = run_onnx(x)
     d = float(np.max(np.abs(z - np.array([f['logit'] for f in par]))))
-    print('semantic parity fixtures: max |dlogit| %.2e' % d, flush=True)
+    print(PARITY_KEY, 'parity fixtures: max |dlogit| %.2e' % d, flush=True)
     return d
 
 
@@ -60,7 +63,7 @@ def score_set(name, run_dir):
         r = rows_in[j]
         rows.append(dict(label=r['label'], source=r['source'], path=r['path'], tiles=[float(1 / (1 + np.exp(-lg)))],
                          grid=1, size=r.get('size'), logit=float(lg)))
-    json.dump(dict(step=None, ckpt='semantic.onnx', set=name, tile=S.SIZE, stride=None, heat=1, rows=rows),
+    json.dump(dict(step=None, ckpt=ONNX_NAME, set=name, tile=S.SIZE, stride=None, heat=1, rows=rows),
               open(os.path.join(run_dir, 'scores-%s.json' % name), 'w'))
     print(name, len(rows), 'of', len(rows_in), 'files %.0f s' % (time.time() - t0), flush=True)
 
@@ -70,11 +73,11 @@ def main():
     ap.add_argument('--sets', default='val_raw,val_tx,modern_raw,modern_jpeg90')
     ap.add_argument('--run', default='sem7-all')
     args = ap.parse_args()
-    assert S.MODEL == 'mobilenet_v2' and S.SIZE == 224, 'semantic.onnx is the MobileNetV2 224 model: unset SEM_MODEL'
+    assert (S.MODEL, S.SIZE) in (('mobilenet_v2', 224), ('inception_v3', 299)), 'the shipped content models run at 224 / 299 px'
     run_dir = os.path.join(S.RUNS, args.run)
     os.makedirs(run_dir, exist_ok=True)
     if check_parity() > 1e-4:
-        raise SystemExit('semantic.onnx runner disagrees with parity.json')
+        raise SystemExit(ONNX_NAME + ' runner disagrees with parity.json')
     for name in args.sets.split(','):
         score_set(name, run_dir)
 
