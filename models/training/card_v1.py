@@ -17,7 +17,8 @@ FNR_AUTH = 0.05      # 'likely authentic (high)' below the score that <= 5 % of 
 def file_score(row, k, max_tiles, heat=64):
     tiles = row['tiles']
     n = row['grid']
-    if n > max_tiles:  # the scoring subset of the heat sample: floor(i*n/max) = floor(c*i*n/(c*max))
+    if n > max_tiles and len(tiles) > max_tiles:  # the scoring subset of the heat sample: floor(i*n/max) = floor(c*i*n/(c*max))
+        # (rows written with EVAL_HEAT=32 hold floor(i*n/32) already: the subset itself)
         step = heat // max_tiles if n > heat else None
         if step:
             tiles = tiles[::step]

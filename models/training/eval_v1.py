@@ -29,7 +29,8 @@ import crops_v1  # noqa: E402
 
 TILE = 192
 STRIDE = 96
-HEAT = 64
+HEAT = int(os.environ.get('EVAL_HEAT', '64'))  # tiles kept per file; 32 = only the scoring subset (same file score, half the time)
+assert HEAT in (32, 64), 'EVAL_HEAT is 64 (the heatmap sample) or 32 (the scoring subset alone)'
 PER_SOURCE = int(os.environ.get('EVAL_PER_SOURCE', '120'))  # validation files per source at most (seeded sample)
 Image.MAX_IMAGE_PIXELS = 60_000_000
 
