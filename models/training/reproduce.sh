@@ -253,3 +253,20 @@ $PY eval_v1.py v1-perm --sets val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_
   && git checkout results/val21-paired.txt results/val21-table.txt)
 TORCH_THREADS=2 $PY train_v1.py v1-all --steps 2200 --npr --crops crops1,crops3
 (cd data && $PY licences.py --shipped)
+# 17. Twelfth session (nothing shipped; semantic/README.md "Twelfth session", check R1): on a machine without any
+#     git-ignored state, 1.5.0's scores rebuilt from the shipped ONNX files and f22-f3 refitted on them (it reproduces
+#     the recorded figures: results/twelfth-r1.txt); then v1-all restarted (not finished, not scored)
+(cd data && $PY restore.py "$MIRRORS" && $PY restore_measure24.py "$MIRRORS")
+for k in 0 1; do CROPS_PART=$k/2 $PY crops_v1.py 0 & done; wait
+for p in 0 1; do $PY crops_v1.py --d21 $p & done; wait
+$PY onnx_to_ckpt.py
+S=val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,modern_raw,modern_jpeg90,val24_raw,val24_q90
+EVAL_HEAT=32 EVAL_PER_SOURCE=40 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets val_raw,val_tx,val21_raw,val21_tx,modern_raw,modern_jpeg90
+EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valpt_raw,valpt_tx,val24_raw,val24_q90
+(cd semantic && $PY onnx_scores.py --sets $S --run sem7-all && SEM_MODEL=inception_v3 $PY onnx_scores.py --sets $S --run inc-m10)
+(cd guard && $PY measure.py --sets $S)
+(cd semantic && $PY fuse.py sem7-all f22-f3 --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY -c "import json; a = json.load(open('results/face-tags.json')); [a['tags'].update(json.load(open('results/face-tags-%s.json' % v))['tags']) for v in ('val23', 'val24')]; json.dump(a, open('results/face-tags-all24.json', 'w'))" \
+  && $PY val21.py table f22-f3 && FG_RUN=f22-f3 $PY face_groups.py results/face-tags-all24.json && $PY results.py f22-f3 \
+  && git checkout results/val21-table.txt results/f22-f3.json)
+TORCH_THREADS=2 $PY train_v1.py v1-all --steps 2200 --npr --crops crops1,crops3
