@@ -135,6 +135,7 @@ node bench-speed.mjs
 (cd data && $PY build_manifests.py /work/.mirror && $PY restore.py /work/.mirror && $PY sources_table.py)
 for k in 0 1; do CROPS_PART=$k/2 $PY crops_v1.py 0 & done; wait
 for p in 0 1; do $PY crops_v1.py --d21 $p & done; wait
+$PY onnx_to_ckpt.py   # runs/v1-ft-data2/ckpt-onnx.pt, the shipped artefact network as a checkpoint (used from here on)
 TORCH_THREADS=2 $PY train_v1.py v2-d21 --init v1-ft-data2/ckpt-onnx.pt --unfold-bn --npr --crops crops1,crops3 --steps 1000 \
   --lr 5e-4 --warmup 50 --palette 0.3 --swap-every 60
 EVAL_PER_SOURCE=40 $PY eval_v1.py v2-d21 --sets val_raw,val21_raw,modern_raw,val_tx,val21_tx,modern_jpeg90
@@ -256,10 +257,8 @@ TORCH_THREADS=2 $PY train_v1.py v1-all --steps 2200 --npr --crops crops1,crops3
 # 17. Twelfth session (nothing shipped; semantic/README.md "Twelfth session", check R1): on a machine without any
 #     git-ignored state, 1.5.0's scores rebuilt from the shipped ONNX files and f22-f3 refitted on them (it reproduces
 #     the recorded figures: results/twelfth-r1.txt); then v1-all restarted (not finished, not scored)
-(cd data && $PY restore.py "$MIRRORS" && $PY restore_measure24.py "$MIRRORS")
-for k in 0 1; do CROPS_PART=$k/2 $PY crops_v1.py 0 & done; wait
-for p in 0 1; do $PY crops_v1.py --d21 $p & done; wait
-$PY onnx_to_ckpt.py
+#     (its data and caches are steps 1, 13 and 15's: restore.py, restore_measure24.py, crops1 and crops3; its artefact
+#     checkpoint is step 13's ckpt-onnx.pt; in a full run the scores below only repeat the earlier steps' from ONNX)
 S=val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,modern_raw,modern_jpeg90,val24_raw,val24_q90
 EVAL_HEAT=32 EVAL_PER_SOURCE=40 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets val_raw,val_tx,val21_raw,val21_tx,modern_raw,modern_jpeg90
 EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valpt_raw,valpt_tx,val24_raw,val24_q90
