@@ -3,6 +3,11 @@
 # chosen on the validation split only), parity.json (PyTorch scores of test/fixtures/model/*.png, regenerated here)
 # and eval-results.json (the card's figures and every validation / modern file score, for calibration-table.ts).
 #   /usr/bin/python3 export_v1.py RUN --ckpt ema-03000.pt --card runs/RUN/card.json
+# --keep-content: a new artefact network beside the shipped content branches (semantic.onnx, semantic2.onnx): only
+# model.onnx, the manifest's artefact fields (sha256, tiling, aggregation, tileThresholds = the run's own card, the
+# training sources gain the run's crop caches' sources) and parity.json's artefact fixtures change; the content
+# entries, fusion, thresholds and eval-results.json stay for semantic/ship_v11.py --keep-semantic --keep-semantic2,
+# which refits them on the new network's scores.
 import argparse
 import glob
 import json
@@ -57,6 +62,9 @@ def main():
     ap.add_argument('--card', required=True)
     ap.add_argument('--pixels-decide', action='store_true',
                     help='let a picture scored >= highAi decide ai_generated alone (manifest calibration.pixelsDecide)')
+    ap.add_argument('--keep-content', action='store_true',
+                    help='replace only the artefact network in the shipped manifest and parity.json (see the header)')
+    ap.add_argument('--crops', default='', help='with --keep-content: the crop caches the run trained on, where its checkpoint names none')
     a = ap.parse_args()
     torch.set_num_threads(1)
     model, step = eval_v1.load_model(a.run, a.ckpt)
@@ -86,9 +94,14 @@ def main():
         fixtures.append(dict(file=n, width=w, height=h, tiles=len(idx), topLeftLogit=float(logits[0]),
                              topLeftProbability=float(probs[0]), tileProbabilities=[float(p) for p in probs],
                              fileScore=float(np.mean(top))))
-    common.save_json(os.path.join(common.SHIP, 'parity.json'), dict(
-        note='PyTorch outputs recorded at export for test/fixtures/model/*.png; onnxruntime-node must agree within 1e-4',
-        model='%s@%s' % (a.run, a.ckpt), fixtures=fixtures))
+    par_path = os.path.join(common.SHIP, 'parity.json')
+    parity = json.load(open(par_path)) if a.keep_content else {}
+    parity.update(note='PyTorch outputs recorded at export for test/fixtures/model/*.png; onnxruntime-node must agree within 1e-4',
+                  model='%s@%s' % (a.run, a.ckpt), fixtures=fixtures)
+    common.save_json(par_path, parity)
+    if a.keep_content:
+        keep_content(a, onnx_path, card)
+        return
 
     idx = json.load(open(os.path.join(common.CACHE, 'crops1', 'index.json')))
     band = [thr['highAuthentic'], thr['highAi']]
@@ -143,6 +156,35 @@ def main():
     ev = card_v1.clean(dict(model='%s@%s' % (a.run, a.ckpt), step=step, card=card, file_scores=file_scores))
     common.save_json(os.path.join(common.SHIP, 'eval-results.json'), ev)
     print('exported', onnx_path, os.path.getsize(onnx_path), 'bytes', manifest['sha256'])
+
+
+def crop_sources(run, ckpt, crops=''):
+    """The sources of every crop cache the run trained on (the checkpoint's config's `crops`; --crops where a
+    checkpoint rebuilt from ONNX (onnx_to_ckpt.py) kept none)."""
+    cfg = torch.load(os.path.join(common.RUNS, run, ckpt))['config']
+    assert cfg.get('crops') or crops, 'the checkpoint names no crop caches: give --crops'
+    out = set()
+    for c in (cfg.get('crops') or crops).split(','):
+        out.update(json.load(open(os.path.join(common.CACHE, c, 'index.json')))['sources'])
+    return out
+
+
+def keep_content(a, onnx_path, card):
+    man_path = os.path.join(common.SHIP, 'manifest.json')
+    man = json.load(open(man_path))
+    assert 'fusion' in man and 'semantic' in man, '--keep-content needs a shipped manifest with content branches'
+    thr = card['thresholds']
+    man['sha256'] = sha256(onnx_path)
+    man['tiling']['maxTiles'] = card['max_tiles']
+    assert man['aggregation']['k'] == card['k'] and man['tiling']['heatmapMaxTiles'] == HEAT, 'aggregation text is k=3, HEAT'
+    man['tileThresholds'] = dict(decision=thr['highAi'], highAi=thr['highAi'], highAuthentic=thr['highAuthentic'],
+                                 inconclusiveBand=[thr['highAuthentic'], thr['highAi']])
+    srcs = sorted(set(man['training']['sources']) | crop_sources(a.run, a.ckpt, a.crops))  # the content runs' sources stay listed
+    man['training']['sources'] = srcs
+    man['training']['licences'] = sorted(set(licence_lines(srcs)))
+    common.save_json(man_path, man)
+    print('artefact network replaced:', onnx_path, os.path.getsize(onnx_path), 'bytes', man['sha256'],
+          '(run semantic/ship_v11.py --keep-semantic --keep-semantic2 next)')
 
 
 def licence_lines(sources):

@@ -18,7 +18,10 @@
 # 3 % rule to each group (all AI files in both): the manifest's `thresholds` become the rest's, `portraits` carries the
 # portraits' thresholds, the finder's parameters and cascade, and each group's calibration.
 # --keep-semantic: semantic.onnx, its manifest entry, parity entries and fixtures stay as shipped (its run's
-# checkpoint is not needed); the run's scores still enter the fusion.
+# checkpoint is not needed); the run's scores still enter the fusion. --keep-semantic2 does the same for semantic2.onnx.
+# A new artefact network beside the shipped content branches: export_v1.py RUN --keep-content (model.onnx, its parity
+# fixtures and the manifest's artefact fields), then fuse.py --artefact runs/RUN and this with both --keep flags; the
+# training record is then the manifest's (the artefact run's caches already added to it).
 import argparse
 import json
 import os
@@ -120,6 +123,7 @@ def main():
     ap.add_argument('--guard', action='store_true',
                     help='the calibration counts a file the photo guard flags (guard/flags.py) as not at highAi, as the product reads it')
     ap.add_argument('--keep-semantic', action='store_true', help='semantic.onnx and its parity fixtures stay as shipped')
+    ap.add_argument('--keep-semantic2', action='store_true', help='semantic2.onnx and its parity fixtures stay as shipped')
     ap.add_argument('--val21', action='store_true', help='validation includes Data 2.1\'s sources (val21_raw, val21_tx)')
     ap.add_argument('--portraits', default='', help='face tags of the product\'s finder (../face_tags.ts): thresholds per group')
     ap.add_argument('--valpt', action='store_true', help='validation includes Data 2.2\'s real portraits (valpt_raw, valpt_tx)')
@@ -190,6 +194,9 @@ def main():
                           'clipped to [1e-6, 1 - 1e-6] first')]
     if a.sem2:
         feats.append(('semantic2', 'the second semantic model\'s logit of the whole picture (InceptionV3 at %d px)' % S.SIZE))
+    if a.sem2 and a.keep_semantic2:
+        assert man['semantic2']['sha256'] == sha256(os.path.join(S.common.SHIP, 'semantic2.onnx')), 'semantic2.onnx changed'
+    elif a.sem2:
         onnx_dst2 = os.path.join(S.common.SHIP, 'semantic2.onnx')
         shutil.copyfile(os.path.join(S.OUT, a.sem2 + '.onnx'), onnx_dst2)
         st2 = __import__('torch').load(os.path.join(S.RUNS, a.sem2, 'ckpt.pt'))
@@ -236,7 +243,8 @@ def main():
                                    'thresholds, AI portraits (%d) for aiAtHighAi' % (cal_p['n_real'], cal_p['n_ai'])))
     else:
         man.pop('portraits', None)
-    man['training'] = training_record(man, [a.sem] + ([a.sem2] if a.sem2 else []))
+    man['training'] = training_record(man, ([] if a.keep_semantic else [a.sem]) +
+                                      ([a.sem2] if a.sem2 and not a.keep_semantic2 else []))
     S.common.save_json(man_path, man)
 
     # eval-results.json: the fused card (results.py) and every fused file score
@@ -254,7 +262,8 @@ def main():
     file_scores = {key: [dict(label=l, source=s.replace('modern/', '', 1), score=round(sc, 6),
                               **(dict(portrait=True) if a.portraits and is_port(p) else {}))
                          for l, s, sc, p in fused_rows(a.fused, name)] for name, key in names.items()}
-    ev = card_v1.clean(dict(model='%s%s + v1-ft-data2@ema-00500.pt fused (%s)' % (a.sem, ' + ' + a.sem2 if a.sem2 else '', a.fused), step=None,
+    art = json.load(open(os.path.join(S.common.SHIP, 'parity.json')))['model']  # the artefact network's run@ckpt
+    ev = card_v1.clean(dict(model='%s%s + %s fused (%s)' % (a.sem, ' + ' + a.sem2 if a.sem2 else '', art, a.fused), step=None,
                             card=card, file_scores=file_scores,
                             note='validation scores: leave-one-source-out fits; modern/: the shipped fit'))
     S.common.save_json(ev_path, ev)
@@ -287,9 +296,9 @@ def main():
 
     if not a.keep_semantic:
         entries += parity(a.sem, 'semantic', 224, False)
-    if a.sem2:
+    if a.sem2 and not a.keep_semantic2:
         entries += parity(a.sem2, 'semantic2', S.SIZE, True)
-    else:
+    elif not a.sem2:
         par.pop('semantic2', None)
     S.common.save_json(par_path, par)
     print(json.dumps(dict(thresholds=thr, calibration=cal, modern_real_at_highAi=modern_real, parity=entries)))
