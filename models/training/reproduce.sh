@@ -269,7 +269,8 @@ EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valpt_raw,val
   && $PY val21.py table f22-f3 && FG_RUN=f22-f3 $PY face_groups.py results/face-tags-all24.json && $PY results.py f22-f3 \
   && git checkout results/val21-table.txt results/f22-f3.json)
 TORCH_THREADS=2 $PY train_v1.py v1-all --steps 2200 --npr --crops crops1,crops3
-# ... then (next session: not yet run) v1-all scored and judged by checks N1-N4 against the rebuilt f22-f3
+# ... then (thirteenth session) v1-all finished, scored and judged by checks N1-N4 against the rebuilt f22-f3: N1 fails,
+#     nothing shipped (semantic/README.md "Thirteenth session"; card_v1.thresholds now rounds highAi up)
 EVAL_HEAT=32 EVAL_PER_SOURCE=40 $PY eval_v1.py v1-all --sets val_raw,val_tx,val21_raw,val21_tx,modern_raw,modern_jpeg90
 EVAL_HEAT=32 $PY eval_v1.py v1-all --sets valpt_raw,valpt_tx
 (cd semantic && $PY fuse.py sem7-all f10-v1-all --features all3 --sem2 inc-m10 --artefact "$PWD/../runs/v1-all" --val21 --valpt --fit-on val_tx \
@@ -277,3 +278,7 @@ EVAL_HEAT=32 $PY eval_v1.py v1-all --sets valpt_raw,valpt_tx
       for r in f22-f3 f10-v1-all; do echo "== $r"; FG_RUN=$r $PY face_groups.py results/face-tags-all24.json; done; echo; \
       $PY artefact_alone.py v1-ft-data2 v1-all) > results/twelfth-v1-all.txt \
   && git checkout results/val21-table.txt results/val21-paired.txt)
+EVAL_HEAT=32 $PY eval_v1.py v1-all --sets val24_raw,val24_q90   # the measuring set, after the checks
+(cd semantic && FG_RUN=f10-v1-all $PY face_groups.py results/face-tags-all24.json | tail -8)
+# 18. Thirteenth session: the second seed of v1-perm (permissive sources only), the other candidate for N1-N5
+TORCH_THREADS=2 $PY train_v1.py v1-perm-s2 --steps 2200 --npr --crops crops1,crops3 --permissive-only --seed 2
