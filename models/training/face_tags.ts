@@ -23,6 +23,11 @@ const params = {
   scaleFactor: Number(opt('--scale-factor', String(shipped.scaleFactor ?? 1.1))),
   minNeighbors: Number(opt('--min-neighbors', String(shipped.minNeighbors ?? 5))),
   minFace: Number(opt('--min-face', String(shipped.minFace ?? 0.12))),
+  // the product's turned looks (manifest portraits.finder.search, or --search -25,25,90,270), so the tags match it
+  ...(opt('--search', (shipped.search ?? []).join(',')) ? {
+    search: opt('--search', (shipped.search ?? []).join(',')).split(',').map(Number),
+    searchBelow: manifest.portraits?.minFace ?? 0.15,
+  } : {}),
 };
 const from = opt('--from', join(HERE, '.cache/portraits.json'));
 const paths = Object.keys(JSON.parse(await readFile(from, 'utf8')));

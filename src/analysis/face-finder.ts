@@ -17,6 +17,12 @@ export interface FaceFinderParams {
   minNeighbors: number;
   /** The smallest face looked for, as a share of the (resized) picture's shorter side. */
   minFace: number;
+  /**
+   * Rotated looks (degrees, clockwise) tried when the upright look finds no face of at least `searchBelow` of the
+   * shorter side: a camera held off level, or a picture whose orientation tag was stripped. Absent: upright only.
+   */
+  search?: number[];
+  searchBelow?: number;
 }
 
 export interface FaceReading {
@@ -26,6 +32,8 @@ export interface FaceReading {
   largest: number;
   /** The largest face's centre as shares of the picture's width and height (null when none was found). */
   centre: [number, number] | null;
+  /** The rotation (degrees, clockwise) of the look that found the largest face; present only when it is not 0. */
+  angle?: number;
 }
 
 /** The few OpenCV.js calls used here (the package's own types are too loose to help). */
@@ -128,35 +136,74 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
     async find(img, signal) {
       const grey = await greyForFaces(img, params.shortSide);
       signal?.throwIfAborted();
-      const mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
-      const found = new cv.RectVector();
-      try {
-        mat.data.set(grey.data);
-        const short = Math.min(grey.width, grey.height);
-        const min = Math.max(12, Math.floor(short * params.minFace));
-        try {
-          classifier.detectMultiScale(mat, found, params.scaleFactor, params.minNeighbors, 0, new cv.Size(min, min), new cv.Size(0, 0));
-        } catch (err) {
-          // a C++ exception arrives as a number: say what failed rather than throw a pointer
-          throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);
-        }
-        let largest = 0;
-        let centre: [number, number] | null = null;
-        for (let i = 0; i < found.size(); i++) {
-          const r = found.get(i);
-          const side = Math.min(r.width, r.height) / short;
-          if (side > largest) {
-            largest = side;
-            centre = [round4((r.x + r.width / 2) / grey.width), round4((r.y + r.height / 2) / grey.height)];
-          }
-        }
-        return { faces: found.size(), largest: round4(largest), centre };
-      } finally {
-        mat.delete();
-        found.delete();
+      const short = Math.min(grey.width, grey.height);
+      const upright = detect(grey, short, 0);
+      if (!params.search?.length || upright.largest >= (params.searchBelow ?? params.minFace)) return upright;
+      let best = upright;
+      for (const angle of params.search) {
+        signal?.throwIfAborted();
+        const turned = await rotateGrey(grey, angle);
+        const r = detect(turned, short, angle, grey);
+        if (r.largest > best.largest) best = r;
       }
+      return best;
     },
   };
+
+  /**
+   * One look of the cascade at a grey picture. Face sizes are shares of `short`, the upright picture's shorter side;
+   * a face found in a turned copy has its centre mapped back into the upright picture (`upright`).
+   */
+  function detect(grey: Grey, short: number, angle: number, upright: Grey = grey): FaceReading {
+    const mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
+    const found = new cv.RectVector();
+    try {
+      mat.data.set(grey.data);
+      const min = Math.max(12, Math.floor(short * params.minFace));
+      try {
+        classifier.detectMultiScale(mat, found, params.scaleFactor, params.minNeighbors, 0, new cv.Size(min, min), new cv.Size(0, 0));
+      } catch (err) {
+        // a C++ exception arrives as a number: say what failed rather than throw a pointer
+        throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);
+      }
+      let largest = 0;
+      let centre: [number, number] | null = null;
+      for (let i = 0; i < found.size(); i++) {
+        const r = found.get(i);
+        const side = Math.min(r.width, r.height) / short;
+        if (side > largest) {
+          largest = side;
+          const [x, y] = unturn(r.x + r.width / 2, r.y + r.height / 2, grey, upright, angle);
+          centre = [round4(x / upright.width), round4(y / upright.height)];
+        }
+      }
+      return { faces: found.size(), largest: round4(largest), centre, ...(angle && found.size() ? { angle } : {}) };
+    } finally {
+      mat.delete();
+      found.delete();
+    }
+  }
+}
+
+type Grey = { width: number; height: number; data: Buffer };
+
+/** The grey picture turned clockwise by `angle` degrees on a canvas that holds all of it (black corners). */
+async function rotateGrey(grey: Grey, angle: number): Promise<Grey> {
+  const { data, info } = await sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } })
+    .rotate(angle, { background: { r: 0, g: 0, b: 0 } })
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data };
+}
+
+/** A point of a copy turned clockwise by `angle` about its centre, back in the upright picture's pixels. */
+function unturn(x: number, y: number, turned: Grey, upright: Grey, angle: number): [number, number] {
+  if (!angle) return [x, y];
+  const a = (angle * Math.PI) / 180;
+  const dx = x - turned.width / 2;
+  const dy = y - turned.height / 2;
+  return [upright.width / 2 + dx * Math.cos(a) + dy * Math.sin(a), upright.height / 2 - dx * Math.sin(a) + dy * Math.cos(a)];
 }
 
 /**

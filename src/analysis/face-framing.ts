@@ -33,7 +33,8 @@ export const FFHQ_FRAMING = {
 /** Whether a picture of width x height whose face finder read `faces` is framed as StyleGAN's FFHQ faces are. */
 export function ffhqFramed(width: number, height: number, faces: FaceReading | null): boolean {
   const f = FFHQ_FRAMING;
-  if (!faces?.centre || width <= 0 || height <= 0) return false;
+  // FFHQ's faces are aligned upright: a face only a turned look found (face-finder.ts `search`) is not framed so
+  if (!faces?.centre || faces.angle || width <= 0 || height <= 0) return false;
   if (Math.abs(width - height) > f.squareTolerance * Math.max(width, height)) return false;
   const [x, y] = faces.centre;
   return (

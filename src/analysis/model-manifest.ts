@@ -45,6 +45,8 @@ const Portraits = z
         scaleFactor: z.number().gt(1).max(2),
         minNeighbors: z.number().int().min(0).max(50),
         minFace: z.number().gt(0).max(1),
+        /** Turned looks (degrees, clockwise) when the upright one finds no portrait (face-finder.ts); absent: none. */
+        search: z.array(z.number().gt(-360).lt(360).refine((a) => a !== 0, 'the upright look is always made')).min(1).max(8).optional(),
       })
       .strict(),
     /** A portrait: the largest face found spans at least this share of the picture's shorter side. */

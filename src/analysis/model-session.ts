@@ -112,7 +112,7 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
   let faces: FaceFinder | undefined;
   if (manifest.portraits) {
     try {
-      faces = await openFaceFinder(dir, manifest.portraits.finder);
+      faces = await openFaceFinder(dir, manifest.portraits.finder, manifest.portraits.minFace);
     } catch (err) {
       for (const o of opened) await o.release().catch(() => undefined);
       throw err;
@@ -160,7 +160,7 @@ async function openSession(modelPath: string, sha256: string, inputName: string,
 }
 
 /** The face finder's cascade, checked against its manifest's sha256 like the networks, then loaded into OpenCV. */
-async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['portraits']>['finder']): Promise<FaceFinder> {
+async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['portraits']>['finder'], portraitMin: number): Promise<FaceFinder> {
   const path = join(dir, spec.file);
   let xml: Buffer;
   try {
@@ -172,8 +172,8 @@ async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['port
   if (digest !== spec.sha256) {
     throw new AnalysisError('result_unavailable', `The face finder cascade ${path} does not match its manifest (sha256 ${digest}, expected ${spec.sha256}).`);
   }
-  const { shortSide, scaleFactor, minNeighbors, minFace } = spec;
-  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace });
+  const { shortSide, scaleFactor, minNeighbors, minFace, search } = spec;
+  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace, ...(search ? { search, searchBelow: portraitMin } : {}) });
 }
 
 function sha256File(path: string): Promise<string> {

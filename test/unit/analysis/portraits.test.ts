@@ -59,6 +59,40 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     expect(await finder.find(strip)).toEqual({ faces: 0, largest: 0, centre: null });
   });
 
+  it('turned looks (manifest finder.search) find a selfie tilted 30 degrees or turned on its side, which the upright look misses; the centre comes back in the upright picture; none finds a face on a colour chart', async () => {
+    const spec = shippedManifest().portraits!.finder;
+    const upright = await loadFaceFinder(readFileSync(join(SHIPPED_DIR, spec.file)), spec);
+    const searching = await loadFaceFinder(readFileSync(join(SHIPPED_DIR, spec.file)), { ...spec, search: [-25, 25, 90, 270], searchBelow: 0.15 });
+    const img = await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg');
+    const raw = () => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
+    const asRgb = ({ data, info }: { data: Buffer; info: { width: number; height: number } }) => ({ width: info.width, height: info.height, data });
+    // a camera held 30 degrees off level: the turned picture's centre at the original size
+    const big = asRgb(await raw().rotate(30, { background: '#000' }).raw().toBuffer({ resolveWithObject: true }));
+    const left = Math.floor((big.width - img.width) / 2);
+    const top = Math.floor((big.height - img.height) / 2);
+    const tilted = asRgb(await sharp(big.data, { raw: { width: big.width, height: big.height, channels: 3 } })
+      .extract({ left, top, width: img.width, height: img.height }).raw().toBuffer({ resolveWithObject: true }));
+    expect((await upright.find(tilted)).largest).toBeLessThan(0.15);
+    const t = await searching.find(tilted);
+    expect(t.largest).toBeGreaterThanOrEqual(0.15);
+    expect(t.angle).toBe(-25);
+    // on its side (a stripped orientation tag): found by the 270-degree look, its centre where the face is in it
+    const u = await upright.find(img);
+    const side = asRgb(await raw().rotate(90).raw().toBuffer({ resolveWithObject: true }));
+    expect((await upright.find(side)).largest).toBeLessThan(0.15);
+    const s = await searching.find(side);
+    expect(s.angle).toBe(270);
+    expect(s.largest).toBeCloseTo(u.largest, 1);
+    // turning 90 degrees clockwise takes the point (x, y) of the upright picture to (1 - y, x)
+    expect(s.centre![0]).toBeCloseTo(1 - u.centre![1], 1);
+    expect(s.centre![1]).toBeCloseTo(u.centre![0], 1);
+    // an upright face is read as before: no turned look is made, no angle is reported
+    expect(await searching.find(img)).toEqual(u);
+    expect(await searching.find(await decodeImageBuffer(readFileSync(CHART), 'image/jpeg'))).toEqual({ faces: 0, largest: 0, centre: null });
+    // FFHQ's faces are aligned upright: a face only a turned look found is never framed as GAN faces are
+    expect(ffhqFramed(1024, 1024, { faces: 1, largest: 0.65, centre: [0.5, 0.545], angle: 25 })).toBe(false);
+  });
+
   it('a cascade OpenCV cannot read is refused by name', async () => {
     const spec = shippedManifest().portraits!.finder;
     const err = await loadFaceFinder(Buffer.from('<opencv_storage></opencv_storage>'), spec).catch((e: unknown) => e);
@@ -92,6 +126,14 @@ describe('threshold groups', () => {
     const r = ModelManifest.safeParse(bad);
     expect(r.success).toBe(false);
     expect(r.error!.issues[0].path).toEqual(['portraits', 'finder', 'minFace']);
+  });
+
+  it('the schema takes turned looks for the finder, and refuses an upright one among them, naming the field', () => {
+    const withSearch = (search: number[]) => ({ ...m, portraits: { ...m.portraits!, finder: { ...m.portraits!.finder, search } } });
+    expect(ModelManifest.parse(withSearch([-25, 25, 90, 270])).portraits!.finder.search).toEqual([-25, 25, 90, 270]);
+    const r = ModelManifest.safeParse(withSearch([25, 0]));
+    expect(r.success).toBe(false);
+    expect(r.error!.issues[0].path).toEqual(['portraits', 'finder', 'search', 1]);
   });
 });
 
