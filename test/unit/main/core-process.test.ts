@@ -1,6 +1,6 @@
 // Starting and supervising the core: the ready message, arguments, and startCore against real child processes (small
 // Node scripts standing in for the core, and once the real `veracity serve`).
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,11 +108,20 @@ describe('startCore', () => {
   it('stopCore forces the kill after the grace period', async () => {
     // A core that ignores SIGTERM: stopCore must still return and call the hard kill.
     const script = `process.on('SIGTERM', () => {}); ${ready(4569, null)} setInterval(() => {}, 1000);`;
-    const core = await startCore({ spawn: nodeChild(script) });
+    let raw: ChildProcess | undefined;
+    const core = await startCore({
+      spawn: () => {
+        raw = spawn(process.execPath, ['-e', script], { stdio: CORE_STDIO });
+        return coreChildOf(raw);
+      },
+    });
     let forced = false;
+    const exited = new Promise((resolve) => raw!.once('exit', (_code, signal) => resolve(signal)));
     await stopCore(core.child, 300, () => {
       forced = true;
+      raw!.kill('SIGKILL'); // the hard kill, as the app's is: the core must not outlive the test
     });
     expect(forced).toBe(true);
+    expect(await exited).toBe('SIGKILL');
   });
 });
