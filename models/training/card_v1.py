@@ -3,8 +3,8 @@
 # decided at them on every set, and decision flips under JPEG q70 and a 50 % resize.
 #   /usr/bin/python3 card_v1.py RUN [--k 3] [--max 32] [--json out.json]
 import argparse
-import math
 import json
+import math
 import os
 
 import numpy as np

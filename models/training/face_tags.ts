@@ -18,16 +18,14 @@ const opt = (name: string, dflt: string) => {
 const out = args[0];
 const manifest = JSON.parse(await readFile(join(HERE, '../veracity-detector/manifest.json'), 'utf8'));
 const shipped = manifest.portraits?.finder ?? {};
+const search = opt('--search', (shipped.search ?? []).join(','));
 const params = {
   shortSide: Number(opt('--short-side', String(shipped.shortSide ?? 320))),
   scaleFactor: Number(opt('--scale-factor', String(shipped.scaleFactor ?? 1.1))),
   minNeighbors: Number(opt('--min-neighbors', String(shipped.minNeighbors ?? 5))),
   minFace: Number(opt('--min-face', String(shipped.minFace ?? 0.12))),
   // the product's turned looks (manifest portraits.finder.search, or --search -25,25,90,270), so the tags match it
-  ...(opt('--search', (shipped.search ?? []).join(',')) ? {
-    search: opt('--search', (shipped.search ?? []).join(',')).split(',').map(Number),
-    searchBelow: manifest.portraits?.minFace ?? 0.15,
-  } : {}),
+  ...(search ? { search: search.split(',').map(Number), searchBelow: manifest.portraits?.minFace ?? 0.15 } : {}),
 };
 const from = opt('--from', join(HERE, '.cache/portraits.json'));
 const paths = Object.keys(JSON.parse(await readFile(from, 'utf8')));
