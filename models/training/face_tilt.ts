@@ -4,7 +4,9 @@
 // does today, and found again with a search of rotated copies (SEARCH, degrees) when the upright look finds none; and
 // how often that search tags a portrait in about 200 real files the upright finder calls non-portraits. A real
 // portrait the finder misses is read against the rest's thresholds (1.5.0: 0.829 against 0.9574).
-//   npx tsx models/training/face_tilt.ts > semantic/results/thirteenth-face-tilt.json   (about 10 min, one core)
+//   npx tsx models/training/face_tilt.ts [SEARCH] > semantic/results/fourteenth-face-tilt.json   (about 10 min, one core)
+// (thirteenth-face-tilt.json came from an earlier copy that turned the RGB picture itself; this one uses the product's
+// search, src/analysis/face-finder.ts, which turns the finder's 320-px grey copy)
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { decodeImageBuffer, type RgbImage } from '../../src/analysis/decode-image.js';
@@ -16,10 +18,13 @@ const T = new URL('.', import.meta.url).pathname;
 const man = JSON.parse(await readFile(T + '../veracity-detector/manifest.json', 'utf8'));
 const f = man.portraits.finder;
 const MIN = man.portraits.minFace;
-const finder = await loadFaceFinder(await readFile(T + '../veracity-detector/haarcascade_frontalface_alt2.xml'),
-  { shortSide: f.shortSide, scaleFactor: f.scaleFactor, minNeighbors: f.minNeighbors, minFace: f.minFace });
+const xml = await readFile(T + '../veracity-detector/haarcascade_frontalface_alt2.xml');
+const base = { shortSide: f.shortSide, scaleFactor: f.scaleFactor, minNeighbors: f.minNeighbors, minFace: f.minFace };
+const finder = await loadFaceFinder(xml, base);
 const tags = JSON.parse(await readFile(T + 'semantic/results/face-tags.json', 'utf8')).tags;
-const SEARCH = [-25, 25, 90, 270];
+const SEARCH = (process.argv[2] ?? '-25,25,90,270').split(',').map(Number);
+// the product's own search (face-finder.ts: turned copies when the upright look finds no face of portrait size)
+const searching = await loadFaceFinder(xml, { ...base, search: SEARCH, searchBelow: MIN });
 const raw = (img: RgbImage) => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
 async function rot(img: RgbImage, a: number, crop: boolean): Promise<RgbImage> {
   const { data, info } = await raw(img).rotate(a, { background: '#000' }).raw().toBuffer({ resolveWithObject: true });
@@ -30,16 +35,8 @@ async function rot(img: RgbImage, a: number, crop: boolean): Promise<RgbImage> {
   return { width: c.info.width, height: c.info.height, data: c.data };
 }
 async function portrait(img: RgbImage, search: boolean): Promise<boolean> {
-  const r = await finder.find(img);
-  if (r.faces > 0 && r.largest >= MIN) return true;
-  if (!search) return false;
-  const short = Math.min(img.width, img.height);
-  for (const a of SEARCH) {
-    const q = await rot(img, a, false);
-    const s = await finder.find(q);
-    if (s.faces > 0 && s.largest * Math.min(q.width, q.height) / short >= MIN) return true;
-  }
-  return false;
+  const r = await (search ? searching : finder).find(img);
+  return r.faces > 0 && r.largest >= MIN;
 }
 async function load(p: string): Promise<RgbImage | null> {
   const bytes = await readFile(T + p);

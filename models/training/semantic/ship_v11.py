@@ -177,6 +177,12 @@ def main():
         modern_real = float(np.mean([s >= (thr_p if is_port(p) else thr)['highAi'] and p not in fm
                                      for l, _, s, p in modern if l == 'real']))
         print('portraits: %s %s; rest: %s %s' % (thr_p, cal_p, thr, cal))
+        # what the product calls: each AI file of val + val21 against its own group's thresholds (check T3 of 1.5.1)
+        for kind in ('raw', 'tx'):
+            got = [s >= (thr_p if is_port(p) else thr)['highAi'] and p not in flagged[name]
+                   for name in vsets if name.endswith(kind) and not name.startswith('valpt')
+                   for l, _, s, p in fused_rows(a.fused, name) if l == 'ai']
+            print('AI at highAi, val + val21 %s, each in its group: %.4f of %d' % (kind, np.mean(got), len(got)))
     assert not a.pixels_decide or cal['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of validation real at highAi: %s' % cal
 
     man_path = os.path.join(S.common.SHIP, 'manifest.json')
