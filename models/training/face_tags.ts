@@ -2,6 +2,7 @@
 // parameters or those given), in portraits.py's cache format (path -> [faces, largest face / shorter side]), so that
 // the portrait thresholds are calibrated on what the product itself will see (semantic/ship_v11.py --portraits).
 //   npx tsx models/training/face_tags.ts OUT.json [--from .cache/portraits.json] [--short-side 320] [--min-face 0.12]
+//   [--search -25,25,90,270 [--search-neighbors 8]]
 // Paths are relative to models/training (as in the runs' score files); a file the product cannot decode gets [null, why].
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,6 +28,9 @@ const params = {
   // the product's turned looks (manifest portraits.finder.search, or --search -25,25,90,270), so the tags match it
   ...(search ? { search: search.split(',').map(Number), searchBelow: manifest.portraits?.minFace ?? 0.15 } : {}),
 };
+// turned looks' neighbours (manifest portraits.finder.searchNeighbors, or --search-neighbors N)
+const searchNeighbors = opt('--search-neighbors', shipped.search ? String(shipped.searchNeighbors ?? '') : '');
+if (search && searchNeighbors) Object.assign(params, { searchNeighbors: Number(searchNeighbors) });
 const from = opt('--from', join(HERE, '.cache/portraits.json'));
 const paths = Object.keys(JSON.parse(await readFile(from, 'utf8')));
 const finder = await loadFaceFinder(await readFile(join(HERE, '../veracity-detector/haarcascade_frontalface_alt2.xml')), params);

@@ -4,7 +4,7 @@
 // does today, and found again with a search of rotated copies (SEARCH, degrees) when the upright look finds none; and
 // how often that search tags a portrait in about 200 real files the upright finder calls non-portraits. A real
 // portrait the finder misses is read against the rest's thresholds (1.5.0: 0.829 against 0.9574).
-//   npx tsx models/training/face_tilt.ts [SEARCH] > semantic/results/fourteenth-face-tilt.json   (about 10 min, one core)
+//   npx tsx models/training/face_tilt.ts [SEARCH [NEIGHBOURS]] > semantic/results/fourteenth-face-tilt.json   (about 10 min, one core)
 // (thirteenth-face-tilt.json came from an earlier copy that turned the RGB picture itself; this one uses the product's
 // search, src/analysis/face-finder.ts, which turns the finder's 320-px grey copy)
 import { readFile } from 'node:fs/promises';
@@ -24,7 +24,8 @@ const finder = await loadFaceFinder(xml, base);
 const tags = JSON.parse(await readFile(T + 'semantic/results/face-tags.json', 'utf8')).tags;
 const SEARCH = (process.argv[2] ?? '-25,25,90,270').split(',').map(Number);
 // the product's own search (face-finder.ts: turned copies when the upright look finds no face of portrait size)
-const searching = await loadFaceFinder(xml, { ...base, search: SEARCH, searchBelow: MIN });
+const NEIGHBOURS = process.argv[3] ? { searchNeighbors: Number(process.argv[3]) } : {};
+const searching = await loadFaceFinder(xml, { ...base, search: SEARCH, searchBelow: MIN, ...NEIGHBOURS });
 const raw = (img: RgbImage) => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
 async function rot(img: RgbImage, a: number, crop: boolean): Promise<RgbImage> {
   const { data, info } = await raw(img).rotate(a, { background: '#000' }).raw().toBuffer({ resolveWithObject: true });
@@ -73,4 +74,4 @@ for (let i = 0; i < others.length; i += step) {
   m++;
   if (await portrait(img, true)) fp++;
 }
-console.log(JSON.stringify({ search: SEARCH, portraits: n, upright: up, withSearch: se, nonPortraits: m, taggedBySearch: fp }));
+console.log(JSON.stringify({ search: SEARCH, ...NEIGHBOURS, portraits: n, upright: up, withSearch: se, nonPortraits: m, taggedBySearch: fp }));

@@ -23,6 +23,8 @@ export interface FaceFinderParams {
    */
   search?: number[];
   searchBelow?: number;
+  /** Neighbours a turned look asks of a face (default `minNeighbors`): turned copies find more false faces. */
+  searchNeighbors?: number;
 }
 
 export interface FaceReading {
@@ -143,7 +145,7 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
       for (const angle of params.search) {
         signal?.throwIfAborted();
         const turned = await rotateGrey(grey, angle);
-        const r = detect(turned, short, angle, grey);
+        const r = detect(turned, short, angle, grey, params.searchNeighbors ?? params.minNeighbors);
         if (r.largest > best.largest) best = r;
       }
       return best;
@@ -154,14 +156,14 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
    * One look of the cascade at a grey picture. Face sizes are shares of `short`, the upright picture's shorter side;
    * a face found in a turned copy has its centre mapped back into the upright picture (`upright`).
    */
-  function detect(grey: Grey, short: number, angle: number, upright: Grey = grey): FaceReading {
+  function detect(grey: Grey, short: number, angle: number, upright: Grey = grey, neighbours = params.minNeighbors): FaceReading {
     const mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
     const found = new cv.RectVector();
     try {
       mat.data.set(grey.data);
       const min = Math.max(12, Math.floor(short * params.minFace));
       try {
-        classifier.detectMultiScale(mat, found, params.scaleFactor, params.minNeighbors, 0, new cv.Size(min, min), new cv.Size(0, 0));
+        classifier.detectMultiScale(mat, found, params.scaleFactor, neighbours, 0, new cv.Size(min, min), new cv.Size(0, 0));
       } catch (err) {
         // a C++ exception arrives as a number: say what failed rather than throw a pointer
         throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);

@@ -47,8 +47,14 @@ const Portraits = z
         minFace: z.number().gt(0).max(1),
         /** Turned looks (degrees, clockwise) when the upright one finds no portrait (face-finder.ts); absent: none. */
         search: z.array(z.number().gt(-360).lt(360).refine((a) => a !== 0, 'the upright look is always made')).min(1).max(8).optional(),
+        /** Neighbours a turned look asks of a face (absent: minNeighbors); only with a search. */
+        searchNeighbors: z.number().int().min(0).max(50).optional(),
       })
-      .strict(),
+      .strict()
+      .refine((f) => f.searchNeighbors === undefined || f.search !== undefined, {
+        message: 'searchNeighbors needs a search',
+        path: ['searchNeighbors'],
+      }),
     /** A portrait: the largest face found spans at least this share of the picture's shorter side. */
     minFace: z.number().gt(0).max(1),
     thresholds: DetectorThresholds,

@@ -172,8 +172,11 @@ async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['port
   if (digest !== spec.sha256) {
     throw new AnalysisError('result_unavailable', `The face finder cascade ${path} does not match its manifest (sha256 ${digest}, expected ${spec.sha256}).`);
   }
-  const { shortSide, scaleFactor, minNeighbors, minFace, search } = spec;
-  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace, ...(search ? { search, searchBelow: portraitMin } : {}) });
+  const { shortSide, scaleFactor, minNeighbors, minFace, search, searchNeighbors } = spec;
+  return loadFaceFinder(xml, {
+    shortSide, scaleFactor, minNeighbors, minFace,
+    ...(search ? { search, searchBelow: portraitMin, ...(searchNeighbors !== undefined ? { searchNeighbors } : {}) } : {}),
+  });
 }
 
 function sha256File(path: string): Promise<string> {

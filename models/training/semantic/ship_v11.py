@@ -240,7 +240,8 @@ def main():
                         licence='Intel License Agreement For Open Source Computer Vision Library (BSD-style; the file\'s '
                                 'header), OpenCV 4.6 opencv-data',
                         shortSide=tp['shortSide'], scaleFactor=tp['scaleFactor'], minNeighbors=tp['minNeighbors'],
-                        minFace=tp['minFace'], **({'search': tp['search']} if tp.get('search') else {})),
+                        minFace=tp['minFace'], **({'search': tp['search']} if tp.get('search') else {}),
+                        **({'searchNeighbors': tp['searchNeighbors']} if tp.get('search') and 'searchNeighbors' in tp else {})),
             minFace=PORTRAIT,
             thresholds=dict(decision=thr_p['highAi'], highAi=thr_p['highAi'], highAuthentic=thr_p['highAuthentic'],
                             inconclusiveBand=[thr_p['highAuthentic'], thr_p['highAi']]),

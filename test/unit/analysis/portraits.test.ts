@@ -88,6 +88,11 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     expect(s.centre![1]).toBeCloseTo(u.centre![0], 1);
     // an upright face is read as before: no turned look is made, no angle is reported
     expect(await searching.find(img)).toEqual(u);
+    // turned looks can ask more of a face than the upright one (finder.searchNeighbors): asked 50 neighbours they find
+    // nothing in the tilted selfie, while the upright look keeps its own 5
+    const strict = await loadFaceFinder(readFileSync(join(SHIPPED_DIR, spec.file)), { ...spec, search: [-25, 25, 90, 270], searchBelow: 0.15, searchNeighbors: 50 });
+    expect((await strict.find(tilted)).largest).toBeLessThan(0.15);
+    expect(await strict.find(img)).toEqual(u);
     expect(await searching.find(await decodeImageBuffer(readFileSync(CHART), 'image/jpeg'))).toEqual({ faces: 0, largest: 0, centre: null });
     // FFHQ's faces are aligned upright: a face only a turned look found is never framed as GAN faces are
     expect(ffhqFramed(1024, 1024, { faces: 1, largest: 0.65, centre: [0.5, 0.545], angle: 25 })).toBe(false);
@@ -134,6 +139,11 @@ describe('threshold groups', () => {
     const r = ModelManifest.safeParse(withSearch([25, 0]));
     expect(r.success).toBe(false);
     expect(r.error!.issues[0].path).toEqual(['portraits', 'finder', 'search', 1]);
+    // the turned looks' neighbours only with turned looks
+    const { search: _none, ...upright } = m.portraits!.finder;
+    const lone = ModelManifest.safeParse({ ...m, portraits: { ...m.portraits!, finder: { ...upright, searchNeighbors: 8 } } });
+    expect(lone.success).toBe(false);
+    expect(lone.error!.issues[0].path).toEqual(['portraits', 'finder', 'searchNeighbors']);
   });
 });
 
