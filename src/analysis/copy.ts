@@ -16,6 +16,11 @@ const text = (f: Facts, k: string): string | null => {
   return v === null || v === undefined || v === '' ? null : String(v);
 };
 const num = (f: Facts, k: string): number => Number(f[k] ?? 0);
+/** A turn in degrees clockwise (any sign, 270 = 90 anticlockwise) in words. */
+const turn = (deg: number): string => {
+  const a = ((((deg + 180) % 360) + 360) % 360) - 180;
+  return a < 0 ? `${-a} degrees anticlockwise` : `${a} degrees clockwise`;
+};
 /** "a Canon camera", "an Apple camera". */
 const an = (phrase: string) => `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
 /** "Canon PowerShot S50 camera": the make is left out when the model already starts with it, as most makers write it. */
@@ -232,7 +237,7 @@ export const FINDING_COPY = {
   'pixels.not_photographic': (f) =>
     `The picture is mostly flat colour and hard edges (${pct(num(f, 'flat'))} of it flat), as screenshots, charts, logos and pages are, or a studio shot on a plain background: the pixel detector was calibrated on photographs, so its score here is not used either way.`,
   'pixels.portrait': (f) =>
-    `A face spans ${pct(num(f, 'faceShare'))} of the picture's shorter side, so it is read as a portrait: the pixel detector's scores run higher on real portraits than on other photos, and portraits point to AI with high confidence only from ${pct(num(f, 'highAi'))} (other photos from ${pct(num(f, 'otherHighAi'))}). It rarely catches faces made by GANs (the "this person does not exist" kind): that a portrait is not called AI does not clear it.`,
+    `A face${f.faceAngle == null ? '' : ` (found with the picture turned ${turn(num(f, 'faceAngle'))}: a tilted camera or a lost orientation tag)`} spans ${pct(num(f, 'faceShare'))} of the picture's shorter side, so it is read as a portrait: the pixel detector's scores run higher on real portraits than on other photos, and portraits point to AI with high confidence only from ${pct(num(f, 'highAi'))} (other photos from ${pct(num(f, 'otherHighAi'))}). It rarely catches faces made by GANs (the "this person does not exist" kind): that a portrait is not called AI does not clear it.`,
   'pixels.ffhq_framing': (f) =>
     `${f.page == null ? 'The picture' : `Page ${num(f, 'page')}${f.image == null ? '' : ` image ${num(f, 'image')}`}`} is square and its face is centred at ${pct(num(f, 'faceShare'))} of its side, exactly where StyleGAN's face generators (the "this person does not exist" kind) put every face. Face-dataset crops of real people are framed the same way, and camera or phone photos almost never are: check the person by other means: camera metadata alone does not clear it.`,
   'pixels.skipped': (f) => `Not scored: ${text(f, 'items')}${num(f, 'count') > 4 ? '; ...' : ''}.`,

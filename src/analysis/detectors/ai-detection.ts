@@ -78,7 +78,8 @@ async function scoreAndGroup(model: LoadedModel, image: RgbImage, source: Region
 /** The note that a portrait was read against the portrait thresholds (weight 0: it says why, decides nothing). */
 function portraitNote(manifest: ModelManifest, group: ThresholdGroup): Finding[] {
   if (!group.portrait || !group.faces) return [];
-  return [{ code: 'pixels.portrait', facts: { faceShare: group.faces.largest, highAi: group.thresholds.highAi, otherHighAi: manifest.thresholds.highAi }, weight: 0 }];
+  const turned: Record<string, FactValue> = group.faces.angle ? { faceAngle: group.faces.angle } : {};
+  return [{ code: 'pixels.portrait', facts: { faceShare: group.faces.largest, ...turned, highAi: group.thresholds.highAi, otherHighAi: manifest.thresholds.highAi }, weight: 0 }];
 }
 
 /**

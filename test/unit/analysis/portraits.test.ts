@@ -126,6 +126,15 @@ describe('threshold groups', () => {
     expect(p.thresholds.highAi).toBeGreaterThan(m.thresholds.highAi);
   });
 
+  it('a portrait found in a turned look says how the picture was turned, in plain words; an upright one says nothing of it', () => {
+    const facts = { faceShare: 0.3, highAi: 0.95, otherHighAi: 0.83 };
+    expect(FINDING_COPY['pixels.portrait'](facts)).toMatch(/^A face spans 30% of the picture's shorter side, so it is read as a portrait/);
+    expect(FINDING_COPY['pixels.portrait']({ ...facts, faceAngle: -25 })).toMatch(/^A face \(found with the picture turned 25 degrees anticlockwise: a tilted camera or a lost orientation tag\) spans 30%/);
+    expect(FINDING_COPY['pixels.portrait']({ ...facts, faceAngle: 25 })).toContain('turned 25 degrees clockwise');
+    expect(FINDING_COPY['pixels.portrait']({ ...facts, faceAngle: 270 })).toContain('turned 90 degrees anticlockwise');
+    expect(FINDING_COPY['pixels.portrait']({ ...facts, faceAngle: 90 })).toContain('turned 90 degrees clockwise');
+  });
+
   it('the schema refuses a finder that looks only for faces larger than a portrait, naming the field', () => {
     const bad = { ...m, portraits: { ...m.portraits!, finder: { ...m.portraits!.finder, minFace: 0.3 } } };
     const r = ModelManifest.safeParse(bad);
