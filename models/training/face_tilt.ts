@@ -4,7 +4,7 @@
 // does today, and found again with a search of rotated copies (SEARCH, degrees) when the upright look finds none; and
 // how often that search tags a portrait in about 200 real files the upright finder calls non-portraits. A real
 // portrait the finder misses is read against the rest's thresholds (1.5.0: 0.829 against 0.9574).
-//   npx tsx models/training/face_tilt.ts [SEARCH [NEIGHBOURS]] > semantic/results/fourteenth-face-tilt.json   (about 10 min, one core)
+//   npx tsx models/training/face_tilt.ts [SEARCH [NEIGHBOURS]] > semantic/results/fourteenth-face-tilt-nN.json   (about 10 min, one core)
 // (thirteenth-face-tilt.json came from an earlier copy that turned the RGB picture itself; this one uses the product's
 // search, src/analysis/face-finder.ts, which turns the finder's 320-px grey copy)
 import { readFile } from 'node:fs/promises';

@@ -282,3 +282,18 @@ EVAL_HEAT=32 $PY eval_v1.py v1-all --sets val24_raw,val24_q90   # the measuring 
 (cd semantic && FG_RUN=f10-v1-all $PY face_groups.py results/face-tags-all24.json | tail -8)
 # 18. Thirteenth session: the second seed of v1-perm (permissive sources only), the other candidate for N1-N5
 TORCH_THREADS=2 $PY train_v1.py v1-perm-s2 --steps 2200 --npr --crops crops1,crops3 --permissive-only --seed 2
+# 19. Fourteenth session (nothing shipped; semantic/README.md "Tilted and rotated faces"): the finder's turned looks
+#     judged by T1-T4 with 5, 8 and 12 neighbours for the turned looks; T1 from face_tilt.ts, T3 from ship_v11.py's
+#     "AI at highAi" lines against the same fit with 1.5.0's tags (ship_v11 rewrites the shipped manifest and
+#     eval-results.json: restore them with git checkout after each run)
+$PY -c "import json; [json.dump({k: None for k in json.load(open('semantic/results/%s.json' % f))['tags']}, open('/tmp/paths-%s.json' % f, 'w')) for f in ('face-tags', 'face-tags-val23', 'face-tags-val24')]"
+(cd semantic && SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.5.1 --keep-semantic \
+   --keep-semantic2 --guard --pixels-decide --val21 --valpt --portraits results/face-tags.json && git checkout ../../veracity-detector)
+for n in 5 8 12; do
+  for f in face-tags face-tags-val23 face-tags-val24; do
+    npx tsx face_tags.ts /tmp/n$n-$f.json --search -25,25,90,270 --search-neighbors $n --from /tmp/paths-$f.json
+  done
+  npx tsx face_tilt.ts -25,25,90,270 $n > semantic/results/fourteenth-face-tilt-n$n.json
+  (cd semantic && SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.5.1 --keep-semantic \
+     --keep-semantic2 --guard --pixels-decide --val21 --valpt --portraits /tmp/n$n-face-tags.json && git checkout ../../veracity-detector)
+done
