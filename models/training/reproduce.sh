@@ -297,3 +297,13 @@ for n in 5 8 12; do
   (cd semantic && SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.5.1 --keep-semantic \
      --keep-semantic2 --guard --pixels-decide --val21 --valpt --portraits /tmp/n$n-face-tags.json && git checkout ../../veracity-detector)
 done
+# 20. Fourteenth session: v1-perm-s2 finished (step 18's command, resumed) and scored as v1-all was, fused in
+#     v1-ft-data2's place as f11-v1-perm-s2, and judged by N1-N4 against the rebuilt f22-f3 (semantic/README.md)
+EVAL_HEAT=32 EVAL_PER_SOURCE=40 $PY eval_v1.py v1-perm-s2 --sets val_raw,val_tx,val21_raw,val21_tx,modern_raw,modern_jpeg90
+EVAL_HEAT=32 $PY eval_v1.py v1-perm-s2 --sets valpt_raw,valpt_tx
+(cd semantic && $PY -c "import json; a = json.load(open('results/face-tags.json')); [a['tags'].update(json.load(open('results/face-tags-%s.json' % v))['tags']) for v in ('val23', 'val24')]; json.dump(a, open('results/face-tags-all24.json', 'w'))" \
+  && $PY fuse.py sem7-all f11-v1-perm-s2 --features all3 --sem2 inc-m10 --artefact "$PWD/../runs/v1-perm-s2" --val21 --valpt --fit-on val_tx \
+  && ($PY val21.py table f22-f3 f11-v1-perm-s2; $PY val21.py paired f22-f3 f11-v1-perm-s2; echo; \
+      for r in f22-f3 f11-v1-perm-s2; do echo "== $r"; FG_RUN=$r $PY face_groups.py results/face-tags-all24.json; done; echo; \
+      $PY artefact_alone.py v1-ft-data2 v1-perm-s2) > results/fourteenth-v1-perm-s2.txt \
+  && git checkout results/val21-table.txt results/val21-paired.txt)
