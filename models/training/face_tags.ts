@@ -41,7 +41,7 @@ for (const p of paths) {
   try {
     const bytes = await readFile(p.startsWith('/') ? p : join(HERE, p));
     const sniffed = sniff(bytes.subarray(0, 64));
-    if (!sniffed || sniffed.kind === 'pdf') {
+    if (!sniffed || sniffed.kind !== 'images') {
       tags[p] = [null, 'not a picture the product reads'];
       continue;
     }

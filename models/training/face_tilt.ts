@@ -8,12 +8,10 @@
 // (thirteenth-face-tilt.json came from an earlier copy that turned the RGB picture itself; this one uses the product's
 // search, src/analysis/face-finder.ts, which turns the finder's 320-px grey copy)
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { decodeImageBuffer, type RgbImage } from '../../src/analysis/decode-image.js';
 import { loadFaceFinder } from '../../src/analysis/face-finder.js';
 import { sniff } from '../../src/api/media-kinds.js';
-const require = createRequire(new URL('../../package.json', import.meta.url));
-const sharp = require('sharp');
+import { rawSharp, tilt } from './tilt.js';
 const T = new URL('.', import.meta.url).pathname;
 const man = JSON.parse(await readFile(T + '../veracity-detector/manifest.json', 'utf8'));
 const f = man.portraits.finder;
@@ -26,15 +24,6 @@ const SEARCH = (process.argv[2] ?? '-25,25,90,270').split(',').map(Number);
 // the product's own search (face-finder.ts: turned copies when the upright look finds no face of portrait size)
 const NEIGHBOURS = process.argv[3] ? { searchNeighbors: Number(process.argv[3]) } : {};
 const searching = await loadFaceFinder(xml, { ...base, search: SEARCH, searchBelow: MIN, ...NEIGHBOURS });
-const raw = (img: RgbImage) => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
-async function rot(img: RgbImage, a: number, crop: boolean): Promise<RgbImage> {
-  const { data, info } = await raw(img).rotate(a, { background: '#000' }).raw().toBuffer({ resolveWithObject: true });
-  if (!crop) return { width: info.width, height: info.height, data };
-  const left = Math.floor((info.width - img.width) / 2), top = Math.floor((info.height - img.height) / 2);
-  const c = await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
-    .extract({ left, top, width: img.width, height: img.height }).raw().toBuffer({ resolveWithObject: true });
-  return { width: c.info.width, height: c.info.height, data: c.data };
-}
 async function portrait(img: RgbImage, search: boolean): Promise<boolean> {
   const r = await (search ? searching : finder).find(img);
   return r.faces > 0 && r.largest >= MIN;
@@ -42,11 +31,11 @@ async function portrait(img: RgbImage, search: boolean): Promise<boolean> {
 async function load(p: string): Promise<RgbImage | null> {
   const bytes = await readFile(T + p);
   const s = sniff(bytes.subarray(0, 64));
-  if (!s || s.kind === 'pdf') return null;
+  if (!s || s.kind !== 'images') return null;
   let img = await decodeImageBuffer(bytes, s.mediaType);
   if (img.width * img.height > 4e6) {
     const k = Math.sqrt(4e6 / (img.width * img.height));
-    const { data, info } = await raw(img).resize(Math.round(img.width * k), Math.round(img.height * k)).raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await rawSharp(img).resize(Math.round(img.width * k), Math.round(img.height * k)).raw().toBuffer({ resolveWithObject: true });
     img = { width: info.width, height: info.height, data };
   }
   return img;
@@ -60,7 +49,7 @@ for (const p of ports) {
   if (!img) continue;
   n++;
   for (const a of tilts) {
-    const t = a ? await rot(img, a, a % 90 !== 0) : img;
+    const t = a ? await tilt(img, a, a % 90 === 0) : img;
     if (await portrait(t, false)) up[a] = (up[a] ?? 0) + 1;
     if (await portrait(t, true)) se[a] = (se[a] ?? 0) + 1;
   }

@@ -4,11 +4,9 @@
 //   npx tsx models/training/face_tilt_files.ts /tmp/tilt
 //   npx veracity assess --json /tmp/tilt/up/*.jpg > up.json; npx veracity assess --json /tmp/tilt/t20/*.jpg > t20.json
 import { readFile, mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { decodeImageBuffer } from '../../src/analysis/decode-image.js';
 import { sniff } from '../../src/api/media-kinds.js';
-const require = createRequire(new URL('../../package.json', import.meta.url));
-const sharp = require('sharp');
+import { rawSharp, tilt } from './tilt.js';
 const T = new URL('.', import.meta.url).pathname;
 const OUT = process.argv[2] ?? '/tmp/tilt';
 const tags = JSON.parse(await readFile(T + 'semantic/results/face-tags.json', 'utf8')).tags;
@@ -20,14 +18,10 @@ let n = 0;
 for (let i = 0; i < ports.length && n < 40; i += step) {
   const bytes = await readFile(T + ports[i]);
   const s = sniff(bytes.subarray(0, 64));
-  if (!s || s.kind === 'pdf') continue;
+  if (!s || s.kind !== 'images') continue;
   const img = await decodeImageBuffer(bytes, s.mediaType);
-  const raw = () => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
-  await raw().jpeg({ quality: 95 }).toFile(`${OUT}/up/${n}.jpg`);
-  const { data, info } = await raw().rotate(20, { background: '#000' }).raw().toBuffer({ resolveWithObject: true });
-  const left = Math.floor((info.width - img.width) / 2), top = Math.floor((info.height - img.height) / 2);
-  await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } }).extract({ left, top, width: img.width, height: img.height })
-    .jpeg({ quality: 95 }).toFile(`${OUT}/t20/${n}.jpg`);
+  await rawSharp(img).jpeg({ quality: 95 }).toFile(`${OUT}/up/${n}.jpg`);
+  await rawSharp(await tilt(img, 20)).jpeg({ quality: 95 }).toFile(`${OUT}/t20/${n}.jpg`);
   n++;
 }
 console.log(n);

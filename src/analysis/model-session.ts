@@ -173,10 +173,8 @@ async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['port
     throw new AnalysisError('result_unavailable', `The face finder cascade ${path} does not match its manifest (sha256 ${digest}, expected ${spec.sha256}).`);
   }
   const { shortSide, scaleFactor, minNeighbors, minFace, search, searchNeighbors } = spec;
-  return loadFaceFinder(xml, {
-    shortSide, scaleFactor, minNeighbors, minFace,
-    ...(search ? { search, searchBelow: portraitMin, ...(searchNeighbors !== undefined ? { searchNeighbors } : {}) } : {}),
-  });
+  // no search: the upright look only (searchNeighbors, if any, is for turned looks and the schema ties it to a search)
+  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace, ...(search ? { search, searchBelow: portraitMin, searchNeighbors } : {}) });
 }
 
 function sha256File(path: string): Promise<string> {
