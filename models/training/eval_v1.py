@@ -159,6 +159,13 @@ def valface_files():
     return out
 
 
+def valtilt_files():
+    """The tilted validation (valtilt_files.ts: validation portraits turned +20 and -30 degrees, both classes), each
+    under its original's source, so that fuse.py scores it by that source's LOSO fit: [(label, source, abspath)]."""
+    idx = json.load(open(os.path.join(common.HERE, '.data', 'valtilt', 'index.json')))
+    return [(lab, src, os.path.normpath(os.path.join(common.HERE, p))) for lab, src, p, _orig, _deg in idx]
+
+
 def face_crop(data, path):
     import portraits
     im = transforms.open_image(data).convert('RGB')
@@ -210,6 +217,8 @@ SETS = {
     'val24_q90': (val24_files, lambda d, p: jpeg(decode(d), 90)),
     'valpt_tx': (valpt_files, tx),
     'valface_raw': (valface_files, face_crop),
+    'valtilt_raw': (valtilt_files, lambda d, p: decode(d)),
+    'valtilt_tx': (valtilt_files, tx),
 }
 
 

@@ -16,7 +16,8 @@ import card_v1
 
 VAL = ('val_raw', 'val_tx')
 MODERN = ('modern_raw', 'modern_jpeg90')
-FLIPS = ('val_q70', 'val_half', 'val_palette')  # val_raw's files at JPEG q70 / half size: scored by their source's LOSO fit
+FLIPS = ('val_q70', 'val_half', 'val_palette',  # val_raw's files at JPEG q70 / half size: scored by their source's LOSO fit
+         'valtilt_raw', 'valtilt_tx')  # validation portraits turned +20 / -30 degrees (eval_v1.valtilt_files): idem
 
 
 def logit(p):

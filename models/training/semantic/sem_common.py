@@ -37,7 +37,8 @@ EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val
              'val21_raw', 'val21_tx', 'd21train_raw',  # val21_*: the validation sources added by Data 2.1 (eval_v1.val21_files)
              'valpt_raw', 'valpt_tx', 'valface_raw',  # valface_raw: eval_v1.valface_files; valpt_*: Data 2.2's validation sources, real portraits (eval_v1.valpt_files)
              'val23_raw',  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)
-             'val24_raw', 'val24_q90')  # Data 2.4's downloads of today's generators, as is / JPEG q90 (eval_v1.val24_files)
+             'val24_raw', 'val24_q90',  # Data 2.4's downloads of today's generators, as is / JPEG q90 (eval_v1.val24_files)
+             'valtilt_raw', 'valtilt_tx')  # validation portraits turned +20 / -30 degrees (eval_v1.valtilt_files)
 
 
 def decode(data):
@@ -77,7 +78,7 @@ def eval_files(name):
 
 
 def eval_input(name, data, abspath):
-    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw', 'val23_raw', 'val24_raw'):
+    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw', 'val23_raw', 'val24_raw', 'valtilt_raw'):
         return decode(data)
     if name == 'val24_q90':
         return jpeg(decode(data), 90)
@@ -86,7 +87,7 @@ def eval_input(name, data, abspath):
         return eval_v1.face_crop(data, abspath)
     if name == 'modern_jpeg90':
         return jpeg(decode(data), 90)
-    if name in ('val_tx', 'val21_tx', 'valpt_tx'):
+    if name in ('val_tx', 'val21_tx', 'valpt_tx', 'valtilt_tx'):
         return tx(data, abspath)
     if name in ('modern_palette', 'val_palette'):  # both classes as dithered 256-colour palette images (eval_v1.palette)
         return np.asarray(Image.fromarray(decode(data)).quantize(256, dither=Image.Dither.FLOYDSTEINBERG).convert('RGB'))

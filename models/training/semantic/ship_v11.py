@@ -127,8 +127,11 @@ def main():
     ap.add_argument('--val21', action='store_true', help='validation includes Data 2.1\'s sources (val21_raw, val21_tx)')
     ap.add_argument('--portraits', default='', help='face tags of the product\'s finder (../face_tags.ts): thresholds per group')
     ap.add_argument('--valpt', action='store_true', help='validation includes Data 2.2\'s real portraits (valpt_raw, valpt_tx)')
+    ap.add_argument('--valtilt', action='store_true', help='validation includes its portraits turned +20 / -30 degrees '
+                    '(valtilt_raw, valtilt_tx: ../valtilt_files.ts; both classes, scored by their source\'s LOSO fit)')
     a = ap.parse_args()
-    vsets = ('val_raw', 'val_tx') + (('val21_raw', 'val21_tx') if a.val21 else ()) + (('valpt_raw', 'valpt_tx') if a.valpt else ())
+    vsets = ('val_raw', 'val_tx') + (('val21_raw', 'val21_tx') if a.val21 else ()) + (('valpt_raw', 'valpt_tx') if a.valpt else ()) \
+        + (('valtilt_raw', 'valtilt_tx') if a.valtilt else ())
     fused_dir = os.path.join(S.RUNS, a.fused)
     info = json.load(open(os.path.join(fused_dir, 'fusion.json')))
     assert info['sem'] == a.sem and info['features'] == ('all3' if a.sem2 else 'both'), info
@@ -180,9 +183,16 @@ def main():
         # what the product calls: each AI file of val + val21 against its own group's thresholds (check T3 of 1.5.1)
         for kind in ('raw', 'tx'):
             got = [s >= (thr_p if is_port(p) else thr)['highAi'] and p not in flagged[name]
-                   for name in vsets if name.endswith(kind) and not name.startswith('valpt')
+                   for name in vsets if name.endswith(kind) and not name.startswith(('valpt', 'valtilt'))
                    for l, _, s, p in fused_rows(a.fused, name) if l == 'ai']
             print('AI at highAi, val + val21 %s, each in its group: %.4f of %d' % (kind, np.mean(got), len(got)))
+        if a.valtilt:  # the tilted copies: how many the finder reads as portraits, and how many are called AI
+            for name in ('valtilt_raw', 'valtilt_tx'):
+                for lab in ('real', 'ai'):
+                    rs = [(is_port(p), s >= (thr_p if is_port(p) else thr)['highAi'] and p not in flagged[name])
+                          for l, _, s, p in fused_rows(a.fused, name) if l == lab]
+                    print('%s %s: %d files, %d read as portraits, %d at highAi' % (name, lab, len(rs), sum(x for x, _ in rs),
+                                                                             sum(h for _, h in rs)))
     assert not a.pixels_decide or cal['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of validation real at highAi: %s' % cal
 
     man_path = os.path.join(S.common.SHIP, 'manifest.json')
