@@ -307,3 +307,25 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s2 --sets valpt_raw,valpt_tx
       for r in f22-f3 f11-v1-perm-s2; do echo "== $r"; FG_RUN=$r $PY face_groups.py results/face-tags-all24.json; done; echo; \
       $PY artefact_alone.py v1-ft-data2 v1-perm-s2) > results/fourteenth-v1-perm-s2.txt \
   && git checkout results/val21-table.txt results/val21-paired.txt)
+# 21. Fifteenth session: 1.5.1 (semantic/README.md "Judged (fifteenth session ...)"): the tilted validation set
+#     (validation portraits turned +20 / -30, both classes), scored by every branch and the guard, fused as f22-f3's
+#     LOSO extras, tagged by the upright finder and the search (8 and 12 neighbours), judged by V1-V3; the search with
+#     8 neighbours shipped (its merged tags: semantic/results/face-tags-search8.json; upright tags of the tilted set:
+#     face-tags-valtilt.json); then 1.5.0 against 1.5.1 on the same scores, and the speed pairs (T4)
+npx tsx valtilt_files.ts
+EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valtilt_raw,valtilt_tx
+(cd semantic && $PY onnx_scores.py --sets valtilt_raw,valtilt_tx --run sem7-all \
+  && SEM_MODEL=inception_v3 $PY onnx_scores.py --sets valtilt_raw,valtilt_tx --run inc-m10)
+(cd guard && $PY measure.py --sets valtilt_raw,valtilt_tx)
+(cd semantic && $PY fuse.py sem7-all f22-f3 --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx)
+$PY -c "import json; idx = json.load(open('.data/valtilt/index.json')); json.dump({r[2]: None for r in idx}, open('/tmp/paths-valtilt.json', 'w'))"
+npx tsx face_tags.ts /tmp/up-valtilt.json --from /tmp/paths-valtilt.json
+for n in 8 12; do npx tsx face_tags.ts /tmp/n$n-valtilt.json --from /tmp/paths-valtilt.json --search -25,25,90,270 --search-neighbors $n; done
+# (merge each finder's validation tags, step 19's /tmp/nN-face-tags*.json or face-tags.json, with its tilted-set tags, then)
+(cd semantic && for t in /tmp/tags-up.json /tmp/tags-n8.json /tmp/tags-n12.json; do \
+   SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.5.1 --keep-semantic \
+     --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits $t && git checkout ../../veracity-detector; done)
+(cd semantic && SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3 --version 1.5.1 --keep-semantic \
+   --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json && $PY compare_151.py)
+# T4: BENCH_MODEL_DIR=<a folder with 1.5.0's manifest and this folder's files> BENCH_OUT=... node bench-speed.mjs, then
+#     node bench-speed.mjs for 1.5.1, back to back three times (models/veracity-detector/speed-vs-1.5.0.json)

@@ -136,6 +136,8 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
     params,
     close: () => classifier.delete(),
     async find(img, signal) {
+      // a picture longer than MAX_FACE_ASPECT to 1 is not looked at: no portrait (see MAX_FACE_ASPECT)
+      if (Math.max(img.width, img.height) > MAX_FACE_ASPECT * Math.min(img.width, img.height)) return { faces: 0, largest: 0, centre: null };
       const grey = await greyForFaces(img, params.shortSide);
       signal?.throwIfAborted();
       const short = Math.min(grey.width, grey.height);
@@ -144,8 +146,12 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
       let best = upright;
       for (const angle of params.search) {
         signal?.throwIfAborted();
-        const turned = await rotateGrey(grey, angle);
-        const r = detect(turned, short, angle, grey, params.searchNeighbors ?? params.minNeighbors);
+        // `base`: the picture as it was turned (brought down first where its canvas would be too large), whose
+        // shorter side face sizes are shares of and into which the centre is mapped back
+        const { turned, base } = await turnGrey(grey, angle);
+        // brought down so far that a portrait's face would be under the cascade's 12-px window: nothing to look for
+        if (Math.min(base.width, base.height) * (params.searchBelow ?? params.minFace) < 12) continue;
+        const r = detect(turned, Math.min(base.width, base.height), angle, base, params.searchNeighbors ?? params.minNeighbors);
         if (r.largest > best.largest) best = r;
       }
       return best;
@@ -156,12 +162,14 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
    * One look of the cascade at a grey picture. Face sizes are shares of `short`, the upright picture's shorter side;
    * a face found in a turned copy has its centre mapped back into the upright picture (`upright`).
    */
-  function detect(grey: Grey, short: number, angle: number, upright: Grey = grey, neighbours = params.minNeighbors): FaceReading {
+  function detect(grey: Grey, short: number, angle: number, upright: Size = grey, neighbours = params.minNeighbors): FaceReading {
+    const min = Math.max(12, Math.floor(short * params.minFace));
+    // a look too small to hold the smallest face (a long strip, brought down before it was turned) finds none
+    if (grey.width < min || grey.height < min) return { faces: 0, largest: 0, centre: null };
     const mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
     const found = new cv.RectVector();
     try {
       mat.data.set(grey.data);
-      const min = Math.max(12, Math.floor(short * params.minFace));
       try {
         classifier.detectMultiScale(mat, found, params.scaleFactor, neighbours, 0, new cv.Size(min, min), new cv.Size(0, 0));
       } catch (err) {
@@ -187,20 +195,50 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
   }
 }
 
-type Grey = { width: number; height: number; data: Buffer };
+type Size = { width: number; height: number };
+type Grey = Size & { data: Buffer };
 
-/** The grey picture turned clockwise by `angle` degrees on a canvas that holds all of it (black corners). */
-async function rotateGrey(grey: Grey, angle: number): Promise<Grey> {
-  const { data, info } = await sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } })
+/**
+ * Pixels of a turned look's canvas at most. A 320-px grey picture of ordinary proportions turned 25 degrees needs
+ * 0.25 M (4:3) to 0.7 M (3:1); only pictures longer than about 4:1 are brought down. The looks share OpenCV's
+ * WebAssembly heap with the upright one: several 4 M-pixel turned looks in a row exhausted it (a "memory access out of
+ * bounds" that then broke every later look in the process).
+ */
+export const MAX_TURNED_PIXELS = 1_000_000;
+
+/**
+ * The grey picture turned clockwise by `angle` degrees on a canvas that holds all of it (black corners). The canvas
+ * is bounded (MAX_TURNED_PIXELS): turning a long strip 25 degrees would otherwise ask for a canvas of billions of
+ * pixels (a 200000 x 20 grey strip: about 181000 x 85000), so such a picture is brought down by `scale` (< 1) before
+ * it is turned; a picture of ordinary proportions is turned as it is (scale 1).
+ */
+export async function turnGrey(grey: Grey, angle: number): Promise<{ turned: Grey; base: Size; scale: number }> {
+  const a = (angle * Math.PI) / 180;
+  const [c, s] = [Math.abs(Math.cos(a)), Math.abs(Math.sin(a))];
+  const canvas = (grey.width * c + grey.height * s + 4) * (grey.width * s + grey.height * c + 4);
+  // (sharp's canvas can be a pixel wider than the estimate: a margin keeps the bound)
+  const scale = canvas <= MAX_TURNED_PIXELS ? 1 : Math.sqrt((0.98 * MAX_TURNED_PIXELS) / canvas);
+  let img = sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }).timeout({ seconds: RESIZE_TIMEOUT_S });
+  let base: Size = { width: grey.width, height: grey.height };
+  if (scale < 1) {
+    const small = await img
+      .resize(Math.max(1, Math.floor(grey.width * scale)), Math.max(1, Math.floor(grey.height * scale)), { fit: 'fill', kernel: 'linear' })
+      .extractChannel(0)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    base = { width: small.info.width, height: small.info.height };
+    img = sharp(small.data, { raw: { ...base, channels: 1 } }).timeout({ seconds: RESIZE_TIMEOUT_S });
+  }
+  const { data, info } = await img
     .rotate(angle, { background: { r: 0, g: 0, b: 0 } })
     .extractChannel(0)
     .raw()
     .toBuffer({ resolveWithObject: true });
-  return { width: info.width, height: info.height, data };
+  return { turned: { width: info.width, height: info.height, data }, base, scale };
 }
 
 /** A point of a copy turned clockwise by `angle` about its centre, back in the upright picture's pixels. */
-function unturn(x: number, y: number, turned: Grey, upright: Grey, angle: number): [number, number] {
+function unturn(x: number, y: number, turned: Size, upright: Size, angle: number): [number, number] {
   if (!angle) return [x, y];
   const a = (angle * Math.PI) / 180;
   const dx = x - turned.width / 2;
@@ -209,10 +247,21 @@ function unturn(x: number, y: number, turned: Grey, upright: Grey, angle: number
 }
 
 /**
- * Grey pixels handed to OpenCV at most: a picture of extreme aspect ratio (a 3-million-pixel-long strip) is brought
- * down further, so the WebAssembly heap (1 GiB at most) never has to hold it whole.
+ * The longest picture (long side over short side) the finder looks at. OpenCV's WebAssembly cascade breaks on some
+ * grey pictures of extreme proportions (measured: a 10954 x 91 look threw a C++ exception, and runs of 200000 x 20,
+ * 15811 x 253 and 3162 x 50 looks ended in "memory access out of bounds"), and once broken it fails every later look
+ * in the process: one hostile strip would switch the portrait check off for every file after it. Up to 8:1 (a 2560 x
+ * 320 grey look at most) nothing failed in 60 pictures of random sizes and proportions, upright and turned. A longer
+ * picture is read against the thresholds of pictures without a portrait: the lower bar to an accusation, so a strip
+ * never buys an AI picture the portraits' higher one.
  */
-export const MAX_GREY_PIXELS = 4_000_000;
+export const MAX_FACE_ASPECT = 8;
+
+/**
+ * Grey pixels handed to OpenCV at most (with MAX_FACE_ASPECT a 320-px look holds at most 0.82 M; this bounds a
+ * picture smaller than 320 px on its shorter side the same way).
+ */
+export const MAX_GREY_PIXELS = 1_000_000;
 
 /**
  * The picture in grey (sharp's luma), its shorter side brought down to at most shortSide (linear, aspect kept), and
