@@ -250,7 +250,7 @@ function unturn(x: number, y: number, turned: Size, upright: Size, angle: number
  * The longest picture (long side over short side) the finder looks at. OpenCV's WebAssembly cascade breaks on some
  * grey pictures of extreme proportions (measured: a 10954 x 91 look threw a C++ exception, and runs of 200000 x 20,
  * 15811 x 253 and 3162 x 50 looks ended in "memory access out of bounds"), and once broken it fails every later look
- * in the process: one hostile strip would switch the portrait check off for every file after it. Up to 8:1 (a 2560 x
+ * in the process: one hostile strip would make the face check fail for every file after it. Up to 8:1 (a 2560 x
  * 320 grey look at most) nothing failed in 60 pictures of random sizes and proportions, upright and turned. A longer
  * picture is read against the thresholds of pictures without a portrait: the lower bar to an accusation, so a strip
  * never buys an AI picture the portraits' higher one.
