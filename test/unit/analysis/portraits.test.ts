@@ -17,6 +17,8 @@ import { getModel } from '../../../src/analysis/model-session.js';
 import { FFHQ_FRAMING, ffhqFramed } from '../../../src/analysis/face-framing.js';
 import sharp from 'sharp';
 import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, pdfWithJpeg, tempDir } from './fixtures.js';
+// a camera held off level, turned as the calibration's tilted validation and face_tilt.ts turn pictures
+import { tilt } from '../../../models/training/tilt.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
 const SELFIE = join(FIXTURES, 'portraits', 'phone-selfie-640x480.jpg');
@@ -42,15 +44,6 @@ const uprightParams = (): FaceFinderParams => {
   return upright;
 };
 const asRgb = ({ data, info }: { data: Buffer; info: { width: number; height: number } }) => ({ width: info.width, height: info.height, data });
-/** A camera held `angle` degrees off level: the picture turned clockwise, its centre cut at the original size. */
-async function tiltedRgb(img: { width: number; height: number; data: Buffer }, angle: number) {
-  const raw = () => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
-  const big = asRgb(await raw().rotate(angle, { background: '#000' }).raw().toBuffer({ resolveWithObject: true }));
-  const left = Math.floor((big.width - img.width) / 2);
-  const top = Math.floor((big.height - img.height) / 2);
-  return asRgb(await sharp(big.data, { raw: { width: big.width, height: big.height, channels: 3 } })
-    .extract({ left, top, width: img.width, height: img.height }).raw().toBuffer({ resolveWithObject: true }));
-}
 
 describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped cascade and parameters)', () => {
   it('finds the face of a phone selfie and of an official portrait, and none on a colour chart; starting OpenCV leaves the process error handlers as they were', async () => {
@@ -105,12 +98,12 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     const img = await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg');
     const raw = () => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
     // a camera held 20 degrees off level one way, 30 the other: the turned picture's centre at the original size
-    const tilted = await tiltedRgb(img, 20);
+    const tilted = await tilt(img, 20);
     expect((await upright.find(tilted)).largest).toBeLessThan(0.15);
     const t = await searching.find(tilted);
     expect(t.largest).toBeGreaterThanOrEqual(0.15);
     expect(t.angle).toBe(-25);
-    const other = await tiltedRgb(img, -30);
+    const other = await tilt(img, -30);
     expect((await upright.find(other)).largest).toBeLessThan(0.15);
     expect(await searching.find(other)).toMatchObject({ angle: 25 });
     expect((await searching.find(other)).largest).toBeGreaterThanOrEqual(0.15);
@@ -223,7 +216,7 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
     const model = await getModel(MODELS_DIR, 1);
     const { thresholds, portraits } = model.manifest;
     const img = await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg');
-    const t = await tiltedRgb(img, 20);
+    const t = await tilt(img, 20);
     const path = tmp.write('tilted-selfie.jpg', await sharp(t.data, { raw: { width: t.width, height: t.height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer());
     const r = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
     const note = r.findings.find((f) => f.code === 'pixels.portrait')!;
