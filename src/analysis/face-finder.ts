@@ -47,7 +47,13 @@ interface Cv {
   CV_8UC1: number;
   FS_createDataFile(parent: string, name: string, data: Uint8Array, read: boolean, write: boolean, own: boolean): void;
   FS_unlink(path: string): void;
+  exceptionFromPtr?(ptr: number): { msg?: string };
+  stackSave?(): number;
+  stackRestore?(sp: number): void;
 }
+type Classifier = InstanceType<Cv['CascadeClassifier']>;
+/** A runtime and the cascade loaded into it. */
+type Live = { cv: Cv; classifier: Classifier };
 interface CvMat {
   data: Uint8Array;
   delete(): void;
@@ -56,6 +62,7 @@ interface CvMat {
 /** How long (ms) the WebAssembly runtime may take to start before the finder is given up. */
 const INIT_TIMEOUT_MS = 60_000;
 let runtime: Promise<{ cv: Cv }> | null = null;
+const OPENCV = '@techstark/opencv-js';
 
 /**
  * OpenCV's runtime, started once per process. Its Emscripten glue registers process-wide 'uncaughtException' and
@@ -73,7 +80,7 @@ function openCv(): Promise<{ cv: Cv }> {
     };
     let mod: Cv & { calledRun?: boolean; onRuntimeInitialized?: () => void };
     try {
-      mod = createRequire(import.meta.url)('@techstark/opencv-js');
+      mod = createRequire(import.meta.url)(OPENCV);
     } catch (err) {
       restore();
       reject(err as Error);
@@ -100,6 +107,25 @@ function openCv(): Promise<{ cv: Cv }> {
   return runtime;
 }
 
+/**
+ * Gives up a runtime that trapped (a WebAssembly RuntimeError such as "memory access out of bounds": its heap can no
+ * longer be trusted). The next finder that needs OpenCV starts a fresh instance: the module is evaluated again, with
+ * its own memory; the old one goes when no finder holds it.
+ */
+async function discardOpenCv(broken: Cv): Promise<void> {
+  const current = await runtime?.catch(() => null);
+  if (current?.cv !== broken) return;
+  runtime = null;
+  const require = createRequire(import.meta.url);
+  delete require.cache[require.resolve(OPENCV)];
+}
+
+/** Bounds a finder keeps to (tests lift them to reach a look that breaks OpenCV's cascade). */
+export interface FaceFinderLimits {
+  maxAspect: number;
+  maxGreyPixels: number;
+}
+
 export interface FaceFinder {
   params: FaceFinderParams;
   find(img: RgbImage, signal?: AbortSignal): Promise<FaceReading>;
@@ -110,72 +136,126 @@ export interface FaceFinder {
 let cascades = 0;
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** Loads the cascade's XML (bytes already checked against the manifest) into OpenCV; refuses one that does not load. */
-export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParams): Promise<FaceFinder> {
-  let cv: Cv;
-  try {
-    ({ cv } = await openCv());
-  } catch (err) {
-    throw new AnalysisError('result_unavailable', `The face finder (OpenCV) cannot start: ${(err as Error).message}`);
+/**
+ * Loads the cascade's XML (bytes already checked against the manifest) into OpenCV; refuses one that does not load.
+ *
+ * A look that makes OpenCV fail costs that file only (internal_error): the finder then gives up its cascade (a C++
+ * exception leaves it stuck: measured, a cascade whose buffers were sized for one look tried to allocate 2.6 GB at
+ * every later look) and, after a WebAssembly trap, the whole runtime, and loads a fresh one for the next file.
+ */
+export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParams, limits?: Partial<FaceFinderLimits>): Promise<FaceFinder> {
+  const maxAspect = limits?.maxAspect ?? MAX_FACE_ASPECT;
+  const maxGreyPixels = limits?.maxGreyPixels ?? MAX_GREY_PIXELS;
+  let live: Live | null = await load();
+  let loading: Promise<Live> | null = null;
+  /** The finder's runtime and cascade, loaded afresh (once, however many files ask at the same time) after a failure. */
+  const ready = (): Promise<Live> =>
+    live
+      ? Promise.resolve(live)
+      : (loading ??= load()
+          .then((l) => (live = l))
+          .finally(() => {
+            loading = null;
+          }));
+
+  async function load(): Promise<Live> {
+    let cv: Cv;
+    try {
+      ({ cv } = await openCv());
+    } catch (err) {
+      throw new AnalysisError('result_unavailable', `The face finder (OpenCV) cannot start: ${(err as Error).message}`);
+    }
+    const name = `cascade-${++cascades}.xml`;
+    cv.FS_createDataFile('/', name, new Uint8Array(cascadeXml), true, false, false);
+    const classifier = new cv.CascadeClassifier();
+    let ok = false;
+    try {
+      ok = classifier.load(name) && !classifier.empty();
+    } catch {
+      // OpenCV throws a C++ exception (a number in JavaScript) at XML it cannot parse
+    }
+    cv.FS_unlink(`/${name}`);
+    if (!ok) {
+      classifier.delete();
+      throw new AnalysisError('result_unavailable', 'The face finder cascade does not load as an OpenCV cascade.');
+    }
+    return { cv, classifier };
   }
-  const name = `cascade-${++cascades}.xml`;
-  cv.FS_createDataFile('/', name, new Uint8Array(cascadeXml), true, false, false);
-  const classifier = new cv.CascadeClassifier();
-  let ok = false;
-  try {
-    ok = classifier.load(name) && !classifier.empty();
-  } catch {
-    // OpenCV throws a C++ exception (a number in JavaScript) at XML it cannot parse
+
+  /** After a failed look: the cascade is given up, and the runtime too when it trapped. */
+  async function giveUp(broken: Live, err: unknown): Promise<void> {
+    if (live === broken) live = null;
+    try {
+      broken.classifier.delete();
+    } catch {
+      // a runtime that trapped may not free it: it goes with the runtime
+    }
+    if (err instanceof WebAssembly.RuntimeError) await discardOpenCv(broken.cv);
   }
-  cv.FS_unlink(`/${name}`);
-  if (!ok) {
-    classifier.delete();
-    throw new AnalysisError('result_unavailable', 'The face finder cascade does not load as an OpenCV cascade.');
-  }
+
   return {
     params,
-    close: () => classifier.delete(),
+    close: () => {
+      live?.classifier.delete();
+      live = null;
+    },
     async find(img, signal) {
       // a picture longer than MAX_FACE_ASPECT to 1 is not looked at: no portrait (see MAX_FACE_ASPECT)
-      if (Math.max(img.width, img.height) > MAX_FACE_ASPECT * Math.min(img.width, img.height)) return { faces: 0, largest: 0, centre: null };
-      const grey = await greyForFaces(img, params.shortSide);
+      if (Math.max(img.width, img.height) > maxAspect * Math.min(img.width, img.height)) return { faces: 0, largest: 0, centre: null };
+      const grey = await greyForFaces(img, params.shortSide, maxGreyPixels);
       signal?.throwIfAborted();
-      const short = Math.min(grey.width, grey.height);
-      const upright = detect(grey, short, 0);
-      if (!params.search?.length || upright.largest >= (params.searchBelow ?? params.minFace)) return upright;
-      let best = upright;
-      for (const angle of params.search) {
-        signal?.throwIfAborted();
-        // `base`: the picture as it was turned (brought down first where its canvas would be too large), whose
-        // shorter side face sizes are shares of and into which the centre is mapped back
-        const { turned, base } = await turnGrey(grey, angle);
-        // brought down so far that a portrait's face would be under the cascade's 12-px window: nothing to look for
-        if (Math.min(base.width, base.height) * (params.searchBelow ?? params.minFace) < 12) continue;
-        const r = detect(turned, Math.min(base.width, base.height), angle, base, params.searchNeighbors ?? params.minNeighbors);
-        if (r.largest > best.largest) best = r;
+      const h = await ready();
+      try {
+        return await look(h, grey, signal);
+      } catch (err) {
+        if (!(err instanceof FinderFailure)) throw err;
+        await giveUp(h, err.cause);
+        throw new AnalysisError('internal_error', err.message);
       }
-      return best;
     },
   };
+
+  async function look(h: Live, grey: Grey, signal?: AbortSignal): Promise<FaceReading> {
+    const short = Math.min(grey.width, grey.height);
+    const upright = detect(h, grey, short, 0);
+    if (!params.search?.length || upright.largest >= (params.searchBelow ?? params.minFace)) return upright;
+    let best = upright;
+    for (const angle of params.search) {
+      signal?.throwIfAborted();
+      // `base`: the picture as it was turned (brought down first where its canvas would be too large), whose
+      // shorter side face sizes are shares of and into which the centre is mapped back
+      const { turned, base } = await turnGrey(grey, angle);
+      // brought down so far that a portrait's face would be under the cascade's 12-px window: nothing to look for
+      if (Math.min(base.width, base.height) * (params.searchBelow ?? params.minFace) < 12) continue;
+      const r = detect(h, turned, Math.min(base.width, base.height), angle, base, params.searchNeighbors ?? params.minNeighbors);
+      if (r.largest > best.largest) best = r;
+    }
+    return best;
+  }
 
   /**
    * One look of the cascade at a grey picture. Face sizes are shares of `short`, the upright picture's shorter side;
    * a face found in a turned copy has its centre mapped back into the upright picture (`upright`).
    */
-  function detect(grey: Grey, short: number, angle: number, upright: Size = grey, neighbours = params.minNeighbors): FaceReading {
+  function detect({ cv, classifier }: Live, grey: Grey, short: number, angle: number, upright: Size = grey, neighbours = params.minNeighbors): FaceReading {
     const min = Math.max(12, Math.floor(short * params.minFace));
     // a look too small to hold the smallest face (a long strip, brought down before it was turned) finds none
     if (grey.width < min || grey.height < min) return { faces: 0, largest: 0, centre: null };
-    const mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
-    const found = new cv.RectVector();
+    // a C++ exception thrown through the WebAssembly stack leaves its stack pointer where it was (2 KB lost each time)
+    const sp = cv.stackSave?.();
+    let mat: CvMat | null = null;
+    let found: InstanceType<Cv['RectVector']> | null = null;
     try {
+      mat = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
+      found = new cv.RectVector();
       mat.data.set(grey.data);
-      try {
-        classifier.detectMultiScale(mat, found, params.scaleFactor, neighbours, 0, new cv.Size(min, min), new cv.Size(0, 0));
-      } catch (err) {
-        // a C++ exception arrives as a number: say what failed rather than throw a pointer
-        throw new AnalysisError('internal_error', `the face finder failed${typeof err === 'object' && err ? `: ${(err as Error).message}` : ''}`);
-      }
+      classifier.detectMultiScale(mat, found, params.scaleFactor, neighbours, 0, new cv.Size(min, min), new cv.Size(0, 0));
+    } catch (err) {
+      if (sp !== undefined) cv.stackRestore?.(sp);
+      freeAll(mat, found);
+      throw new FinderFailure(`the face finder failed: ${openCvMessage(cv, err)}`, { cause: err });
+    }
+    try {
       let largest = 0;
       let centre: [number, number] | null = null;
       for (let i = 0; i < found.size(); i++) {
@@ -189,8 +269,34 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
       }
       return { faces: found.size(), largest: round4(largest), centre, ...(angle && found.size() ? { angle } : {}) };
     } finally {
-      mat.delete();
-      found.delete();
+      freeAll(mat, found);
+    }
+  }
+}
+
+/** What OpenCV threw, in words: a C++ exception arrives as a number (a pointer to it in the WebAssembly heap). */
+function openCvMessage(cv: Cv, err: unknown): string {
+  if (typeof err === 'number') {
+    try {
+      const msg = cv.exceptionFromPtr?.(err).msg;
+      if (msg) return msg.trim().split('\n')[0];
+    } catch {
+      // not readable: said as such below
+    }
+    return 'an OpenCV exception';
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A look OpenCV failed at; `cause` is what it threw (a number for a C++ exception, a RuntimeError for a trap). */
+class FinderFailure extends Error {}
+
+function freeAll(...objects: Array<{ delete(): void } | null>): void {
+  for (const o of objects) {
+    try {
+      o?.delete();
+    } catch {
+      // already gone with a runtime that trapped
     }
   }
 }
@@ -249,9 +355,9 @@ function unturn(x: number, y: number, turned: Size, upright: Size, angle: number
 /**
  * The longest picture (long side over short side) the finder looks at. OpenCV's WebAssembly cascade breaks on some
  * grey pictures of extreme proportions (measured: a 10954 x 91 look threw a C++ exception, and runs of 200000 x 20,
- * 15811 x 253 and 3162 x 50 looks ended in "memory access out of bounds"), and once broken it fails every later look
- * in the process: one hostile strip would make the face check fail for every file after it. Up to 8:1 (a 2560 x
- * 320 grey look at most) nothing failed in 60 pictures of random sizes and proportions, upright and turned. A longer
+ * 15811 x 253 and 3162 x 50 looks ended in "memory access out of bounds"). The finder recovers from such a failure
+ * (a fresh cascade, or a fresh runtime after a trap), but the file that caused it fails. Up to 8:1 (a 2560 x 320 grey
+ * look at most) nothing failed in 60 pictures of random sizes and proportions, upright and turned. A longer
  * picture is read against the thresholds of pictures without a portrait: the lower bar to an accusation, so a strip
  * never buys an AI picture the portraits' higher one.
  */
@@ -267,8 +373,12 @@ export const MAX_GREY_PIXELS = 1_000_000;
  * The picture in grey (sharp's luma), its shorter side brought down to at most shortSide (linear, aspect kept), and
  * to at most MAX_GREY_PIXELS in all.
  */
-export async function greyForFaces(img: RgbImage, shortSide: number): Promise<{ width: number; height: number; data: Buffer }> {
-  const s = Math.min(1, shortSide / Math.min(img.width, img.height), Math.sqrt(MAX_GREY_PIXELS / (img.width * img.height)));
+export async function greyForFaces(
+  img: RgbImage,
+  shortSide: number,
+  maxPixels = MAX_GREY_PIXELS,
+): Promise<{ width: number; height: number; data: Buffer }> {
+  const s = Math.min(1, shortSide / Math.min(img.width, img.height), Math.sqrt(maxPixels / (img.width * img.height)));
   const width = Math.max(1, Math.round(img.width * s));
   const height = Math.max(1, Math.round(img.height * s));
   const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 }, limitInputPixels: MAX_PIXELS })

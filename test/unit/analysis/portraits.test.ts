@@ -19,6 +19,7 @@ import sharp from 'sharp';
 import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, pdfWithJpeg, tempDir } from './fixtures.js';
 // a camera held off level, turned as the calibration's tilted validation and face_tilt.ts turn pictures
 import { tilt } from '../../../models/training/tilt.js';
+import { failed, lifted, strip } from './face-finder-strips.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
 const SELFIE = join(FIXTURES, 'portraits', 'phone-selfie-640x480.jpg');
@@ -135,6 +136,23 @@ describe.skipIf(!HAS_MODEL)('the face finder (OpenCV Haar cascade, the shipped c
     expect(err).toBeInstanceOf(AnalysisError);
     expect((err as AnalysisError).code).toBe('result_unavailable');
     expect((err as AnalysisError).message).toMatch(/cascade does not load/);
+  });
+
+  // The finder's bounds (MAX_FACE_ASPECT, MAX_GREY_PIXELS) keep the looks known to break OpenCV away from it; this
+  // lifts them to reach such a look for real (face-finder-trap.test.ts reaches the other kind, a WebAssembly trap). It
+  // must cost only its own file: before the finder gave up a failed cascade, every later look in the process failed,
+  // a selfie's included.
+  it('a look at which OpenCV throws (its cascade then asked 2.6 GB at every later look) fails that file only: the next selfie is found', async () => {
+    const spec = shippedManifest().portraits!.finder;
+    const finder = await loadFaceFinder(readFileSync(join(SHIPPED_DIR, spec.file)), uprightParams(), lifted);
+    const selfie = await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg');
+    const before = await finder.find(selfie);
+    expect(before.largest).toBeGreaterThan(0.3);
+    const err = await finder.find(strip(200_000, 20)).catch((e: unknown) => e);
+    expect(failed(err)).toBe(true);
+    expect((err as Error).message).toMatch(/Insufficient memory/); // OpenCV's own words, not a pointer
+    expect(await finder.find(selfie)).toEqual(before);
+    expect(await finder.find(selfie)).toEqual(before);
   });
 });
 
