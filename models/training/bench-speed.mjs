@@ -48,9 +48,10 @@ let finder = null;
 if (manifest.portraits) {
   register();
   const { loadFaceFinder } = await import('../../src/analysis/face-finder.ts');
+  const { faceFinderParams } = await import('../../src/analysis/model-session.ts');
   const spec = manifest.portraits.finder;
   // as model-session.ts loads it: turned looks (if the manifest names a search) when no face reaches portraits.minFace
-  finder = await loadFaceFinder(fs.readFileSync(path.join(dir, spec.file)), spec.search ? { ...spec, searchBelow: manifest.portraits.minFace } : spec);
+  finder = await loadFaceFinder(fs.readFileSync(path.join(dir, spec.file)), faceFinderParams(spec, manifest.portraits.minFace));
 }
 
 // The content models (1.1: `semantic`; 1.3: also `semantic2`), each run as the product runs it, one after the other.

@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { InferenceSession as OrtSession } from 'onnxruntime-node';
 import { AnalysisError } from './analysis-results.js';
-import { type FaceFinder, loadFaceFinder } from './face-finder.js';
+import { type FaceFinder, type FaceFinderParams, loadFaceFinder } from './face-finder.js';
 import { type ContentModel, ModelManifest } from './model-manifest.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */
@@ -172,9 +172,17 @@ async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['port
   if (digest !== spec.sha256) {
     throw new AnalysisError('result_unavailable', `The face finder cascade ${path} does not match its manifest (sha256 ${digest}, expected ${spec.sha256}).`);
   }
+  return loadFaceFinder(xml, faceFinderParams(spec, portraitMin));
+}
+
+/**
+ * The finder's parameters as the product runs them (also the speed benchmark and the tests): the manifest's, with
+ * turned looks (if it names a search) only when no face reaches a portrait's size (`portraits.minFace`).
+ */
+export function faceFinderParams(spec: NonNullable<ModelManifest['portraits']>['finder'], portraitMin: number): FaceFinderParams {
   const { shortSide, scaleFactor, minNeighbors, minFace, search, searchNeighbors } = spec;
   // no search: the upright look only (searchNeighbors, if any, is for turned looks and the schema ties it to a search)
-  return loadFaceFinder(xml, { shortSide, scaleFactor, minNeighbors, minFace, ...(search ? { search, searchBelow: portraitMin, searchNeighbors } : {}) });
+  return { shortSide, scaleFactor, minNeighbors, minFace, ...(search ? { search, searchBelow: portraitMin, searchNeighbors } : {}) };
 }
 
 function sha256File(path: string): Promise<string> {

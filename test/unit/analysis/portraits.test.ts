@@ -13,7 +13,7 @@ import { thresholdGroup } from '../../../src/analysis/detectors/ai-detection.js'
 import { greyForFaces, loadFaceFinder, MAX_FACE_ASPECT, MAX_GREY_PIXELS, MAX_TURNED_PIXELS, turnGrey, type FaceFinderParams } from '../../../src/analysis/face-finder.js';
 import { FINDING_COPY } from '../../../src/analysis/copy.js';
 import { ModelManifest } from '../../../src/analysis/model-manifest.js';
-import { getModel } from '../../../src/analysis/model-session.js';
+import { faceFinderParams, getModel } from '../../../src/analysis/model-session.js';
 import { FFHQ_FRAMING, ffhqFramed } from '../../../src/analysis/face-framing.js';
 import sharp from 'sharp';
 import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, pdfWithJpeg, tempDir } from './fixtures.js';
@@ -37,7 +37,7 @@ const shippedManifest = (): ModelManifest => ModelManifest.parse(JSON.parse(read
 /** The shipped finder as the product loads it (model-session.ts): turned looks when no face reaches a portrait's size. */
 const shippedFinderParams = (): FaceFinderParams => {
   const m = shippedManifest();
-  return { ...m.portraits!.finder, searchBelow: m.portraits!.minFace };
+  return faceFinderParams(m.portraits!.finder, m.portraits!.minFace);
 };
 /** The same finder without its turned looks: the upright look alone (1.5.0). */
 const uprightParams = (): FaceFinderParams => {
