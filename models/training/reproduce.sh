@@ -331,7 +331,8 @@ for n in 8 12; do npx tsx face_tags.ts /tmp/n$n-valtilt.json --from /tmp/paths-v
 #     node bench-speed.mjs for 1.5.1, back to back three times (models/veracity-detector/speed-vs-1.5.0.json)
 # 22. Fifteenth session: the next candidate, v1-perm-s3 (checks P1-P5 in semantic/README.md, set before its first
 #     step), trained from 13:36 (2 threads; resumable: the same command continues from runs/v1-perm-s3/ckpt.pt); then
-#     scored, fused and judged in 1.5.1's pipeline (not yet run)
+#     scored, fused and judged in 1.5.1's pipeline (sixteenth session: finished, judged, not shipped: P1 fails on val_raw;
+#     semantic/results/sixteenth-v1-perm-s3.txt, with compare_s3.py's counts for P2-P4 at the thresholds ship_v11 prints)
 TORCH_THREADS=2 $PY train_v1.py v1-perm-s3 --steps 2200 --npr --crops crops1,crops3 --permissive-only --seed 3
 EVAL_HEAT=32 EVAL_PER_SOURCE=40 $PY eval_v1.py v1-perm-s3 --sets val_raw,val_tx,val21_raw,val21_tx,modern_raw,modern_jpeg90
 EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,valtilt_tx
@@ -339,6 +340,8 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,val
   && ($PY val21.py table f22-f3 f12-v1-perm-s3; $PY val21.py paired f22-f3 f12-v1-perm-s3; echo; $PY artefact_alone.py v1-ft-data2 v1-perm-s3) \
      > results/sixteenth-v1-perm-s3.txt && git checkout results/val21-table.txt results/val21-paired.txt \
   && SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f12-v1-perm-s3 --version 1.6.0 --keep-semantic \
-     --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json)
+     --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json \
+     || true)   # ship_v11 prints the thresholds and the tilted set's counts, then stops: no card for an unexported network
+(cd semantic && git checkout ../../veracity-detector && $PY compare_s3.py 0.8516 0.9631)   # the candidate's rest / portraits highAi as ship_v11 printed them
 # (ship_v11 with another artefact network also needs its model.onnx exported, as export_v1.py made 1.0's; P2-P5 from
 #  its printout, compare_151.py pointed at f12-v1-perm-s3 and its thresholds, capture-verdicts.ts and bench-speed.mjs)
