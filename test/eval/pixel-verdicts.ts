@@ -7,7 +7,7 @@
 //   nice -n 10 npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources REGEX --out NAME [--limit N]
 // Writes test/eval/results/pixel-verdicts.json: per variant and class, the share of files called ai_generated /
 // authentic / inconclusive / manipulated, how many the photo guard took for non-photographs, and per source.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
@@ -42,6 +42,7 @@ interface Row {
 function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> {
   const out: Array<{ label: 'ai' | 'real'; source: string; path: string }> = [];
   for (const label of ['ai', 'real'] as const) {
+    if (!existsSync(join(MODERN, label))) continue; // a measuring set of one class (e.g. Data 2.6's AI files)
     for (const source of readdirSync(join(MODERN, label)).sort()) {
       if (!SOURCES.test(source)) continue;
       for (const f of readdirSync(join(MODERN, label, source)).sort()) {

@@ -4,32 +4,52 @@
 # sources.py, so no list of crops_v1 / eval_v1 takes it but eval_v1's val24_* sets). Restores them from a mirror of
 # the repository (fetch github:Kauandugi/Bias-ai-university-visuals) into .data/measure24/ai/<group>/, hash-checked:
 #   /usr/bin/python3 restore_measure24.py [MIRROR_ROOT]
+# Data 2.6's measuring set (seventeenth session; measure26.tsv from build_measure26.py: 339 API outputs of gpt-image-2, gpt-image-1-mini,
+# Nano Banana / Pro / 2 and Imagen 4, committed by the bots that made them) the same way into .data/measure26/, with
+# every file's metadata stripped and its pixels unchanged (decoded and written again as PNG: no C2PA, text chunks or
+# XMP, so only the pixels can say AI):
+#   /usr/bin/python3 restore_measure24.py [MIRROR_ROOT] --set 26
 import csv
+import io
 import hashlib
 import os
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(os.path.dirname(HERE), '.data', 'measure24')
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror'
+    args = sys.argv[1:]
+    which = '24'
+    if '--set' in args:
+        which = args[args.index('--set') + 1]
+        del args[args.index('--set'):args.index('--set') + 2]
+    if which not in ('24', '26'):
+        raise SystemExit('--set: 24 or 26')
+    out = os.path.join(os.path.dirname(HERE), '.data', 'measure' + which)
+    root = args[0] if args else '/work/.mirror'
     n = 0
-    for r in csv.DictReader(open(os.path.join(HERE, 'measure24.tsv')), delimiter='\t'):
+    for r in csv.DictReader(open(os.path.join(HERE, 'measure%s.tsv' % which)), delimiter='\t'):
         git = os.path.join(root, r['repo'].replace('/', '+'), 'repo')
         data = subprocess.run(['git', '-C', git, 'cat-file', 'blob', r['blob']], check=True, capture_output=True).stdout
         h = hashlib.sha1(b'blob %d\0' % len(data) + data).hexdigest()
         if h != r['blob']:
             raise SystemExit('%s: blob hash %s, expected %s' % (r['path'], h, r['blob']))
-        d = os.path.join(OUT, r['class'], r['group'])
+        d = os.path.join(out, r['class'], r['group'])
         os.makedirs(d, exist_ok=True)
         name = '%s__%s' % (r['blob'][:10], os.path.basename(r['path']).replace(' ', '_'))
+        if which == '26':
+            from PIL import Image
+            im = Image.open(io.BytesIO(data))
+            im.load()
+            b = io.BytesIO()
+            im.save(b, 'PNG')  # no pnginfo: C2PA (caBX), text chunks, eXIf and iTXt XMP are left behind
+            data = b.getvalue()
         with open(os.path.join(d, name), 'wb') as f:
             f.write(data)
         n += 1
-    print('restored', n, 'files into', OUT)
+    print('restored', n, 'files into', out)
 
 
 if __name__ == '__main__':
