@@ -146,6 +146,23 @@ function xmpField(xmp: string, name: string): string | null {
   return el ? el[1].trim() : null;
 }
 
+/** Every IPTC digital source type this module reasons about, by its lower-cased code. */
+const KNOWN_SOURCE_TYPES = new Map([...AI_SOURCE_TYPES, ...CAPTURE_SOURCE_TYPES].map((c) => [c.toLowerCase(), c]));
+
+/**
+ * The IPTC digital source type an XMP packet declares, as its NewsCodes code (e.g. `trainedAlgorithmicMedia`). The
+ * standard's value is the code's URI (`http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia`), but
+ * writers also put the bare code, capitalised or not: Google's Imagen and Gemini images carry
+ * `Iptc4xmpExt:DigitalSourceType="TrainedAlgorithmicMedia"`. A code this module knows is written its canonical way,
+ * whatever its case; another one is kept as written. (Only an AI source type ever counts from XMP: a capture type
+ * there is forgeable text and earns nothing.)
+ */
+export function xmpSourceType(xmp: string): string | null {
+  const raw = /digitalsourcetype\/(\w+)/i.exec(xmp)?.[1] ?? xmpField(xmp, 'Iptc4xmpExt:DigitalSourceType')?.trim();
+  if (!raw || !/^\w+$/.test(raw)) return null;
+  return KNOWN_SOURCE_TYPES.get(raw.toLowerCase()) ?? raw;
+}
+
 const matchName = (list: Array<[RegExp, string]>, text: string): string | null => {
   for (const [re, name] of list) if (re.test(text)) return name;
   return null;
@@ -248,7 +265,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
   // XMP: IPTC DigitalSourceType, CreatorTool, history
   const xmp = pngXmp ?? findXmp(buf);
   if (xmp) {
-    const dst = /digitalsourcetype\/(\w+)/i.exec(xmp)?.[1] ?? null;
+    const dst = xmpSourceType(xmp);
     if (dst && !f.digitalSourceType) f.digitalSourceType = dst;
     for (const field of ['xmp:CreatorTool', 'tiff:Software', 'photoshop:Credit', 'stEvt:softwareAgent']) {
       const v = xmpField(xmp, field);

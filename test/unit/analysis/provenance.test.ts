@@ -87,6 +87,41 @@ describe('XMP and EXIF', () => {
     expect(out.notes.join(' ')).toMatch(/IPTC digital source type trainedAlgorithmicMedia/);
   });
 
+  it('Google Imagen / Gemini PNGs: the bare, capitalised code "TrainedAlgorithmicMedia" in XMP counts as the URI does', async () => {
+    // The iTXt XMP packet of an Imagen 4 Ultra API output, byte for byte (Sunwood-ai-labsII/gemini-actions-lab,
+    // generated-images/release-v0.11.0-20251112_165119/, MIT); before the seventeenth session it was ignored.
+    const google =
+      '<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?> <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 5.5.0"> ' +
+      '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"> <rdf:Description rdf:about="" ' +
+      'xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/" Iptc4xmpExt:DigitalSourceFileType="TrainedAlgorithmicMedia" ' +
+      'Iptc4xmpExt:DigitalSourceType="TrainedAlgorithmicMedia"/> </rdf:RDF> </x:xmpmeta>   <?xpacket end="w"?>';
+    const f = await readProvenance(withPngChunks(await makePng(64, 64), [iTXt('XML:com.adobe.xmp', google)]), 'image/png');
+    expect(f.digitalSourceType).toBe('trainedAlgorithmicMedia');
+    const out = provenanceOf(f);
+    expect(out.dimension.assessment).toBe('likely_ai');
+    expect(out.codes[0]).toBe('provenance.ai.source_type');
+    // the element form and a capitalised URI are read the same way
+    for (const inner of [
+      '><Iptc4xmpExt:DigitalSourceType>compositeWithTrainedAlgorithmicMedia</Iptc4xmpExt:DigitalSourceType></rdf:Description',
+      'Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/TrainedAlgorithmicMedia"',
+    ]) {
+      const packet = inner.startsWith('>') ? xmpPacket('').replace('/></rdf:RDF>', `${inner}></rdf:RDF>`) : xmpPacket(inner);
+      const g = await readProvenance(withJpegSegments(await makeJpeg(64, 64), [jpegXmpSegment(packet)]), 'image/jpeg');
+      expect(provenanceOf(g).dimension.assessment).toBe('likely_ai');
+    }
+  });
+
+  it('a capture source type declared in XMP, URI or bare code, earns nothing: it is text anyone can write', async () => {
+    for (const value of ['DigitalCapture', 'http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture']) {
+      const xmp = xmpPacket(`Iptc4xmpExt:DigitalSourceType="${value}"`);
+      const f = await readProvenance(withJpegSegments(await makeJpeg(64, 64), [jpegXmpSegment(xmp)]), 'image/jpeg');
+      expect(f.digitalSourceType).toBe('digitalCapture');
+      const out = provenanceOf(f);
+      expect(out.dimension.assessment).not.toBe('likely_authentic');
+      expect(out.codes.filter((c) => c.startsWith('provenance.capture') || c.startsWith('provenance.ai'))).toEqual([]);
+    }
+  });
+
   it('compositeWithTrainedAlgorithmicMedia (generative fill) counts, for part of the content', async () => {
     const xmp = xmpPacket(
       'xmp:CreatorTool="Adobe Photoshop 25.0" Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/compositeWithTrainedAlgorithmicMedia"',
