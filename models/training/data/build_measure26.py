@@ -12,6 +12,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from sources import FORBIDDEN_REPOS, SOURCES  # noqa: E402
 
 REPOS = [
     # repo, commit, include, licence, generator of a path (None: ask the per-image metadata), group
@@ -60,6 +62,9 @@ def label(repo, path, tree, repo_dir):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror'
+    used = {s['repo'] for s in SOURCES}
+    for repo, *_ in REPOS:  # never a forbidden repository, never one a training list already takes
+        assert repo not in FORBIDDEN_REPOS and repo not in used, repo
     rows, seen = [], set()
     for repo, commit, include, licence in REPOS:
         repo_dir = os.path.join(root, repo.replace('/', '+'), 'repo')

@@ -28,6 +28,9 @@ FORBIDDEN_REPOS = {
     # Data 2.1 search (2026-11-27): a copy of jamez-bondos' gallery (its commits are JamezBondos'); only its file list
     # was read, nothing of it is used
     'xianyu110/awesome-nano-banana',
+    # Data 2.6 search (2026-11-28): git submodules that include JimmyLv/awesome-nano-banana; only its top-level tree
+    # was listed, nothing of it was opened
+    'abdshomad/awesome-nano-banana-index',
 }
 
 IMG = r'\.(jpe?g|png|webp)$'
