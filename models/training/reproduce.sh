@@ -345,3 +345,21 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,val
 (cd semantic && git checkout ../../veracity-detector && $PY compare_s3.py 0.8516 0.9631)   # the candidate's rest / portraits highAi as ship_v11 printed them
 # (ship_v11 with another artefact network also needs its model.onnx exported, as export_v1.py made 1.0's; P2-P5 from
 #  its printout, compare_151.py pointed at f12-v1-perm-s3 and its thresholds, capture-verdicts.ts and bench-speed.mjs)
+# 23. Seventeenth session (nothing shipped; MODEL_CARD.md "After 1.5.1, seventeenth session"): Data 2.6's measuring set
+#     (data/candidates-data26.md, -26b.md; after fetch github:ncejda-g2/ncejda-g2, github:bldbttr/rennie.org,
+#     github:hvalfangst/daily-panda-image-bot, github:Sunwood-ai-labsII/gemini-actions-lab) through the product, pixels
+#     only (metadata stripped) and with the bots' metadata (c2pa-generators.ts: see its header for the folder); then
+#     step 8 rerun from an empty cache under the name inc-m10-r and set beside the shipped inc-m10
+#     (semantic/results/seventeenth-step8-rerun.txt)
+(cd data && $PY build_measure26.py && $PY restore_measure24.py /work/.mirror --set 26)
+(cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measure26 --out data26-measure-v151)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && $PY nsfwjs_weights.py --models mobilenet_v2,inception_v3 \
+  && $PY cache.py train --total 10000 --views 1 \
+  && $PY cache.py eval --sets val_raw,val_tx,modern_raw,modern_jpeg90,val21_raw,val21_tx,valpt_raw,valpt_tx \
+  && TORCH_THREADS=2 $PY train.py inc-m10-r --train-from mixed10 --epochs 3 \
+  && $PY export_onnx.py inc-m10-r --fp16 \
+  && $PY rerun_check.py inc-m10 inc-m10-r val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,modern_raw,modern_jpeg90 \
+  && $PY fuse.py sem7-all f23-inc-m10-r --features all3 --sem2 inc-m10-r --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3 f23-inc-m10-r && $PY val21.py paired f22-f3 f23-inc-m10-r \
+  && git checkout results/val21-table.txt results/val21-paired.txt)
