@@ -157,7 +157,7 @@ const KNOWN_SOURCE_TYPES = new Map([...AI_SOURCE_TYPES, ...CAPTURE_SOURCE_TYPES]
  * whatever its case; another one is kept as written. (Only an AI source type ever counts from XMP: a capture type
  * there is forgeable text and earns nothing.)
  */
-export function xmpSourceType(xmp: string): string | null {
+function xmpSourceType(xmp: string): string | null {
   const raw = /digitalsourcetype\/(\w+)/i.exec(xmp)?.[1] ?? xmpField(xmp, 'Iptc4xmpExt:DigitalSourceType')?.trim();
   if (!raw || !/^\w+$/.test(raw)) return null;
   return KNOWN_SOURCE_TYPES.get(raw.toLowerCase()) ?? raw;

@@ -9,10 +9,11 @@
 // After `fetch github:Kauandugi/Bias-ai-university-visuals`:
 //   git -C MIRROR ls-tree -r HEAD | grep -E '/(DALL-E|Midjourney|Whisk)/.*\.(png|jpe?g)$' | while IFS=$'\t' read m p; do
 //     g=$(echo "$p" | cut -d/ -f4 | sed 's/DALL-E/ChatGPT/'); git -C MIRROR cat-file -p $(echo $m | cut -d' ' -f3) > "DIR/$g-$(echo "$p" | md5sum | cut -c1-8).${p##*.}"; done
-// The files measured on 2026-11-28 (seventeenth session, results c2pa-generators-data26*.json): Data 2.6's measuring set
+// The files measured on 2026-11-28 (seventeenth session, results c2pa-generators-data26.json): Data 2.6's measuring set
 // with its metadata as the bots committed it (models/training/data/measure26.tsv: gpt-image-2, gpt-image-1-mini (OpenAI
 // C2PA), Nano Banana / Pro / 2 (re-saved by the bot's PIL: no metadata), Imagen 4 (5 with Google's IPTC XMP)), groups
-// without dashes (gptimage2-, gptimage1mini-, NanoBananaPro-, Imagen4- ...):
+// without dashes (gptimage2-, gptimage1mini-, NanoBananaPro-, Imagen4- ...; the recorded run spelt the unlabelled
+// group NanoBananaUnlabelled where this loop writes NanoBananaunlabelled):
 //   awk -F'\t' 'NR>1 {print $1"\t"$4"\t"$9}' models/training/data/measure26.tsv | while IFS=$'\t' read repo blob group; do
 //     git --git-dir=/work/.mirror/${repo/\//+}/repo cat-file blob $blob > "DIR/${group//-/}-${blob:0:10}.png"; done
 import { readdirSync, writeFileSync } from 'node:fs';

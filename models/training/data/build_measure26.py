@@ -4,6 +4,7 @@
 # redistributed); the Imagen set is MIT and could become a training source later.
 #   /usr/bin/python3 build_measure26.py [MIRROR_ROOT]     writes measure26.tsv from the mirrors (fetch github:<repo>)
 # then restore_measure24.py --set 26 writes the files (metadata stripped, pixels unchanged) into .data/measure26/.
+import collections
 import csv
 import json
 import os
@@ -16,7 +17,7 @@ sys.path.insert(0, HERE)
 from sources import FORBIDDEN_REPOS, SOURCES  # noqa: E402
 
 REPOS = [
-    # repo, commit, include, licence, generator of a path (None: ask the per-image metadata), group
+    # repo, commit, include (regex on the path), licence; label() gives each file's generator and group
     ('ncejda-g2/ncejda-g2', '8ddeaaea0a6e991cd02a4337302d6746bb45b12f',
      r'^daily_agent/generated_images/comic_\d{4}-\d{2}-\d{2}\.png$',
      'no licence (a person\'s profile repository): measured on, never redistributed or trained on'),
@@ -80,18 +81,13 @@ def main():
                 continue
             seen.add(blob)
             gen, group = label(repo, path, tree, repo_dir)
-            rows.append(dict(repo=repo, commit=commit, path=path, blob=blob, bytes=size, licence=licence, cls='ai',
-                             generator=gen, group=group))
+            rows.append({'repo': repo, 'commit': commit, 'path': path, 'blob': blob, 'bytes': size, 'licence': licence,
+                         'class': 'ai', 'generator': gen, 'group': group})
     with open(os.path.join(HERE, 'measure26.tsv'), 'w', newline='') as f:
-        w = csv.writer(f, delimiter='\t', lineterminator='\n')
-        w.writerow(['repo', 'commit', 'path', 'blob', 'bytes', 'licence', 'class', 'generator', 'group'])
-        for r in rows:
-            w.writerow([r['repo'], r['commit'], r['path'], r['blob'], r['bytes'], r['licence'], r['cls'], r['generator'],
-                        r['group']])
-    groups = {}
-    for r in rows:
-        groups[r['group']] = groups.get(r['group'], 0) + 1
-    print(len(rows), 'files:', groups)
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), delimiter='\t', lineterminator='\n')
+        w.writeheader()
+        w.writerows(rows)
+    print(len(rows), 'files:', dict(collections.Counter(r['group'] for r in rows)))
 
 
 if __name__ == '__main__':

@@ -9,26 +9,25 @@
 # every file's metadata stripped and its pixels unchanged (decoded and written again as PNG: no C2PA, text chunks or
 # XMP, so only the pixels can say AI):
 #   /usr/bin/python3 restore_measure24.py [MIRROR_ROOT] --set 26
+import argparse
 import csv
-import io
 import hashlib
+import io
 import os
 import subprocess
-import sys
+
+from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
-    args = sys.argv[1:]
-    which = '24'
-    if '--set' in args:
-        which = args[args.index('--set') + 1]
-        del args[args.index('--set'):args.index('--set') + 2]
-    if which not in ('24', '26'):
-        raise SystemExit('--set: 24 or 26')
+    ap = argparse.ArgumentParser()
+    ap.add_argument('mirrors', nargs='?', default='/work/.mirror')
+    ap.add_argument('--set', default='24', choices=['24', '26'])
+    args = ap.parse_args()
+    which, root = args.set, args.mirrors
     out = os.path.join(os.path.dirname(HERE), '.data', 'measure' + which)
-    root = args[0] if args else '/work/.mirror'
     n = 0
     for r in csv.DictReader(open(os.path.join(HERE, 'measure%s.tsv' % which)), delimiter='\t'):
         git = os.path.join(root, r['repo'].replace('/', '+'), 'repo')
@@ -40,7 +39,6 @@ def main():
         os.makedirs(d, exist_ok=True)
         name = '%s__%s' % (r['blob'][:10], os.path.basename(r['path']).replace(' ', '_'))
         if which == '26':
-            from PIL import Image
             im = Image.open(io.BytesIO(data))
             im.load()
             b = io.BytesIO()

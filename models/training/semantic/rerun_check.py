@@ -36,13 +36,13 @@ def main():
         za = np.array([la[p][1] for p in paths])
         zb = np.array([lb[p][1] for p in paths])
         pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
-        if not len(pos) or not len(neg):  # a set of one class (valpt: real portraits only): no AUC, the logits still compare
-            pos = neg = np.arange(len(y))
-        d = []
-        for _ in range(1000):
-            i = np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])
-            d.append(auc(zb[i], y[i]) - auc(za[i], y[i]))
-        lo, hi = np.percentile(d, [2.5, 97.5])
+        lo = hi = float('nan')
+        if len(pos) and len(neg):  # a set of one class (valpt: real portraits only) has no AUC; its logits still compare
+            d = []
+            for _ in range(1000):
+                i = np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])
+                d.append(auc(zb[i], y[i]) - auc(za[i], y[i]))
+            lo, hi = np.percentile(d, [2.5, 97.5])
         r = np.corrcoef(za, zb)[0, 1]
         flips = int(np.sum((za > 0) != (zb > 0)))
         dz = np.abs(zb - za)
