@@ -25,6 +25,7 @@ import * as pkijs from 'pkijs';
 import type { C2paManifest, SignerTrust } from '../api/schemas.js';
 import type { MediaType } from './analysis-results.js';
 import { readPdfC2paStore, type PdfStore } from './pdf-c2pa-store.js';
+import { sourceTypeCode } from './source-types.js';
 import { chainsToAnchor, type TrustAnchor } from './trust-anchors.js';
 
 export interface C2paAction {
@@ -296,8 +297,6 @@ function assetOf(bytes: Buffer, mediaType: MediaType): JPEG | PNG | BMFF | PdfAs
   const reading = readPdfC2paStore(bytes, MAX_STORE);
   return reading?.kind === 'unreadable' ? reading : new PdfAsset(bytes, reading?.store);
 }
-
-const sourceTypeCode = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.replace(/^.*\//, '') : undefined);
 
 function subjectOf(cert: X509Certificate | undefined, field: 'subject' | 'issuer'): string | null {
   if (!cert) return null;

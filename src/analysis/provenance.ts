@@ -8,19 +8,8 @@ import type { FactValue } from './finding.js';
 import { heifItemData } from './image-headers.js';
 import { validateC2pa, type C2paValidation } from './c2pa-validation.js';
 import { editorOf } from './editing-software.js';
+import { AI_SOURCE_TYPES, PARTLY_AI_TYPES, sourceTypeCode } from './source-types.js';
 import type { TrustAnchor } from './trust-anchors.js';
-
-/** IPTC NewsCodes digital source types that mean the content was (partly) produced by a generative model. */
-export const AI_SOURCE_TYPES = new Set([
-  'trainedAlgorithmicMedia',
-  'compositeWithTrainedAlgorithmicMedia',
-  'algorithmicMedia',
-  'compositeSynthetic',
-]);
-/** Generative source types that mean part of the content only (a composite). */
-export const PARTLY_AI_TYPES = new Set(['compositeWithTrainedAlgorithmicMedia', 'compositeSynthetic']);
-/** IPTC digital source types of a capture (a camera, a scan of film or print), possibly lightly edited. */
-export const CAPTURE_SOURCE_TYPES = new Set(['digitalCapture', 'negativeFilm', 'positiveFilm', 'print', 'minorHumanEdits']);
 
 /** Software names of AI image generators (matched case-insensitively in software, creator-tool and claim fields). */
 const AI_GENERATORS: Array<[RegExp, string]> = [
@@ -146,21 +135,14 @@ function xmpField(xmp: string, name: string): string | null {
   return el ? el[1].trim() : null;
 }
 
-/** Every IPTC digital source type this module reasons about, by its lower-cased code. */
-const KNOWN_SOURCE_TYPES = new Map([...AI_SOURCE_TYPES, ...CAPTURE_SOURCE_TYPES].map((c) => [c.toLowerCase(), c]));
-
 /**
- * The IPTC digital source type an XMP packet declares, as its NewsCodes code (e.g. `trainedAlgorithmicMedia`). The
- * standard's value is the code's URI (`http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia`), but
- * writers also put the bare code, capitalised or not: Google's Imagen and Gemini images carry
- * `Iptc4xmpExt:DigitalSourceType="TrainedAlgorithmicMedia"`. A code this module knows is written its canonical way,
- * whatever its case; another one is kept as written. (Only an AI source type ever counts from XMP: a capture type
- * there is forgeable text and earns nothing.)
+ * The IPTC digital source type an XMP packet declares, as its code (`sourceTypeCode`: the URI or the bare code, any
+ * case). Only an AI source type ever counts from XMP: a capture type there is forgeable text and earns nothing.
  */
 function xmpSourceType(xmp: string): string | null {
   const raw = /digitalsourcetype\/(\w+)/i.exec(xmp)?.[1] ?? xmpField(xmp, 'Iptc4xmpExt:DigitalSourceType')?.trim();
   if (!raw || !/^\w+$/.test(raw)) return null;
-  return KNOWN_SOURCE_TYPES.get(raw.toLowerCase()) ?? raw;
+  return sourceTypeCode(raw) ?? null;
 }
 
 const matchName = (list: Array<[RegExp, string]>, text: string): string | null => {

@@ -7,7 +7,8 @@ import { TRUST_CODES } from '../c2pa-validation.js';
 import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
 import type { Finding } from '../finding.js';
-import { AI_SOURCE_TYPES, CAPTURE_SOURCE_TYPES, PARTLY_AI_TYPES as PARTLY_AI, readProvenance, type AiSource, type ProvenanceMetadata } from '../provenance.js';
+import { readProvenance, type AiSource, type ProvenanceMetadata } from '../provenance.js';
+import { AI_SOURCE_TYPES, CAPTURE_SOURCE_TYPES, PARTLY_AI_TYPES as PARTLY_AI } from '../source-types.js';
 
 /**
  * Actions that leave the pixels as captured: creating the asset, publishing, managing, repackaging it, editing its

@@ -223,6 +223,27 @@ describe('C2PA / Content Credentials (signed by the tests: openssl PKI, the C2PA
     expect(out.notes.join(' ')).toMatch(/record edits after capture \(c2pa.color_adjustments\)/);
   });
 
+  it('a source type in a C2PA action is read as the XMP one is: URI or bare code, any case (one canonicaliser)', async () => {
+    for (const written of ['http://cv.iptc.org/newscodes/digitalsourcetype/TrainedAlgorithmicMedia', 'TRAINEDALGORITHMICMEDIA']) {
+      const gen = { claimGenerator: 'Some Generator 1.0', actions: [{ action: 'c2pa.created', digitalSourceType: written }] };
+      const f = await readProvenance(await signC2pa(await makeJpeg(64, 64), signer, gen), 'image/jpeg');
+      expect(f.c2pa?.actions[0].digitalSourceType).toBe('trainedAlgorithmicMedia');
+      const out = provenanceOf(f);
+      expect(out.strongAi).toBe(true);
+      expect(out.codes[0]).toBe('provenance.ai.c2pa_generator');
+      expect(out.notes.join(' ')).toMatch(/declares trainedAlgorithmicMedia/);
+    }
+    // A capture spelt another way counts under a trusted signature as the canonical spelling does (the signer could
+    // have written either); a code of no vocabulary this product knows is kept as written and counts as nothing.
+    const capitalised = { claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'DigitalCapture' }] };
+    const trusted = provenanceOf(await readProvenance(await signC2pa(await makePng(64, 64), signer, capitalised), 'image/png', anchors));
+    expect(trusted.codes.at(-1)).toBe('provenance.capture.c2pa_trusted');
+    const other = { claimGenerator: 'Leica M11-P', actions: [{ action: 'c2pa.created', digitalSourceType: 'http://example.org/types/digitalCaptureish' }] };
+    const f = await readProvenance(await signC2pa(await makePng(64, 64), signer, other), 'image/png', anchors);
+    expect(f.c2pa?.actions[0].digitalSourceType).toBe('digitalCaptureish');
+    expect(provenanceOf(f).codes.some((c) => c.startsWith('provenance.capture.'))).toBe(false);
+  });
+
   it('bytes changed after signing: assertion.dataHash.mismatch weighs towards manipulation, no capture evidence counts', async () => {
     const photo = withJpegSegments(await makeJpeg(64, 64), [jpegSegment(0xfe, Buffer.from('original comment', 'latin1'))]);
     const edited = replaceOnce(await signC2pa(photo, signer, leica), 'original comment', 'altered  comment');
