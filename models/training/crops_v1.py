@@ -40,12 +40,13 @@ def v1_split():
     return {s['name']: s['split'] for s in data_sources.SOURCES}
 
 
-def training_files(split='train', data21=False, data22=False, data23=False):
+def training_files(split='train', data21=False, data22=False, data23=False, data27=False):
     """[(label, source, path)]: Data v1 sources of that split, plus shared/datasets/train sources of that split.
     data21: False (default) leaves Data 2.1's sources out (every cache and run before them), True takes them too,
     'only' gives them alone (no shared/datasets/train files either). data22 does the same for Data 2.2's sources
     (real portraits, added after every cache and run of Data 2.1), independently: they are out unless it is True or
-    'only', and 'only' gives them alone. data23='only' gives Data 2.3's sources alone; every other list leaves them out."""
+    'only', and 'only' gives them alone. data23='only' gives Data 2.3's sources alone; every other list leaves them out.
+    data27='only' does the same for Data 2.7's (today's generators' licensed photoreal files)."""
     out = []
     splits = v1_split()
     alone = 'only' in (data21, data22)
@@ -55,6 +56,8 @@ def training_files(split='train', data21=False, data22=False, data23=False):
             if splits.get(src) != split:
                 continue
             if (src in data_sources.DATA23) != (data23 == 'only'):  # Data 2.3 (faces): only in lists asking for it alone
+                continue
+            if (src in data_sources.DATA27) != (data27 == 'only'):  # Data 2.7: only in lists asking for it alone
                 continue
             if src in data_sources.DATA22:
                 if data22 not in (True, 'only'):
@@ -66,7 +69,7 @@ def training_files(split='train', data21=False, data22=False, data23=False):
                 continue
             for p in sorted(os.listdir(os.path.join(d, src))):
                 out.append((label, 'v1/' + src, os.path.join(d, src, p)))
-    for label, src, path in ([] if alone or data23 == 'only' else common.list_files('train')):
+    for label, src, path in ([] if alone or 'only' in (data23, data27) else common.list_files('train')):
         if (label, src) == ('real', 'dreambooth'):
             continue  # the same google/dreambooth photos are Data v1's validation source v1/google__dreambooth
         held = (label, src) in common.VAL_SOURCES

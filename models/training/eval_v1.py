@@ -144,6 +144,26 @@ def val24_files():
     return out
 
 
+def val26_files():
+    """Data 2.6's measuring set (data/measure26.tsv, restored by data/restore_measure24.py --set 26 into
+    .data/measure26, metadata stripped): 339 first-generation API outputs of gpt-image-1-mini / gpt-image-2, Nano
+    Banana / Pro / 2 and Imagen 4, AI only, all of them. Never in a fit or a threshold."""
+    root = os.path.join(common.HERE, '.data', 'measure26')
+    out = []
+    for label in ('ai', 'real'):
+        d = os.path.join(root, label)
+        for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            out += [(label, 'measure26/' + src, os.path.join(d, src, p)) for p in sorted(os.listdir(os.path.join(d, src)))]
+    return out
+
+
+def val27_files():
+    """Data 2.7's held-out files (the Grok gallery's numbers ending in 0 or 5, 80 files, its logo rows cropped), all
+    of them. Never in a training list, a fit or a threshold: how much of a generator a run trained on its other files
+    calls."""
+    return crops_v1.training_files('val', data27='only')
+
+
 def valface_files():
     """The validation files the artefact network scored (runs/v1-ft-data2: val_raw, val21_raw, valpt_raw) in which
     portraits.py found a face of at least PEOPLE (run its tag on them first): valface_raw shows each as a 200x200 crop
@@ -215,6 +235,10 @@ SETS = {
     'val23_raw': (val23_files, lambda d, p: decode(d)),
     'val24_raw': (val24_files, lambda d, p: decode(d)),
     'val24_q90': (val24_files, lambda d, p: jpeg(decode(d), 90)),
+    'val26_raw': (val26_files, lambda d, p: decode(d)),
+    'val26_q90': (val26_files, lambda d, p: jpeg(decode(d), 90)),
+    'val27_raw': (val27_files, lambda d, p: decode(d)),
+    'val27_q90': (val27_files, lambda d, p: jpeg(decode(d), 90)),
     'valpt_tx': (valpt_files, tx),
     'valface_raw': (valface_files, face_crop),
     'valtilt_raw': (valtilt_files, lambda d, p: decode(d)),

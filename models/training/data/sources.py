@@ -900,3 +900,41 @@ SOURCES += [
 
 # The Data 2.3 sources (everything from the first Data 2.3 entry on).
 DATA23 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index('modelscope__facechain'):])
+
+
+# ======================================= Data 2.7 (added 2026-11-28, eighteenth session) =======================================
+# First-generation, photoreal files of today's generators under a licence that allows training (candidates-data27.md:
+# a helper's search, every header read, 0 blobs shared with any source above or with modern/). Like Data 2.3, they
+# enter only lists that ask for them (crops_v1.training_files(data27='only')): every older cache, run and threshold
+# leaves them out. The Grok gallery is split by file number, a fifth ('...5.jpg', '...0.jpg') held out for measuring.
+_GROK = dict(repo='forthtemple/imagegallery', cls='ai',
+             licence='public domain (README.md at 0cad5cd7: "400 stock images I generated using grok ... Ive made these '
+                     'images public domain"; the repository\'s GPL-3.0 LICENSE covers its gallery code)',
+             generator='Grok (xAI Aurora), downloaded from grok.com, JPEG 1024x768 as served', history=False,
+             how='stock-photo scenes (people at work, families, food, streets), all from one encoder (JFIF 1.02, one '
+                 'luma table), no metadata; each carries a "Grok" logo in its bottom-right corner (y 730-755), so '
+                 'restore.py keeps the top 1024x720 (crop_bottom 48): the logo never reaches a model',
+             crop_bottom=48,
+             trust='README ("stock images I generated using grok"), stockimages.json ("sentencesrc": "grok") and the '
+                   'logo on every file (checked on a contact sheet)')
+SOURCES += [
+    dict(_GROK, name='forthtemple__imagegallery', include=r'^stockimages/\d*[1-46-9]\.jpg$', split='train'),
+    dict(_GROK, name='forthtemple__imagegallery__held', include=r'^stockimages/\d*[05]\.jpg$', split='val'),
+    dict(name='GoogleCloudPlatform__generative-ai__nanobanana', repo='GoogleCloudPlatform/generative-ai', cls='ai',
+         licence='Apache-2.0 (repo LICENSE and gemini/nanobanana-recipes/LICENSE)',
+         include=r'^gemini/nanobanana-recipes/outputs/(?!11_character_consistency_(9|11|collage)).*\.png$',
+         generator='Nano Banana (gemini-2.5-flash-image-preview, utils/model_utils.py)', history=True,
+         how='the recipes\' outputs as the API returned them (utils/image_utils.py writes its bytes), each with Google\'s '
+             '"Made with Google AI" IPTC; in history only (added at aeb56adc, deleted the next day); three PIL '
+             're-saves of that folder (no IPTC, an sRGB chunk, one a collage) are left out by the include', split='train',
+         trust='the recipes\' code and Google\'s IPTC block in every file kept'),
+    dict(name='google-gemini__nano-banana-hackathon-kit', repo='google-gemini/nano-banana-hackathon-kit', cls='ai',
+         licence='Apache-2.0 (repo)', include=r'^(cat|dog|generated_images/[^/]+)\.png$',
+         generator='Nano Banana (Gemini 2.5 Flash Image; the kit\'s examples)', history=True,
+         how='PNG 1024x1024 with no metadata: a cat, a dog and a landscape with three edits of it (in history: added '
+             '2025-09-07, gone from HEAD)', split='train',
+         trust='the kit (Google\'s own hackathon repository) makes them with banana.py / initial.py'),
+]
+
+# The Data 2.7 sources (everything from the first Data 2.7 entry on).
+DATA27 = frozenset(s['name'] for s in SOURCES[[s['name'] for s in SOURCES].index('forthtemple__imagegallery'):])

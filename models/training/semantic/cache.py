@@ -55,6 +55,8 @@ def do_train(args):
         files = S.train_subsample(args.total, args.seed, data22='only')
     elif args.data23:  # Data 2.3's training sources (StyleGAN faces, FFHQ's real faces) alone
         files = S.train_subsample(args.total, args.seed, data23='only')
+    elif args.data27:  # Data 2.7's training sources (today's generators' licensed photoreal files) alone
+        files = S.train_subsample(args.total, args.seed, data27='only')
     else:
         files = S.train_subsample(args.total, args.seed, data21=bool(args.only_sources))
     if args.only_sources:  # a cache of some sources' files only (e.g. sources added after a cache was built), kept
@@ -68,7 +70,7 @@ def do_train(args):
     if args.prep:
         rx, size, q = args.prep.rsplit(':', 2)
         prep = (rx, int(size), int(q))
-    meta = dict(permissive_only=args.permissive_only, prep=args.prep, total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(permissive_only=args.permissive_only, prep=args.prep, total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, data27=args.data27, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -165,6 +167,7 @@ def main():
                     'most SIZE px (Lanczos) and JPEG quality Q, e.g. FFHQ\'s 1024-px q75 real faces to the 512-px q90 '
                     'JPEGs its StyleGAN counterpart was served as, so that size and encoding are not the signal')
     ap.add_argument('--data23', action='store_true', help='Data 2.3\'s training sources (StyleGAN / FFHQ faces) only')
+    ap.add_argument('--data27', action='store_true', help='Data 2.7\'s training sources (Grok, Nano Banana) only')
     ap.add_argument('--face-crops', action='store_true',
                     help='only files with a face (portraits.py), each seen as a 200x200 crop of its largest face, '
                          'both classes (the AI counterpart of UTKFace\'s crops)')

@@ -38,7 +38,8 @@ EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val
              'valpt_raw', 'valpt_tx', 'valface_raw',  # valface_raw: eval_v1.valface_files; valpt_*: Data 2.2's validation sources, real portraits (eval_v1.valpt_files)
              'val23_raw',  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)
              'val24_raw', 'val24_q90',  # Data 2.4's downloads of today's generators, as is / JPEG q90 (eval_v1.val24_files)
-             'valtilt_raw', 'valtilt_tx')  # validation portraits turned +20 / -30 degrees (eval_v1.valtilt_files)
+             'valtilt_raw', 'valtilt_tx',  # validation portraits turned +20 / -30 degrees (eval_v1.valtilt_files)
+             'val26_raw', 'val26_q90', 'val27_raw', 'val27_q90')  # measuring only: Data 2.6's API outputs, Data 2.7's held-out Grok files
 
 
 def decode(data):
@@ -78,9 +79,10 @@ def eval_files(name):
 
 
 def eval_input(name, data, abspath):
-    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw', 'val23_raw', 'val24_raw', 'valtilt_raw'):
+    if name in ('val_raw', 'modern_raw', 'val21_raw', 'd21train_raw', 'valpt_raw', 'val23_raw', 'val24_raw', 'valtilt_raw',
+                'val26_raw', 'val27_raw'):
         return decode(data)
-    if name == 'val24_q90':
+    if name in ('val24_q90', 'val26_q90', 'val27_q90'):
         return jpeg(decode(data), 90)
     if name == 'valface_raw':
         import eval_v1
@@ -110,12 +112,12 @@ def parity_files():
     return pick
 
 
-def train_subsample(total=6000, seed=0, data21=False, data22=False, data23=False):
+def train_subsample(total=6000, seed=0, data21=False, data22=False, data23=False, data27=False):
     """Training files (crops_v1.training_files('train'): Data 2.0 train sources + shared/datasets/train minus its
     held-out sources), subsampled per source: each class gets total/2 images, a source's share ~ sqrt(its size)
     (capped at its size), as train_v1.py weights sources."""
     import crops_v1
-    files = [f for f in crops_v1.training_files('train', data21, data22, data23) if not f[2].lower().endswith(('.heic', '.heif'))]
+    files = [f for f in crops_v1.training_files('train', data21, data22, data23, data27) if not f[2].lower().endswith(('.heic', '.heif'))]
     by = {}
     for f in files:
         by.setdefault((f[0], f[1]), []).append(f)
