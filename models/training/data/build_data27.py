@@ -8,6 +8,7 @@
 import collections
 import csv
 import glob
+import json
 import os
 import sys
 
@@ -87,6 +88,23 @@ def main():
             d['reason'].split(' of ')[0] for d in dropped if d['source'] == src['name']))))
     for d in dropped:
         print('dropped', d['source'], d['path'], d['reason'])
+    # counts.json (SOURCES.md's counts): Data 2.7's entries and the totals with them, as build_manifests.py writes them
+    counts_p = os.path.join(HERE, 'counts.json')
+    counts = json.load(open(counts_p))
+    for src in ours:
+        old = counts['sources'].pop(src['name'], None)
+        if old:
+            counts['total']['%s/%s' % (old['cls'], old['split'])] -= old['kept']
+            counts['total_by_class'][old['cls']] -= old['kept']
+        rows = by_src[src['name']]
+        counts['sources'][src['name']] = dict(
+            cls=src['cls'], split=src['split'], kept=len(rows), formats=dict(collections.Counter(r['format'] for r in rows)),
+            dropped=dict(collections.Counter(d['reason'].split(' of ')[0] for d in dropped if d['source'] == src['name'])),
+            scan=dict(candidates=len(rows) + sum(d['source'] == src['name'] for d in dropped)))
+        k = '%s/%s' % (src['cls'], src['split'])
+        counts['total'][k] = counts['total'].get(k, 0) + len(rows)
+        counts['total_by_class'][src['cls']] = counts['total_by_class'].get(src['cls'], 0) + len(rows)
+    json.dump(counts, open(counts_p, 'w'), indent=1)
 
 
 if __name__ == '__main__':
