@@ -367,3 +367,48 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,val
   && $PY fuse.py sem7-all f23-inc-m10-r --features all3 --sem2 inc-m10-r --val21 --valpt --fit-on val_tx \
   && $PY val21.py table f22-f3 f23-inc-m10-r && $PY val21.py paired f22-f3 f23-inc-m10-r \
   && git checkout results/val21-table.txt results/val21-paired.txt)
+# 24. Eighteenth session (nothing shipped; MODEL_CARD.md "After 1.5.1, eighteenth session"): step 7 rerun from an
+#     empty cache under the name sem7-all-r (the cache in two workers, the evaluation sets split between two
+#     processes), to be set beside the shipped sem7-all (semantic/results/rerun-sem7-all-r.txt) and fused in its place
+#     as f22-f3 is (f24-sem7-all-r). STARTED, NOT FINISHED: the session built 11 of the cache's 40 shards at the lowest
+#     priority; the same command resumes (it skips finished shards; delete .cache/semantic_b9/*.lock left by a killed
+#     worker first, or those shards are skipped too)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
+  && $PY nsfwjs_weights.py --models mobilenet_v2 \
+  && ($PY cache.py train --total 10000 --views 2 --crop-views --part 0/2 & \
+      $PY cache.py train --total 10000 --views 2 --crop-views --part 1/2; wait) \
+  && ($PY cache.py eval --sets val_tx,val_raw,modern_raw,valpt_raw & \
+      $PY cache.py eval --sets modern_jpeg90,val21_raw,val21_tx,valpt_tx; wait) \
+  && TORCH_THREADS=2 $PY train.py sem7-all-r --train-from block_10 --epochs 3 \
+  && $PY export_onnx.py sem7-all-r \
+  && $PY rerun_check.py sem7-all sem7-all-r val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,modern_raw,modern_jpeg90 \
+  && $PY fuse.py sem7-all-r f24-sem7-all-r --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3 f24-sem7-all-r && $PY val21.py paired f22-f3 f24-sem7-all-r \
+  && git checkout results/val21-table.txt results/val21-paired.txt)
+# 25. Eighteenth session: Data 2.7 (data/candidates-data27.md; after fetch github:forthtemple/imagegallery,
+#     github:GoogleCloudPlatform/generative-ai, github:google-gemini/nano-banana-hackathon-kit) and the candidate
+#     inc-d27, judged by the checks in semantic/README.md "Eighteenth session" (not shipped: E1, E2 and P1 fail;
+#     semantic/results/eighteenth-d27.txt); the measuring sets val26 (Data 2.6's API outputs) and val27 (Data 2.7's
+#     held-out Grok files) scored by every branch, the guard and the finder
+(cd data && $PY build_data27.py "$MIRRORS" && $PY sources_table.py \
+  && $PY restore.py "$MIRRORS" --only '^(forthtemple|GoogleCloudPlatform__generative-ai__nanobanana|google-gemini__nano)')
+(cd semantic && SEM_MODEL=inception_v3 SEM_CACHE=inception_m8_d27 $PY cache.py train --data27 --total 12000 --views 2)
+EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets val27_raw,val27_q90,val26_raw,val26_q90
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" \
+  && SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 $PY cache.py eval --sets valtilt_raw,valtilt_tx,val26_raw,val26_q90,val27_raw,val27_q90 \
+  && $PY onnx_scores.py --sets val26_raw,val26_q90,val27_raw,val27_q90 --run sem7-all \
+  && SEM_MODEL=inception_v3 $PY onnx_scores.py --sets val26_raw,val26_q90,val27_raw,val27_q90 --run inc-m10 \
+  && (cd ../guard && $PY measure.py --sets val26_raw,val26_q90,val27_raw,val27_q90))
+$PY -c "import json, os, eval_v1, common; json.dump({os.path.relpath(p, common.HERE): None for _, _, p in eval_v1.val26_files() + eval_v1.val27_files()}, open('/tmp/paths-val2627.json', 'w'))"
+npx tsx face_tags.ts semantic/results/face-tags-val2627.json --from /tmp/paths-val2627.json --search -25,25,90,270 --search-neighbors 8
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_MODEL=inception_v3 SEM_CACHE=inception_m8 \
+  && SEM_EXTRA_CACHES=inception_m8_d27 TORCH_THREADS=2 $PY train.py inc-d27 --train-from mixed10 --epochs 3 \
+  && $PY rescore.py inc-d27 --sets val26_raw,val26_q90,val27_raw,val27_q90 \
+  && $PY fuse.py sem7-all f25-d27 --features all3 --sem2 inc-d27 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3 f25-d27 && $PY val21.py paired f22-f3 f25-d27 \
+  && git checkout results/val21-table.txt results/val21-paired.txt \
+  && ($PY ship_v11.py --sem sem7-all --sem2 inc-d27 --fused f25-d27 --version 1.6.0 --keep-semantic --keep-semantic2 --guard \
+        --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json || true) \
+  && git checkout ../../veracity-detector \
+  && $PY compare_fused.py f22-f3:0.8506:0.9609 f25-d27:0.8552:0.9692 \
+       --tags results/face-tags-search8.json,results/face-tags-val2627.json)   # the candidate's thresholds as ship_v11 printed them
