@@ -370,8 +370,8 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,val
 # 24. Eighteenth session (nothing shipped; MODEL_CARD.md "After 1.5.1, eighteenth session"): step 7 rerun from an
 #     empty cache under the name sem7-all-r (the cache in two workers, the evaluation sets split between two
 #     processes), to be set beside the shipped sem7-all (semantic/results/rerun-sem7-all-r.txt) and fused in its place
-#     as f22-f3 is (f24-sem7-all-r). STARTED, NOT FINISHED: the session built 11 of the cache's 40 shards at the lowest
-#     priority; the same command resumes (it skips finished shards; delete .cache/semantic_b9/*.lock left by a killed
+#     as f22-f3 is (f24-sem7-all-r). STARTED, NOT FINISHED: the session built the cache's shards at the lowest
+#     priority (15 of 40 by the time CI had to start); the same command resumes (it skips finished shards; delete .cache/semantic_b9/*.lock left by a killed
 #     worker first, or those shards are skipped too)
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
   && $PY nsfwjs_weights.py --models mobilenet_v2 \
@@ -412,3 +412,4 @@ npx tsx face_tags.ts semantic/results/face-tags-val2627.json --from /tmp/paths-v
   && git checkout ../../veracity-detector \
   && $PY compare_fused.py f22-f3:0.8506:0.9609 f25-d27:0.8552:0.9692 \
        --tags results/face-tags-search8.json,results/face-tags-val2627.json)   # the candidate's thresholds as ship_v11 printed them
+(cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources '^forthtemple__imagegallery__held$' --out data27-grok-held-v151)
