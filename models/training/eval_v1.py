@@ -131,30 +131,29 @@ def val23_files():
     return per_source(crops_v1.training_files('val', data23='only'), 'val', PER_SOURCE)
 
 
-def val24_files():
-    """Data 2.4's measuring set (data/measure24.tsv, restored by data/restore_measure24.py into .data/measure24): 48
-    first-generation downloads of ChatGPT, Midjourney v7 and Google Whisk, AI only, all of them. Never in a fit or a
-    threshold: how many of today's generators' files a fusion calls at its thresholds."""
-    root = os.path.join(common.HERE, '.data', 'measure24')
+def measure_files(name):
+    """[(label, '<name>/<group>', path)] of a measuring set restored into .data/<name>/<ai|real>/<group>/, all files."""
+    root = os.path.join(common.HERE, '.data', name)
     out = []
     for label in ('ai', 'real'):
         d = os.path.join(root, label)
         for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-            out += [(label, 'measure24/' + src, os.path.join(d, src, p)) for p in sorted(os.listdir(os.path.join(d, src)))]
+            out += [(label, name + '/' + src, os.path.join(d, src, p)) for p in sorted(os.listdir(os.path.join(d, src)))]
     return out
+
+
+def val24_files():
+    """Data 2.4's measuring set (data/measure24.tsv, restored by data/restore_measure24.py into .data/measure24): 48
+    first-generation downloads of ChatGPT, Midjourney v7 and Google Whisk, AI only, all of them. Never in a fit or a
+    threshold: how many of today's generators' files a fusion calls at its thresholds."""
+    return measure_files('measure24')
 
 
 def val26_files():
     """Data 2.6's measuring set (data/measure26.tsv, restored by data/restore_measure24.py --set 26 into
     .data/measure26, metadata stripped): 339 first-generation API outputs of gpt-image-1-mini / gpt-image-2, Nano
     Banana / Pro / 2 and Imagen 4, AI only, all of them. Never in a fit or a threshold."""
-    root = os.path.join(common.HERE, '.data', 'measure26')
-    out = []
-    for label in ('ai', 'real'):
-        d = os.path.join(root, label)
-        for src in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-            out += [(label, 'measure26/' + src, os.path.join(d, src, p)) for p in sorted(os.listdir(os.path.join(d, src)))]
-    return out
+    return measure_files('measure26')
 
 
 def val27_files():
