@@ -210,7 +210,7 @@ def transformed_rows(rows, images, seed):
     out = []
     t0 = time.time()
     for k, r in enumerate(rows):
-        p = os.path.join(images, r['class'], r['source'], restore.local_name(r))
+        p = os.path.join(images, r['class'], r['source'], restore.local_name(r, r['source']))
         data = open(p, 'rb').read()
         b, facts = transforms.transform(transforms.open_image(data), seed, r['blob'])
         info = imgmeta.describe(b, pixels=False)

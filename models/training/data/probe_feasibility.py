@@ -172,7 +172,7 @@ def main():
         sample += xs[:args.per_source]
     X, y, split, src = [], [], [], []
     for k, r in enumerate(sample):
-        data = open(os.path.join(restore.DEFAULT_OUT, r['class'], r['source'], restore.local_name(r)), 'rb').read()
+        data = open(os.path.join(restore.DEFAULT_OUT, r['class'], r['source'], restore.local_name(r, r['source'])), 'rb').read()
         b, _ = transforms.transform(transforms.open_image(data), args.seed, r['blob'])
         f = feats(net, crops224(Image.open(io.BytesIO(b)), 2, k)).mean(0)
         X.append(f)
