@@ -163,6 +163,12 @@ def val27_files():
     return crops_v1.training_files('val', data27='only')
 
 
+def d27train_files():
+    """Data 2.7's training files (321 Grok, 25 Nano Banana), all of them: never seen by 1.5.1's networks, so a probe
+    can fit 1.5.1's fusion on them (semantic/README.md, "Eighteenth session: a probe")."""
+    return crops_v1.training_files('train', data27='only')
+
+
 def valface_files():
     """The validation files the artefact network scored (runs/v1-ft-data2: val_raw, val21_raw, valpt_raw) in which
     portraits.py found a face of at least PEOPLE (run its tag on them first): valface_raw shows each as a 200x200 crop
@@ -238,6 +244,7 @@ SETS = {
     'val26_q90': (val26_files, lambda d, p: jpeg(decode(d), 90)),
     'val27_raw': (val27_files, lambda d, p: decode(d)),
     'val27_q90': (val27_files, lambda d, p: jpeg(decode(d), 90)),
+    'd27train_tx': (d27train_files, tx),
     'valpt_tx': (valpt_files, tx),
     'valface_raw': (valface_files, face_crop),
     'valtilt_raw': (valtilt_files, lambda d, p: decode(d)),
