@@ -413,3 +413,7 @@ npx tsx face_tags.ts semantic/results/face-tags-val2627.json --from /tmp/paths-v
   && $PY compare_fused.py f22-f3:0.8506:0.9609 f25-d27:0.8552:0.9692 \
        --tags results/face-tags-search8.json,results/face-tags-val2627.json)   # the candidate's thresholds as ship_v11 printed them
 (cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources '^forthtemple__imagegallery__held$' --out data27-grok-held-v151)
+# the refit probe (semantic/README.md "Eighteenth session: a probe"): 1.5.1's fusion fitted with d27train_tx in its fit set
+TORCH_THREADS=2 EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets d27train_tx
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" && $PY onnx_scores.py --sets d27train_tx --run sem7-all \
+  && SEM_MODEL=inception_v3 $PY onnx_scores.py --sets d27train_tx --run inc-m10 && $PY probe_fit27.py)
