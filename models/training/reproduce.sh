@@ -370,9 +370,11 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,val
 # 24. Eighteenth session (nothing shipped; MODEL_CARD.md "After 1.5.1, eighteenth session"): step 7 rerun from an
 #     empty cache under the name sem7-all-r (the cache in two workers, the evaluation sets split between two
 #     processes), to be set beside the shipped sem7-all (semantic/results/rerun-sem7-all-r.txt) and fused in its place
-#     as f22-f3 is (f24-sem7-all-r). STARTED, NOT FINISHED: the session built the cache's shards at the lowest
-#     priority (15 of 40 by the time CI had to start); the same command resumes (it skips finished shards; delete .cache/semantic_b9/*.lock left by a killed
-#     worker first, or those shards are skipped too)
+#     as f22-f3 is (f24-sem7-all-r). STARTED, NOT FINISHED: the session built the whole training cache (40 of 40
+#     shards, at the lowest priority beside everything else; 15 by the time CI had to start, the rest after it) and
+#     began the evaluation caches; training, export and the checks are left. The same command resumes: it skips
+#     finished shards and cached sets (delete .cache/semantic_b9/*.lock left by a killed worker first, or those shards
+#     are skipped too)
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
   && $PY nsfwjs_weights.py --models mobilenet_v2 \
   && ($PY cache.py train --total 10000 --views 2 --crop-views --part 0/2 & \
