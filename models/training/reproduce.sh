@@ -372,7 +372,7 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,val
 #     processes), to be set beside the shipped sem7-all (semantic/results/rerun-sem7-all-r.txt) and fused in its place
 #     as f22-f3 is (f24-sem7-all-r). STARTED, NOT FINISHED: the session built the whole training cache (40 of 40
 #     shards, at the lowest priority beside everything else; 15 by the time CI had to start, the rest after it) and
-#     began the evaluation caches; training, export and the checks are left. The same command resumes: it skips
+#     the evaluation caches; training, export and the checks are left. The same command resumes: it skips
 #     finished shards and cached sets (delete .cache/semantic_b9/*.lock left by a killed worker first, or those shards
 #     are skipped too)
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
