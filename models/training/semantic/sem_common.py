@@ -39,7 +39,8 @@ EVAL_SETS = ('val_raw', 'val_tx', 'modern_raw', 'modern_jpeg90', 'val_q70', 'val
              'val23_raw',  # val23_raw: Data 2.3's AI portraits, for measuring only (eval_v1.val23_files)
              'val24_raw', 'val24_q90',  # Data 2.4's downloads of today's generators, as is / JPEG q90 (eval_v1.val24_files)
              'valtilt_raw', 'valtilt_tx',  # validation portraits turned +20 / -30 degrees (eval_v1.valtilt_files)
-             'val26_raw', 'val26_q90', 'val27_raw', 'val27_q90', 'd27train_tx')  # measuring only: Data 2.6's API outputs, Data 2.7's held-out Grok files
+             'val26_raw', 'val26_q90', 'val27_raw', 'val27_q90',  # measuring only: Data 2.6's API outputs, Data 2.7's held-out Grok files
+             'd27train_tx')  # Data 2.7's training files, transformed: the eighteenth session's refit probe (probe_fit27.py)
 
 
 def decode(data):
