@@ -59,6 +59,10 @@ def do_train(args):
         files = S.train_subsample(args.total, args.seed, data27='only')
     else:
         files = S.train_subsample(args.total, args.seed, data21=bool(args.only_sources))
+    if args.beyond:  # the files a larger subsample adds to a cache of --beyond N files (the same seed), kept apart and
+        # read beside it through SEM_EXTRA_CACHES: the rest of the training pool without recaching what is cached
+        have = set(S.train_subsample(args.beyond, args.seed))
+        files = [f for f in files if f not in have]
     if args.only_sources:  # a cache of some sources' files only (e.g. sources added after a cache was built), kept
         # apart and read beside it through SEM_EXTRA_CACHES
         files = [f for f in files if re.search(args.only_sources, f[1])]
@@ -70,7 +74,7 @@ def do_train(args):
     if args.prep:
         rx, size, q = args.prep.rsplit(':', 2)
         prep = (rx, int(size), int(q))
-    meta = dict(permissive_only=args.permissive_only, prep=args.prep, total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, data27=args.data27, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
+    meta = dict(beyond=args.beyond, permissive_only=args.permissive_only, prep=args.prep, total=args.total, only_sources=args.only_sources, palette=args.palette, views=args.views, first_view=args.first_view, crop_views=args.crop_views, face_crops=args.face_crops, data22=args.data22, data23=args.data23, data27=args.data27, seed=args.seed, files=len(files), sources=srcs, split=S.SPLIT,
                 per_source={s: sum(1 for f in files if f[1] == s) for s in srcs})
     meta_p = os.path.join(S.CACHE, 'train.json')
     if not os.path.exists(meta_p):
@@ -152,6 +156,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('what', choices=['train', 'eval'])
     ap.add_argument('--total', type=int, default=6000)
+    ap.add_argument('--beyond', type=int, default=0, help='leave out the files of the subsample of this many (same seed): '
+                    'the files a larger --total adds to an existing cache, for SEM_EXTRA_CACHES')
     ap.add_argument('--views', type=int, default=2)
     ap.add_argument('--first-view', type=int, default=0,
                     help='cache views first-view .. views-1 only (a further view of the same files in a cache of its own, SEM_CACHE)')
