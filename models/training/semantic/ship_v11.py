@@ -294,39 +294,68 @@ def main():
 
     # parity fixtures for the semantic model (PyTorch, exactly 224x224: no resize involved)
     import torch
-    import export_onnx
-    import train
     torch.set_num_threads(1)
     par_path = os.path.join(S.common.SHIP, 'parity.json')
     par = json.load(open(par_path))
     entries = []
 
     def parity(run, folder, size, fp16):
-        st = torch.load(os.path.join(S.RUNS, run, 'ckpt.pt'))
-        head = train.Head(st['start'])
-        head.load_state_dict(st['state'])
-        m = export_onnx.Full(head, st['start']).eval()
-        if fp16:
-            export_onnx.round_fp16(m)  # the numbers semantic2.onnx holds
-        fx = make_fixtures(size, os.path.join(os.path.dirname(FIXTURES), folder))
-        out = []
-        with torch.no_grad():
-            for name in sorted(fx):
-                x = torch.from_numpy(fx[name].astype(np.float32)[None] / 255.0)
-                out.append(dict(file='%s/%s' % (folder, name), width=size, height=size, logit=float(m(x)[0])))
-        par[folder] = dict(model='%s ckpt.pt (PyTorch%s)' % (run, ', weights rounded to float16 as shipped' if fp16 else ''),
-                           note='onnxruntime-node must agree within 1e-4', fixtures=out)
+        par[folder], out = parity_fixtures(run, folder, size, fp16)
         return out
 
-    if not a.keep_semantic:
+    mobilenet_apart = not a.keep_semantic and S.MODEL == 'inception_v3'  # this process builds InceptionV3's heads
+    if not a.keep_semantic and not mobilenet_apart:
         entries += parity(a.sem, 'semantic', 224, False)
     if a.sem2 and not a.keep_semantic2:
         entries += parity(a.sem2, 'semantic2', S.SIZE, True)
     elif not a.sem2:
         par.pop('semantic2', None)
     S.common.save_json(par_path, par)
+    if mobilenet_apart:  # a new MobileNetV2 beside a second branch: its parity entries from a process that builds it
+        import subprocess
+        subprocess.run([sys.executable, os.path.abspath(__file__), '--parity-semantic', a.sem], check=True,
+                       env=dict(os.environ, SEM_MODEL='mobilenet_v2', SEM_SIZE='224'))
+        entries += json.load(open(par_path))['semantic']['fixtures']
     print(json.dumps(dict(thresholds=thr, calibration=cal, modern_real_at_highAi=modern_real, parity=entries)))
 
 
+def parity_fixtures(run, folder, size, fp16):
+    """parity.json's entry for one content branch: the PyTorch logits of its synthetic fixtures (size x size, written
+    to test/fixtures/model/FOLDER/), from the run's ckpt.pt (fp16: the weights rounded as semantic2.onnx holds them)."""
+    import torch
+    import export_onnx
+    import train
+    st = torch.load(os.path.join(S.RUNS, run, 'ckpt.pt'))
+    head = train.Head(st['start'])
+    head.load_state_dict(st['state'])
+    m = export_onnx.Full(head, st['start']).eval()
+    if fp16:
+        export_onnx.round_fp16(m)  # the numbers semantic2.onnx holds
+    fx = make_fixtures(size, os.path.join(os.path.dirname(FIXTURES), folder))
+    out = []
+    with torch.no_grad():
+        for name in sorted(fx):
+            x = torch.from_numpy(fx[name].astype(np.float32)[None] / 255.0)
+            out.append(dict(file='%s/%s' % (folder, name), width=size, height=size, logit=float(m(x)[0])))
+    return dict(model='%s ckpt.pt (PyTorch%s)' % (run, ', weights rounded to float16 as shipped' if fp16 else ''),
+                note='onnxruntime-node must agree within 1e-4', fixtures=out), out
+
+
+def parity_semantic(run):
+    """parity.json's `semantic` entry for a MobileNetV2 run, from a process that builds MobileNetV2
+    (SEM_MODEL=mobilenet_v2): main() calls it so when it ships a new one beside InceptionV3 (ship_v11.py
+    --parity-semantic RUN)."""
+    import torch
+    assert S.MODEL == 'mobilenet_v2', S.MODEL
+    torch.set_num_threads(1)
+    par_path = os.path.join(S.common.SHIP, 'parity.json')
+    par = json.load(open(par_path))
+    par['semantic'], _ = parity_fixtures(run, 'semantic', 224, False)
+    S.common.save_json(par_path, par)
+
+
 if __name__ == '__main__':
-    main()
+    if sys.argv[1:2] == ['--parity-semantic']:
+        parity_semantic(sys.argv[2])
+    else:
+        main()
