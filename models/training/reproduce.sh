@@ -370,11 +370,11 @@ EVAL_HEAT=32 $PY eval_v1.py v1-perm-s3 --sets valpt_raw,valpt_tx,valtilt_raw,val
 # 24. Eighteenth session (nothing shipped; MODEL_CARD.md "After 1.5.1, eighteenth session"): step 7 rerun from an
 #     empty cache under the name sem7-all-r (the cache in two workers, the evaluation sets split between two
 #     processes), to be set beside the shipped sem7-all (semantic/results/rerun-sem7-all-r.txt) and fused in its place
-#     as f22-f3 is (f24-sem7-all-r). STARTED, NOT FINISHED: the session built the whole training cache (40 of 40
-#     shards, at the lowest priority beside everything else; 15 by the time CI had to start, the rest after it) and
-#     the evaluation caches; training, export and the checks are left. The same command resumes: it skips
-#     finished shards and cached sets (delete .cache/semantic_b9/*.lock left by a killed worker first, or those shards
-#     are skipped too)
+#     as f22-f3 is (f24-sem7-all-r). The eighteenth session built the caches (40 of 40 shards; delete
+#     .cache/semantic_b9/*.lock left by a killed worker before resuming, or those shards are skipped); the nineteenth
+#     trained, exported and checked it: sem7-all was trained on the 29 shards cached when 1.2.0 was built, so the
+#     rerun on all 40 is step 7 with more files, and ranks better on every set (semantic/README.md "Nineteenth
+#     session"; results/rerun-sem7-all-r.txt)
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
   && $PY nsfwjs_weights.py --models mobilenet_v2 \
   && ($PY cache.py train --total 10000 --views 2 --crop-views --part 0/2 & \
@@ -419,3 +419,16 @@ npx tsx face_tags.ts semantic/results/face-tags-val2627.json --from /tmp/paths-v
 TORCH_THREADS=2 EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets d27train_tx
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" && $PY onnx_scores.py --sets d27train_tx --run sem7-all \
   && SEM_MODEL=inception_v3 $PY onnx_scores.py --sets d27train_tx --run inc-m10 && $PY probe_fit27.py)
+# 26. Nineteenth session (semantic/README.md "Nineteenth session"): f24-sem7-all-r judged as a candidate (E1 holds,
+#     P1 fails: not shipped; results/nineteenth-sem7-all-r.txt), after step 24; then sem7-more, MobileNetV2 on the
+#     whole training pool (step 24's cache + the 6,845 files a larger subsample adds, cached apart with --beyond)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
+  && ($PY cache.py eval --sets valtilt_raw,val26_raw,val27_raw & $PY cache.py eval --sets valtilt_tx,val26_q90,val27_q90; wait) \
+  && SEM_CACHE=semantic_b9 $PY rescore.py sem7-all-r --sets valtilt_raw,valtilt_tx,val26_raw,val26_q90,val27_raw,val27_q90 \
+  && SEM_CACHE=semantic_b9 $PY fuse.py sem7-all-r f24-sem7-all-r --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && SEM_CACHE=semantic_b9 $PY results.py f24-sem7-all-r \
+  && (SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all-r --sem2 inc-m10 --fused f24-sem7-all-r --version 1.6.0 \
+        --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json || true) \
+  && git checkout ../../veracity-detector \
+  && $PY compare_fused.py f22-f3:0.8506:0.9609 f24-sem7-all-r:0.8406:0.9594 \
+       --tags results/face-tags-search8.json,results/face-tags-val2627.json)
