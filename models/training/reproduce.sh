@@ -432,3 +432,17 @@ TORCH_THREADS=2 EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --se
   && git checkout ../../veracity-detector \
   && $PY compare_fused.py f22-f3:0.8506:0.9609 f24-sem7-all-r:0.8406:0.9594 \
        --tags results/face-tags-search8.json,results/face-tags-val2627.json)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_SPLIT=block_9_add \
+  && (SEM_CACHE=semantic_b9_more $PY cache.py train --total 20000 --beyond 10000 --views 2 --crop-views --part 0/2 & \
+      SEM_CACHE=semantic_b9_more $PY cache.py train --total 20000 --beyond 10000 --views 2 --crop-views --part 1/2; wait) \
+  && SEM_CACHE=semantic_b9 SEM_EXTRA_CACHES=semantic_b9_more TORCH_THREADS=2 $PY train.py sem7-more --train-from block_10 --epochs 3 \
+  && SEM_CACHE=semantic_b9 $PY fuse.py sem7-more f26-sem7-more --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3 f24-sem7-all-r f26-sem7-more && $PY val21.py paired f22-f3 f26-sem7-more \
+  && git checkout results/val21-table.txt results/val21-paired.txt \
+  && $PY rerun_check.py sem7-all sem7-more val_raw,val_tx,val21_raw,val21_tx,modern_raw,modern_jpeg90 \
+  && $PY rerun_check.py sem7-all-r sem7-more val_raw,val_tx,val21_raw,val21_tx,modern_raw,modern_jpeg90 \
+  && (SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-more --sem2 inc-m10 --fused f26-sem7-more --version 1.6.0 --keep-semantic \
+        --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json || true) \
+  && git checkout ../../veracity-detector \
+  && $PY compare_fused.py f22-f3:0.8506:0.9609 f24-sem7-all-r:0.8406:0.9594 f26-sem7-more:0.8302:0.9596 \
+       --tags results/face-tags-search8.json,results/face-tags-val2627.json)   # E1 fails: not shipped
