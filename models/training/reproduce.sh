@@ -446,3 +446,14 @@ TORCH_THREADS=2 EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --se
   && git checkout ../../veracity-detector \
   && $PY compare_fused.py f22-f3:0.8506:0.9609 f24-sem7-all-r:0.8406:0.9594 f26-sem7-more:0.8302:0.9596 \
        --tags results/face-tags-search8.json,results/face-tags-val2627.json)   # E1 fails: not shipped
+# the seed probe (information only): step 24's recipe with --seed 1, fused as f24-sem7-all-r
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
+  && TORCH_THREADS=2 $PY train.py sem7-all-r-s1 --train-from block_10 --epochs 3 --seed 1 \
+  && $PY fuse.py sem7-all-r-s1 f24s1-sem7-all-r --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3 f24-sem7-all-r f24s1-sem7-all-r && $PY val21.py paired f22-f3 f24s1-sem7-all-r \
+  && git checkout results/val21-table.txt results/val21-paired.txt \
+  && (SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all-r-s1 --sem2 inc-m10 --fused f24s1-sem7-all-r --version 1.6.0 \
+        --keep-semantic --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json || true) \
+  && git checkout ../../veracity-detector \
+  && $PY compare_fused.py f24s1-sem7-all-r:0.8482:0.9581 --tags results/face-tags-search8.json,results/face-tags-val2627.json \
+       --sets val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,valtilt_raw,valtilt_tx,modern_raw,modern_jpeg90)
