@@ -300,8 +300,8 @@ def main():
     entries = []
 
     def parity(run, folder, size, fp16):
-        par[folder], out = parity_fixtures(run, folder, size, fp16)
-        return out
+        par[folder] = parity_fixtures(run, folder, size, fp16)
+        return par[folder]['fixtures']
 
     mobilenet_apart = not a.keep_semantic and S.MODEL == 'inception_v3'  # this process builds InceptionV3's heads
     if not a.keep_semantic and not mobilenet_apart:
@@ -338,7 +338,7 @@ def parity_fixtures(run, folder, size, fp16):
             x = torch.from_numpy(fx[name].astype(np.float32)[None] / 255.0)
             out.append(dict(file='%s/%s' % (folder, name), width=size, height=size, logit=float(m(x)[0])))
     return dict(model='%s ckpt.pt (PyTorch%s)' % (run, ', weights rounded to float16 as shipped' if fp16 else ''),
-                note='onnxruntime-node must agree within 1e-4', fixtures=out), out
+                note='onnxruntime-node must agree within 1e-4', fixtures=out)
 
 
 def parity_semantic(run):
@@ -350,7 +350,7 @@ def parity_semantic(run):
     torch.set_num_threads(1)
     par_path = os.path.join(S.common.SHIP, 'parity.json')
     par = json.load(open(par_path))
-    par['semantic'], _ = parity_fixtures(run, 'semantic', 224, False)
+    par['semantic'] = parity_fixtures(run, 'semantic', 224, False)
     S.common.save_json(par_path, par)
 
 
