@@ -457,3 +457,30 @@ TORCH_THREADS=2 EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --se
   && git checkout ../../veracity-detector \
   && $PY compare_fused.py f24s1-sem7-all-r:0.8482:0.9581 --tags results/face-tags-search8.json,results/face-tags-val2627.json \
        --sets val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,valtilt_raw,valtilt_tx,modern_raw,modern_jpeg90)
+# 27. Twentieth session (semantic/README.md "Twentieth session"; check R20): a fresh machine again. 1.5.1's scores
+#     rebuilt from the shipped ONNX files on every evaluation set (artefact network, both content models, the photo
+#     guard's features; two processes of one thread, about 24 min, then 15 min), f22-f3 refitted on them to reproduce
+#     its recorded figures, and kept in the repository as scorepack/1.5.1.tar.xz. On a fresh clone the next candidate
+#     starts from `$PY scorepack.py unpack` (after step 1 and restore_measure24.py for val24 / val26) instead of this.
+(cd data && $PY restore_measure24.py "$MIRRORS" && $PY restore_measure24.py "$MIRRORS" --set 26)
+$PY onnx_to_ckpt.py
+(EVAL_HEAT=32 EVAL_PER_SOURCE=40 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets val_raw,val21_raw,modern_raw \
+   && EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valpt_raw,val24_raw \
+   && npx tsx valtilt_files.ts \
+   && EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valtilt_raw,val26_raw,val27_raw) &
+(EVAL_HEAT=32 EVAL_PER_SOURCE=40 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets val_tx,val21_tx,modern_jpeg90 \
+   && EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valpt_tx,val24_q90,val26_q90,val27_q90 \
+   && while [ ! -f .data/valtilt/index.json ]; do sleep 20; done \
+   && EVAL_HEAT=32 $PY eval_v1.py v1-ft-data2 --ckpt ckpt-onnx.pt --sets valtilt_tx)
+wait
+S=val_raw,val_tx,val21_raw,val21_tx,valpt_raw,valpt_tx,modern_raw,modern_jpeg90,val24_raw,val24_q90,valtilt_raw,valtilt_tx,val26_raw,val26_q90,val27_raw,val27_q90
+(cd semantic && $PY onnx_scores.py --sets $S --run sem7-all && cd ../guard && $PY measure.py --sets $S) &
+(cd semantic && SEM_MODEL=inception_v3 $PY onnx_scores.py --sets $S --run inc-m10)
+wait
+(cd semantic && $PY fuse.py sem7-all f22-f3-r20 --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3-r20 && git checkout results/val21-table.txt \
+  && (SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all --sem2 inc-m10 --fused f22-f3-r20 --version 1.5.1 --keep-semantic \
+        --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json || true) \
+  && git checkout ../../veracity-detector \
+  && $PY compare_fused.py f22-f3-r20:0.8506:0.9609 --tags results/face-tags-search8.json,results/face-tags-val2627.json)   # R20 holds
+$PY scorepack.py pack    # -> scorepack/1.5.1.tar.xz (64 files, 6.8 MB of JSON, 1.2 MB); on a fresh clone: $PY scorepack.py unpack
