@@ -484,3 +484,23 @@ wait
   && git checkout ../../veracity-detector \
   && $PY compare_fused.py f22-f3-r20:0.8506:0.9609 --tags results/face-tags-search8.json,results/face-tags-val2627.json)   # R20 holds
 $PY scorepack.py pack    # -> scorepack/1.5.1.tar.xz (64 files, 6.8 MB of JSON, 1.2 MB); on a fresh clone: $PY scorepack.py unpack
+# 28. Twentieth session: the three-seed rule (semantic/README.md "Twentieth session: a rule ...") applied to step 24's
+#     recipe: seeds 0 and 1 as the nineteenth session recorded them, seed 2 here (results/twentieth-seed2.txt). R1, E2,
+#     E3 and R2 hold (provisional until seed 0 is reproduced on this cache); E4 / E5 wait for seed 0's run, retrained by
+#     the last line (the nineteenth session's command); then rerun_check, export, E4, ship (step 26's ship_v11 line)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
+  && (SEM_CACHE=semantic_b9 $PY cache.py train --total 10000 --views 2 --crop-views --part 0/2 & \
+      SEM_CACHE=semantic_b9 $PY cache.py train --total 10000 --views 2 --crop-views --part 1/2; wait) \
+  && ($PY cache.py eval --sets val_tx,val_raw,modern_raw,valpt_raw,valtilt_raw,val26_raw,val27_raw & \
+      $PY cache.py eval --sets modern_jpeg90,val21_raw,val21_tx,valpt_tx,valtilt_tx,val26_q90,val27_q90; wait) \
+  && $PY cache.py eval --sets val24_raw,val24_q90 \
+  && TORCH_THREADS=2 $PY train.py sem7-all-r-s2 --train-from block_10 --epochs 3 --seed 2 \
+  && $PY rescore.py sem7-all-r-s2 --sets valtilt_raw,valtilt_tx,val26_raw,val26_q90,val27_raw,val27_q90,val24_raw,val24_q90 \
+  && $PY fuse.py sem7-all-r-s2 f24s2-sem7-all-r --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py table f22-f3-r20 f24s2-sem7-all-r && $PY val21.py paired f22-f3-r20 f24s2-sem7-all-r \
+  && git checkout results/val21-table.txt results/val21-paired.txt && $PY results.py f24s2-sem7-all-r \
+  && (SEM_MODEL=inception_v3 $PY ship_v11.py --sem sem7-all-r-s2 --sem2 inc-m10 --fused f24s2-sem7-all-r --version 1.6.0 \
+        --keep-semantic --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json || true) \
+  && git checkout ../../veracity-detector \
+  && $PY compare_fused.py f24s2-sem7-all-r:0.8434:0.9616 --tags results/face-tags-search8.json,results/face-tags-val2627.json \
+  && TORCH_THREADS=2 $PY train.py sem7-all-r --train-from block_10 --epochs 3)
