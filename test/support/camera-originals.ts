@@ -31,8 +31,10 @@ export const REAL_ORIGINALS: { file: string; maker: string; mediaType: 'image/jp
 
 export const readFixture = (file: string): Buffer => readFileSync(join(CAPTURE_FIXTURES, file));
 
+/** exiftool with the options every call here takes; given as -common_args, so they also apply to each command of an
+ * `-@ argfile` holding several commands separated by -execute. */
 export function exiftool(...args: string[]): void {
-  execFileSync('exiftool', ['-q', '-q', '-m', '-overwrite_original', ...args], { stdio: 'ignore' });
+  execFileSync('exiftool', [...args, '-common_args', '-q', '-q', '-m', '-overwrite_original'], { stdio: 'ignore' });
 }
 
 /** A scratch folder for exiftool's files; call cleanup() when done. */
@@ -62,7 +64,7 @@ export function withOrientation(original: Buffer, o: number, dir: string, ext: '
       lines.push(`${stem}-${x}.${ext}`, '-execute');
     }
     writeFileSync(`${stem}.args`, lines.join('\n') + '\n');
-    execFileSync('exiftool', ['-@', `${stem}.args`, '-common_args', '-q', '-q', '-m', '-overwrite_original'], { stdio: 'ignore' });
+    exiftool('-@', `${stem}.args`);
     all = new Map(ORIENTATIONS.map((x) => [x, readFileSync(`${stem}-${x}.${ext}`)] as [number, Buffer]));
     for (const x of ORIENTATIONS) rmSync(`${stem}-${x}.${ext}`);
     rmSync(`${stem}.args`);
