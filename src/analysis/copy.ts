@@ -236,6 +236,8 @@ export const FINDING_COPY = {
   },
   'pixels.not_photographic': (f) =>
     `The picture is mostly flat colour and hard edges (${pct(num(f, 'flat'))} of it flat), as screenshots, charts, logos and pages are, or a studio shot on a plain background: the pixel detector was calibrated on photographs, so its score here is not used either way.`,
+  'pixels.thermal': (f) =>
+    `A thermal camera picture: its colours are the camera's palette over the temperatures recorded in the file (${text(f, 'maker') ?? 'the camera'}'s radiometric data${num(f, 'rawWidth') ? `, ${num(f, 'rawWidth')}x${num(f, 'rawHeight')},` : ''} explains ${pct(num(f, 'agreement'))} of the picture's colour variation). The pixel detector was not trained or calibrated on thermal imaging, so its score here is not used either way; the recorded data can be rebuilt by a determined forger, so this says nothing for or against the picture's authenticity.`,
   'pixels.portrait': (f) =>
     `A face${f.faceAngle == null ? '' : ` (found with the picture turned ${turn(num(f, 'faceAngle'))}: a tilted camera or a lost orientation tag)`} spans ${pct(num(f, 'faceShare'))} of the picture's shorter side, so it is read as a portrait: the pixel detector's scores run higher on real portraits than on other photos, and portraits point to AI with high confidence only from ${pct(num(f, 'highAi'))} (other photos from ${pct(num(f, 'otherHighAi'))}). It rarely catches faces made by GANs (the "this person does not exist" kind): that a portrait is not called AI does not clear it.`,
   'pixels.ffhq_framing': (f) =>

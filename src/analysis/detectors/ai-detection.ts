@@ -1,7 +1,8 @@
 // The pixel detector: the ONNX model's score of the image (for a PDF, of its worst raster image or scanned page) as
 // the ai_detection dimension and one `pixels.score.*` finding; flat graphics the model cannot read are noted, and a
 // picture the photo guard takes for a screenshot, chart or graphic is read as inconclusive (photo-guard.ts). A picture
-// whose largest face fills enough of it is read against the manifest's portrait thresholds (face-finder.ts).
+// whose largest face fills enough of it is read against the manifest's portrait thresholds (face-finder.ts). A thermal
+// camera picture whose radiometric data explains its colours is read as inconclusive (thermal.ts).
 import { bandOfReading, DETECTOR_BANDS, type DetectorThresholds } from '../../api/detector-bands.js';
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { type ImageScore, scoreImage } from '../ai-detection.js';
@@ -15,6 +16,7 @@ import { aiDimension } from '../fusion.js';
 import type { ModelManifest } from '../model-manifest.js';
 import { distinctColours, LINE_ART_COLOURS, surveyImages } from '../pdf-document.js';
 import { readPhotoGuard } from '../photo-guard.js';
+import { readThermal } from '../thermal.js';
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
@@ -96,8 +98,18 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
   const { scored, group } = await scoreAndGroup(ctx.model, image, { kind: 'image' }, ctx.signal);
   let dimension = aiDimension(scored.score, group.thresholds);
   const notes: Finding[] = [...portraitNote(ctx.model.manifest, group), ...framingNote(image, group.faces)];
+  const thermal = ctx.mediaType === 'image/jpeg' ? await readThermal(ctx.bytes, image) : null;
   const colours = distinctColours(image);
-  if (colours <= LINE_ART_COLOURS) {
+  if (thermal?.consistent) {
+    // A thermal camera's false-colour rendering of the temperatures it recorded (the radiometric image in the file
+    // explains the picture's colours): not the photographs the detector was trained and calibrated on.
+    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
+    notes.push({
+      code: 'pixels.thermal',
+      facts: { maker: thermal.maker, rawWidth: thermal.rawWidth, rawHeight: thermal.rawHeight, agreement: thermal.agreement },
+      weight: 0,
+    });
+  } else if (colours <= LINE_ART_COLOURS) {
     // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
     dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
     notes.push({ code: 'pixels.line_art', facts: { colours }, weight: 0 });
