@@ -236,6 +236,8 @@ export const FINDING_COPY = {
   },
   'pixels.not_photographic': (f) =>
     `The picture is mostly flat colour and hard edges (${pct(num(f, 'flat'))} of it flat), as screenshots, charts, logos and pages are, or a studio shot on a plain background: the pixel detector was calibrated on photographs, so its score here is not used either way.`,
+  'pixels.document': (f) =>
+    `The picture is a page of text, photographed or scanned: paper covers ${pct(num(f, 'paper'))} of it and ${pct(num(f, 'strokes'))} of its dark pixels are thin strokes beside paper. The pixel detector was calibrated on photographs of scenes and people and reads most genuine document photos and scans as AI, so its score here is not used either way: check the document by other means.`,
   'pixels.thermal': (f) =>
     `A thermal camera picture: its colours are the camera's palette over the temperatures recorded in the file (${text(f, 'maker') ?? 'the camera'}'s radiometric data${num(f, 'rawWidth') ? `, ${num(f, 'rawWidth')}x${num(f, 'rawHeight')},` : ''} explains ${pct(num(f, 'agreement'))} of the picture's colour variation). The pixel detector was not trained or calibrated on thermal imaging, so its score here is not used either way; the recorded data can be rebuilt by a determined forger, so this says nothing for or against the picture's authenticity.`,
   'pixels.portrait': (f) =>

@@ -2,7 +2,8 @@
 // the ai_detection dimension and one `pixels.score.*` finding; flat graphics the model cannot read are noted, and a
 // picture the photo guard takes for a screenshot, chart or graphic is read as inconclusive (photo-guard.ts). A picture
 // whose largest face fills enough of it is read against the manifest's portrait thresholds (face-finder.ts). A thermal
-// camera picture whose radiometric data explains its colours is read as inconclusive (thermal.ts).
+// camera picture whose radiometric data explains its colours is read as inconclusive (thermal.ts), and so is a
+// photographed or scanned page of text (document-guard.ts).
 import { bandOfReading, DETECTOR_BANDS, type DetectorThresholds } from '../../api/detector-bands.js';
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { type ImageScore, scoreImage } from '../ai-detection.js';
@@ -15,6 +16,7 @@ import type { FactValue, Finding } from '../finding.js';
 import { aiDimension } from '../fusion.js';
 import type { ModelManifest } from '../model-manifest.js';
 import { distinctColours, LINE_ART_COLOURS, surveyImages } from '../pdf-document.js';
+import { readDocumentGuard } from '../document-guard.js';
 import { readPhotoGuard } from '../photo-guard.js';
 import { readThermal } from '../thermal.js';
 
@@ -115,7 +117,16 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
     notes.push({ code: 'pixels.line_art', facts: { colours }, weight: 0 });
   } else {
     const guard = readPhotoGuard(image);
-    if (guard?.notPhotographic) {
+    const page = guard?.notPhotographic ? null : readDocumentGuard(image);
+    if (page?.page) {
+      // A photographed or scanned page of text: the detector reads most genuine ones as AI, so its score is no reading.
+      dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
+      notes.push({
+        code: 'pixels.document',
+        facts: { strokes: round3(page.features.strokes), paper: round3(page.features.paper) },
+        weight: 0,
+      });
+    } else if (guard?.notPhotographic) {
       // Screenshots, charts, logos, pages: flat fills and hard edges, not the photographs the detector was calibrated
       // on (their JPEG noise reads as strongly "AI"). The score is shown but decides nothing, either way.
       dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
@@ -156,6 +167,12 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
         // a rendered page of text, a chart or a screenshot: its heatmap is shown, but its score is no reading
         const what = r.kind === 'pdf_page' ? `page ${r.page}` : `page ${r.page} image ${(r.imageIndex ?? 0) + 1}`;
         notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, a screenshot, chart, graphic or text rather than a photograph`);
+        return;
+      }
+      if (readDocumentGuard(r.image)?.page) {
+        // a scanned or photographed page of text (document-guard.ts): likewise no reading
+        const what = r.kind === 'pdf_page' ? `page ${r.page}` : `page ${r.page} image ${(r.imageIndex ?? 0) + 1}`;
+        notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, a scanned or photographed page of text rather than a photograph`);
         return;
       }
       // The worst image is the one whose reading points most to AI (each against its own group's thresholds), then
