@@ -527,3 +527,11 @@ $PY scorepack.py pack    # -> scorepack/1.5.1.tar.xz (64 files, 6.8 MB of JSON, 
   && cp /tmp/f24-recorded.json results/f24-sem7-all-r.json)
 npx tsx ../../test/eval/capture-verdicts.ts --only originals --cache /tmp/cv160.json   # E4: 2 of 211 called AI -> fails
 git checkout ../veracity-detector ../../test/eval/results/capture-verdicts-originals.json
+# 30. Twenty-first session: Data 2.10, unusual genuine captures (data/candidates-data210.md; measuring only). After
+#     fetching the 13 repositories named in data/measure-odd.tsv: restore, then the product's verdicts on them
+#     (pixel-verdicts.ts, as is and JPEG q90) and the page-of-text guard's readings of validation and of them
+#     (document-guard.ts; the validation list is sem_common.eval_files of val_raw, val21_raw and valpt_raw as JSON)
+(cd data && $PY restore_measure24.py "$MIRRORS" --set odd)
+(cd semantic && $PY -c "import json, sem_common as S; json.dump([dict(set=n, label=l, source=s, path=p) for n in ('val_raw', 'val21_raw', 'valpt_raw') for (l, s, r, p) in S.eval_files(n)], open('/tmp/vallist.json', 'w'))")
+(cd ../.. && npx tsx test/eval/document-guard.ts --val /tmp/vallist.json \
+   && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd --out odd-v151-guards)

@@ -9,6 +9,9 @@
 # every file's metadata stripped and its pixels unchanged (decoded and written again as PNG: no C2PA, text chunks or
 # XMP, so only the pixels can say AI):
 #   /usr/bin/python3 restore_measure24.py [MIRROR_ROOT] --set 26
+# Data 2.10's unusual genuine captures (twenty-first session; measure-odd.tsv from build_measure_odd.py), bytes as
+# committed (their camera metadata kept), into .data/measureodd/real/<category>/:
+#   /usr/bin/python3 restore_measure24.py [MIRROR_ROOT] --set odd
 import argparse
 import csv
 import hashlib
@@ -24,12 +27,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('mirrors', nargs='?', default='/work/.mirror')
-    ap.add_argument('--set', default='24', choices=['24', '26'])
+    ap.add_argument('--set', default='24', choices=['24', '26', 'odd'])
     args = ap.parse_args()
     which, root = args.set, args.mirrors
     out = os.path.join(os.path.dirname(HERE), '.data', 'measure' + which)
     n = 0
-    for r in csv.DictReader(open(os.path.join(HERE, 'measure%s.tsv' % which)), delimiter='\t'):
+    tsv = 'measure-odd.tsv' if which == 'odd' else 'measure%s.tsv' % which
+    for r in csv.DictReader(open(os.path.join(HERE, tsv)), delimiter='\t'):
         git = os.path.join(root, r['repo'].replace('/', '+'), 'repo')
         data = subprocess.run(['git', '-C', git, 'cat-file', 'blob', r['blob']], check=True, capture_output=True).stdout
         h = hashlib.sha1(b'blob %d\0' % len(data) + data).hexdigest()
