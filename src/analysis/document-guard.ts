@@ -75,13 +75,11 @@ export function documentFeatures(img: RgbImage): DocumentFeatures | null {
   if (bright < 16) return { strokes: 0, grey: 0, paper: 0, ink: 0 };
   // the paper's cast: the mean colour of the brightest tenth, scaled away so that paper reads grey
   const cast = [0, 0, 0];
-  let m = 0;
   for (let j = 0; j < n; j++) {
     if (Y[j] < bright) continue;
     cast[0] += px[j * 3];
     cast[1] += px[j * 3 + 1];
     cast[2] += px[j * 3 + 2];
-    m++;
   }
   const mean = (cast[0] + cast[1] + cast[2]) / 3;
   const gain = cast.map((c) => (c > 0 ? mean / c : 1));
