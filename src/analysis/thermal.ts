@@ -13,6 +13,7 @@
 // image from their own picture's palette indices gets `inconclusive` (never `authentic`) for a picture that looks
 // like a thermal image.
 import sharp from 'sharp';
+import { jpegSegments } from './capture/jpeg-structure.js';
 import type { RgbImage } from './decode-image.js';
 
 /** Above this correlation ratio the displayed picture is the rendering of its radiometric data. */
@@ -33,26 +34,13 @@ export interface ThermalReading {
 
 /** The concatenated payload of a JPEG's APP1 "FLIR\0" segments (in their index order), or null. */
 export function flirPayload(bytes: Buffer): Buffer | null {
-  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return null;
   const chunks = new Map<number, Buffer>();
-  let i = 2;
-  while (i + 4 <= bytes.length && bytes[i] === 0xff) {
-    const marker = bytes[i + 1];
-    if (marker === 0xd9 || marker === 0xda) break;
-    if (marker === 0xff || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
-      i += marker === 0xff ? 1 : 2;
-      continue;
-    }
-    const len = bytes.readUInt16BE(i + 2);
-    if (len < 2 || i + 2 + len > bytes.length) break;
-    const seg = bytes.subarray(i + 4, i + 2 + len);
-    if (marker === 0xe1 && seg.length > 8 && seg.subarray(0, 5).toString('latin1') === 'FLIR\0' && !chunks.has(seg[6])) {
-      chunks.set(seg[6], seg.subarray(8));
-    }
-    i += 2 + len;
+  for (const { marker, start, end } of jpegSegments(bytes)) {
+    const seg = bytes.subarray(start, end);
+    if (marker === 0xe1 && seg.length > 8 && seg.toString('latin1', 0, 5) === 'FLIR\0' && !chunks.has(seg[6])) chunks.set(seg[6], seg.subarray(8));
   }
   if (!chunks.size) return null;
-  return Buffer.concat([...chunks.keys()].sort((a, b) => a - b).map((k) => chunks.get(k)!));
+  return Buffer.concat([...chunks.keys()].sort((x, y) => x - y).map((k) => chunks.get(k)!));
 }
 
 interface RawRecord {

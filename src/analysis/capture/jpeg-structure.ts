@@ -30,6 +30,36 @@ export const ZIGZAG = [
 
 const XMP_NS = 'http://ns.adobe.com/xap/1.0/\0';
 
+export interface JpegSegment {
+  marker: number;
+  /** Offset of the segment's payload (after marker and length). */
+  start: number;
+  /** End of the payload, clipped to the buffer. */
+  end: number;
+}
+
+/** The marker segments of a JPEG before its first scan (SOS itself not included), stopping at the first malformed one. */
+export function* jpegSegments(buf: Buffer): Generator<JpegSegment> {
+  if (buf.length < 4 || buf[0] !== 0xff || buf[1] !== 0xd8) return;
+  let off = 2;
+  while (off + 4 <= buf.length && buf[off] === 0xff) {
+    const marker = buf[off + 1];
+    if (marker === 0xff) {
+      off += 1; // fill byte
+      continue;
+    }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      off += 2;
+      continue;
+    }
+    if (marker === 0xda || marker === 0xd9) return;
+    const len = buf.readUInt16BE(off + 2);
+    if (len < 2) return;
+    yield { marker, start: off + 4, end: Math.min(buf.length, off + 2 + len) };
+    off += 2 + len;
+  }
+}
+
 export function readJpegStructure(buf: Buffer): JpegStructure {
   const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1 };
   if (buf.length < 4 || buf[0] !== 0xff || buf[1] !== 0xd8) return out;

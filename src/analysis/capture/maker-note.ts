@@ -2,6 +2,8 @@
 // does not expose the raw maker note consistently (it parses some makers' and drops others'), so the TIFF walk
 // to that one tag is done here.
 
+import { jpegSegments } from './jpeg-structure.js';
+
 export interface MakerNoteInfo {
   length: number;
   /** A plausible IFD was found at the offset this maker's format puts it (see MAKER_HEADERS). */
@@ -12,13 +14,8 @@ export interface MakerNoteInfo {
 
 /** The TIFF block of a JPEG's APP1 Exif segment, or null. */
 export function jpegTiff(buf: Buffer): Buffer | null {
-  let off = 2;
-  while (off + 4 <= buf.length && buf[off] === 0xff) {
-    const marker = buf[off + 1];
-    if (marker === 0xda || marker === 0xd9) return null;
-    const len = buf.readUInt16BE(off + 2);
-    if (marker === 0xe1 && buf.toString('latin1', off + 4, off + 10) === 'Exif\0\0') return buf.subarray(off + 10, off + 2 + len);
-    off += 2 + len;
+  for (const { marker, start, end } of jpegSegments(buf)) {
+    if (marker === 0xe1 && buf.toString('latin1', start, start + 6) === 'Exif\0\0') return buf.subarray(start + 6, end);
   }
   return null;
 }

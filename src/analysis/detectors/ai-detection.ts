@@ -163,16 +163,16 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
       };
       // any image of the document framed as a GAN face (the first one found is named), whichever image is the worst
       if (!framed.length) framed = framingNote(r.image, group.faces, { page: r.page, image: where.image });
-      if (readPhotoGuard(r.image)?.notPhotographic) {
-        // a rendered page of text, a chart or a screenshot: its heatmap is shown, but its score is no reading
+      // a rendered page of text, a chart or a screenshot (photo-guard.ts), or a scanned or photographed page of text
+      // (document-guard.ts): its heatmap is shown, but its score is no reading
+      const unread = readPhotoGuard(r.image)?.notPhotographic
+        ? 'a screenshot, chart, graphic or text'
+        : readDocumentGuard(r.image)?.page
+          ? 'a scanned or photographed page of text'
+          : null;
+      if (unread) {
         const what = r.kind === 'pdf_page' ? `page ${r.page}` : `page ${r.page} image ${(r.imageIndex ?? 0) + 1}`;
-        notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, a screenshot, chart, graphic or text rather than a photograph`);
-        return;
-      }
-      if (readDocumentGuard(r.image)?.page) {
-        // a scanned or photographed page of text (document-guard.ts): likewise no reading
-        const what = r.kind === 'pdf_page' ? `page ${r.page}` : `page ${r.page} image ${(r.imageIndex ?? 0) + 1}`;
-        notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, a scanned or photographed page of text rather than a photograph`);
+        notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, ${unread} rather than a photograph`);
         return;
       }
       // The worst image is the one whose reading points most to AI (each against its own group's thresholds), then
