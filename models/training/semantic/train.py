@@ -7,6 +7,7 @@
 # views are a per-source sqrt-weighted, class-balanced subsample, so batches are drawn uniformly. Augmentation on the
 # cached maps: horizontal flip. AdamW, warm-up + cosine. Then scores the eval caches and writes
 # runs/RUN/scores-<set>.json in eval_v1.py's format (one "tile" per file: the sigmoid of the file's logit; grid 1).
+# --teacher RUN,RUN,...: distillation; the loss is (1 - kd) x BCE(label) + kd x BCE(sigmoid of the teachers' mean logit).
 #   OMP_NUM_THREADS=1 nice -n 5 /usr/bin/python3 train.py RUN --train-from block_13 --epochs 3
 import argparse
 import glob
@@ -106,6 +107,33 @@ def score_sets(model, start, run_dir, steps, ckpt='ckpt.pt', sets=None):
     return pre
 
 
+def teacher_targets(runs, start, x, y, fi):
+    """The sigmoid of the teachers' mean logit on every training view (unflipped; the teachers were trained with flips),
+    computed once and kept in runs/<first teacher>/teacher-<all teachers>.npz, refused if the views differ."""
+    key = '+'.join(runs)
+    p = os.path.join(S.RUNS, runs[0], 'teacher-%s.npz' % key.replace('/', '_'))
+    if os.path.exists(p):
+        c = np.load(p)
+        if len(c['y']) == len(y) and (c['y'] == y).all() and (c['i'] == fi).all():
+            print('teacher targets from', p, flush=True)
+            return c['p']
+        raise SystemExit('%s was computed on other training views' % p)
+    t0 = time.time()
+    z = np.zeros(len(y), np.float64)
+    for r in runs:
+        c = torch.load(os.path.join(S.RUNS, r, 'ckpt.pt'), map_location='cpu')
+        if c['start'] != start:
+            raise SystemExit('teacher %s starts at %s, not %s' % (r, c['start'], start))
+        m = Head(start)
+        m.load_state_dict(c['state'])
+        z += logits(m, x)
+    prob = (1 / (1 + np.exp(-z / len(runs)))).astype(np.float32)
+    np.savez(p + '.tmp.npz', p=prob, y=y, i=fi)
+    os.replace(p + '.tmp.npz', p)
+    print('teacher targets: %d views, %d teachers, %.0f s' % (len(y), len(runs), time.time() - t0), flush=True)
+    return prob
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('run')
@@ -121,6 +149,9 @@ def main():
     ap.add_argument('--steps', type=int, default=0, help='fixed number of steps (overrides --epochs)')
     ap.add_argument('--permissive-only', action='store_true', help='train on the sources data/licences.py calls '
                     'permissive only (a build for commercial use)')
+    ap.add_argument('--teacher', default='', help='distillation: comma-separated finished runs (same start) whose mean '
+                    'logit on each training view is a soft target beside the label')
+    ap.add_argument('--kd-weight', type=float, default=0.5, help='share of the loss on the teacher\'s soft target')
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get('TORCH_THREADS', '1')))
     torch.manual_seed(args.seed)
@@ -137,6 +168,7 @@ def main():
     start = STARTS[args.train_from]
     x = precompute(start, f)
     del f
+    soft = teacher_targets(args.teacher.split(','), start, x, y, fi) if args.teacher else None
     print('train views %d (files %d, shards %d), input %s, precompute %.0f s' % (
         len(y), len(np.unique(fi)), nshards, x.shape[1:], time.time() - t0), flush=True)
     model = Head(start)
@@ -169,7 +201,11 @@ def main():
             flip = torch.from_numpy(rng.random(args.batch) < 0.5)
             xb[flip] = xb[flip].flip(3)
         yb = torch.from_numpy(y[i]).float()
-        loss = F.binary_cross_entropy_with_logits(model(xb), yb)
+        out = model(xb)
+        loss = F.binary_cross_entropy_with_logits(out, yb)
+        if soft is not None:
+            loss = (1 - args.kd_weight) * loss + args.kd_weight * F.binary_cross_entropy_with_logits(
+                out, torch.from_numpy(soft[i]).float())
         opt.zero_grad()
         loss.backward()
         opt.step()
