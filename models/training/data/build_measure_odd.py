@@ -6,6 +6,9 @@
 # path, blob, bytes, category, licence, note), checks every blob in the mirrors (hash and decodable image), and writes
 # measure-odd.tsv, which restore_measure24.py --set odd restores into .data/measureodd/real/<category>/:
 #   /usr/bin/python3 build_measure_odd.py LIST.json [MIRROR_ROOT]
+# Data 2.11 (twenty-second session; data/candidates-data211.md), a second such set from other repositories, held out
+# from the guards' tuning, is written to measure-odd211.tsv (restore_measure24.py --set odd211):
+#   /usr/bin/python3 build_measure_odd.py LIST.json [MIRROR_ROOT] --out measure-odd211.tsv
 import csv
 import hashlib
 import io
@@ -25,8 +28,19 @@ FIELDS = ['repo', 'commit', 'path', 'blob', 'bytes', 'licence', 'class', 'genera
 
 
 def main():
-    items = json.load(open(sys.argv[1]))
-    root = sys.argv[2] if len(sys.argv) > 2 else '/work/.mirror'
+    argv = sys.argv[1:]
+    out = 'measure-odd.tsv'
+    if '--out' in argv:
+        k = argv.index('--out')
+        out = argv[k + 1]
+        del argv[k:k + 2]
+    items = json.load(open(argv[0]))
+    root = argv[1] if len(argv) > 1 else '/work/.mirror'
+    # Repositories and blobs of the other measuring sets are not measured twice.
+    other = set()
+    for t in ('measure-odd.tsv', 'measure-odd211.tsv', 'measure24.tsv', 'measure26.tsv'):
+        if t != out and os.path.exists(os.path.join(HERE, t)):
+            other |= {r['blob'] for r in csv.DictReader(open(os.path.join(HERE, t)), delimiter='\t')}
     forbidden = {r.lower() for r in sources.FORBIDDEN_REPOS}
     used = {s['repo'].lower() for s in sources.SOURCES}
     rows, seen, dropped = [], set(), []
@@ -36,6 +50,9 @@ def main():
             raise SystemExit('forbidden repository: %s' % repo)
         if repo.lower() in used:
             dropped.append((it['path'], 'a training or validation source'))
+            continue
+        if it['blob'] in other:
+            dropped.append((it['path'], 'in another measuring set'))
             continue
         if it['blob'] in seen:
             dropped.append((it['path'], 'duplicate blob'))
@@ -58,7 +75,7 @@ def main():
                          licence=it['licence'], **{'class': 'real'}, generator='camera (%s)' % (it.get('note') or 'unknown'),
                          group=it['category']))
     rows.sort(key=lambda r: (r['group'], r['repo'], r['path']))
-    with open(os.path.join(HERE, 'measure-odd.tsv'), 'w', newline='') as f:
+    with open(os.path.join(HERE, out), 'w', newline='') as f:
         w = csv.DictWriter(f, FIELDS, delimiter='\t', lineterminator='\n')
         w.writeheader()
         w.writerows(rows)

@@ -12,6 +12,8 @@
 # Data 2.10's unusual genuine captures (twenty-first session; measure-odd.tsv from build_measure_odd.py), bytes as
 # committed (their camera metadata kept), into .data/measureodd/real/<category>/:
 #   /usr/bin/python3 restore_measure24.py [MIRROR_ROOT] --set odd
+# Data 2.11's (twenty-second session; measure-odd211.tsv) likewise into .data/measureodd211/real/<category>/:
+#   /usr/bin/python3 restore_measure24.py [MIRROR_ROOT] --set odd211
 import argparse
 import csv
 import hashlib
@@ -27,12 +29,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('mirrors', nargs='?', default='/work/.mirror')
-    ap.add_argument('--set', default='24', choices=['24', '26', 'odd'])
+    ap.add_argument('--set', default='24', choices=['24', '26', 'odd', 'odd211'])
     args = ap.parse_args()
     which, root = args.set, args.mirrors
     out = os.path.join(os.path.dirname(HERE), '.data', 'measure' + which)
     n = 0
-    tsv = 'measure-odd.tsv' if which == 'odd' else 'measure%s.tsv' % which
+    tsv = 'measure-%s.tsv' % which if which.startswith('odd') else 'measure%s.tsv' % which
     for r in csv.DictReader(open(os.path.join(HERE, tsv)), delimiter='\t'):
         git = os.path.join(root, r['repo'].replace('/', '+'), 'repo')
         data = subprocess.run(['git', '-C', git, 'cat-file', 'blob', r['blob']], check=True, capture_output=True).stdout
