@@ -3,7 +3,9 @@
 // Run by hand: the validation list from the training side (semantic/sem_common.eval_files, as JSON rows of set, label,
 // source, path) and the restored Data 2.10 folder:
 //   npx tsx test/eval/document-guard.ts --val LIST.json [--odd models/training/.data/measureodd]
-// Writes test/eval/results/document-guard.json.
+// Writes test/eval/results/document-guard.json. Data 2.11 (held out from the thresholds' choice), without validation:
+//   npx tsx test/eval/document-guard.ts --odd models/training/.data/measureodd211 --label 'Data 2.11' --out odd211
+// writes test/eval/results/document-guard-odd211.json.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { decodeImageBuffer } from '../../src/analysis/decode-image.js';
@@ -13,6 +15,9 @@ import { arg, REPO } from './capture-sets.js';
 
 const VAL = arg('--val', '');
 const ODD = resolve(REPO, arg('--odd', 'models/training/.data/measureodd'));
+const LABEL = arg('--label', 'Data 2.10');
+const OUT = arg('--out', '');
+if (OUT && !/^[a-z0-9-]+$/.test(OUT)) throw new Error('--out: a short name of lower-case letters, digits and dashes');
 
 async function read(path: string) {
   const bytes = readFileSync(path);
@@ -45,10 +50,10 @@ if (VAL) {
 for (const cat of readdirSync(join(ODD, 'real')).sort()) {
   for (const f of readdirSync(join(ODD, 'real', cat)).sort()) {
     const g = await read(join(ODD, 'real', cat, f));
-    if (g) add(`Data 2.10 ${cat}`, g.page, f);
-    if (g) features.push({ group: `Data 2.10 ${cat}`, file: f, ...g.features });
+    if (g) add(`${LABEL} ${cat}`, g.page, f);
+    if (g) features.push({ group: `${LABEL} ${cat}`, file: f, ...g.features });
   }
 }
 const out = { generatedBy: 'test/eval/document-guard.ts', date: new Date().toISOString(), thresholds: DOCUMENT_GUARD, groups, features };
-writeFileSync(join(REPO, 'test', 'eval', 'results', 'document-guard.json'), JSON.stringify(out, null, 1) + '\n');
+writeFileSync(join(REPO, 'test', 'eval', 'results', OUT ? `document-guard-${OUT}.json` : 'document-guard.json'), JSON.stringify(out, null, 1) + '\n');
 for (const [g, e] of Object.entries(groups)) console.log(`${g}: ${e.pages} of ${e.n} taken for pages${e.pages && e.pages <= 8 ? ` (${e.files.join('; ')})` : ''}`);

@@ -7,13 +7,14 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
-import { flirPayload, flirRawRecord, readThermal, THERMAL_AGREEMENT } from '../../../src/analysis/thermal.js';
+import { DETAIL_AGREEMENT, djiRawImage, flirPayload, flirRawRecord, readThermal, THERMAL_AGREEMENT } from '../../../src/analysis/thermal.js';
 import { HAS_MODEL, MODELS_DIR, REPO, tempDir } from './fixtures.js';
 
 const fixture = (name: string) => readFileSync(join(REPO, 'test', 'fixtures', 'thermal', name));
 const STEAM = 'flir-t420-steam-train-valves.jpg';
 const DUCKS = 'flir-i7-four-ducks.jpg';
 const FLOOR = 'flir-e60-underfloor-heating.jpg';
+const DJI = 'dji-h20t-survey.jpg';
 
 /** The JPEG's APP1 "FLIR" segments, whole (marker and length included). */
 function flirSegments(jpeg: Buffer): Buffer[] {
@@ -22,6 +23,17 @@ function flirSegments(jpeg: Buffer): Buffer[] {
   while (i + 4 <= jpeg.length && jpeg[i] === 0xff && jpeg[i + 1] !== 0xda) {
     const len = jpeg.readUInt16BE(i + 2);
     if (jpeg[i + 1] === 0xe1 && jpeg.subarray(i + 4, i + 9).toString('latin1') === 'FLIR\0') out.push(jpeg.subarray(i, i + 2 + len));
+    i += 2 + len;
+  }
+  return out;
+}
+/** The JPEG's APP3 and APP4 segments (DJI's radiometric image), whole. */
+function djiSegments(jpeg: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let i = 2;
+  while (i + 4 <= jpeg.length && jpeg[i] === 0xff && jpeg[i + 1] !== 0xda) {
+    const len = jpeg.readUInt16BE(i + 2);
+    if (jpeg[i + 1] === 0xe3 || jpeg[i + 1] === 0xe4) out.push(jpeg.subarray(i, i + 2 + len));
     i += 2 + len;
   }
   return out;
@@ -118,6 +130,42 @@ describe('thermal pictures: the radiometric data against the pixels', () => {
   });
 });
 
+describe('thermal pictures from DJI drones (R-JPEG)', () => {
+  it('reads a DJI H20T picture as a thermal picture: its 640x512 radiometric image explains its colours and its detail', async () => {
+    const bytes = fixture(DJI);
+    const img = await decode(bytes);
+    expect(djiRawImage(bytes, img.width, img.height)).toMatchObject({ width: 640, height: 512 });
+    const t = await readThermal(bytes, img);
+    expect(t).toMatchObject({ maker: 'DJI', rawWidth: 640, rawHeight: 512, consistent: true });
+    expect(t!.agreement).toBeGreaterThanOrEqual(THERMAL_AGREEMENT);
+    expect(t!.detailAgreement).toBeGreaterThan(0.5);
+  });
+
+  it('refuses the same data under other pixels: the picture mirrored, or a photograph of another scene', async () => {
+    const segs = djiSegments(fixture(DJI));
+    expect(segs.reduce((n, s) => n + s.length - 4, 0)).toBeGreaterThanOrEqual(640 * 512 * 2);
+    // mirrored: the same palette, histogram and sky-above-ground layout, so the whole-picture ratio stays high; the
+    // detail no longer lines up with the data
+    const mirrored = withSegments(await sharp(fixture(DJI)).flop().jpeg({ quality: 92 }).toBuffer(), segs);
+    const m = await readThermal(mirrored, await decode(mirrored));
+    expect(m).toMatchObject({ maker: 'DJI', consistent: false });
+    expect(m!.agreement).toBeGreaterThanOrEqual(THERMAL_AGREEMENT); // the whole-picture ratio alone would be fooled
+    expect(m!.detailAgreement).toBeLessThan(DETAIL_AGREEMENT);
+    const other = await sharp(join(REPO, 'test', 'fixtures', 'thermal', STEAM)).resize(640, 512, { fit: 'fill' }).jpeg().toBuffer();
+    const forged = withSegments(other, segs);
+    const o = await readThermal(forged, await decode(forged));
+    expect(o).toMatchObject({ maker: 'DJI', consistent: false });
+  });
+
+  it('ignores APP3 data of the wrong size, and a picture whose size no longer matches its data, without throwing', async () => {
+    const segs = djiSegments(fixture(DJI));
+    const cut = withSegments(await sharp(fixture(DJI)).jpeg().toBuffer(), segs.slice(1));
+    expect(await readThermal(cut, await decode(cut))).toBeNull();
+    const resized = withSegments(await sharp(fixture(DJI)).resize(600, 480).jpeg().toBuffer(), segs);
+    expect(await readThermal(resized, await decode(resized))).toBeNull();
+  });
+});
+
 describe.skipIf(!HAS_MODEL)('thermal pictures in the analysis, with the real model', () => {
   const tmp = tempDir();
   afterAll(async () => {
@@ -133,6 +181,16 @@ describe.skipIf(!HAS_MODEL)('thermal pictures in the analysis, with the real mod
     expect(r.findings.map((f) => f.code)).toContain('pixels.thermal');
     expect(r.verdict.assessment).not.toBe('ai_generated');
     expect(r.verdict.display.description).toMatch(/thermal camera picture/);
+  });
+
+  it('a DJI drone thermal picture is inconclusive and says it is a thermal picture, mirrored it is read by its pixels', async () => {
+    const r = await analyseFile(join(REPO, 'test', 'fixtures', 'thermal', DJI), 'image/jpeg', { modelsDir: MODELS_DIR });
+    expect(r.verdict.dimensions.find((d) => d.key === 'ai_detection')).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(r.findings.find((f) => f.code === 'pixels.thermal')?.facts).toMatchObject({ maker: 'DJI', rawWidth: 640, rawHeight: 512 });
+    expect(r.verdict.display.description).toMatch(/thermal camera picture/);
+    const mirrored = withSegments(await sharp(fixture(DJI)).flop().jpeg({ quality: 92 }).toBuffer(), djiSegments(fixture(DJI)));
+    const m = await analyseFile(tmp.write('mirrored-dji.jpg', mirrored), 'image/jpeg', { modelsDir: MODELS_DIR });
+    expect(m.findings.map((f) => f.code)).not.toContain('pixels.thermal');
   });
 
   it('the same picture with another camera\'s radiometric data is still called AI', async () => {
