@@ -535,3 +535,20 @@ git checkout ../veracity-detector ../../test/eval/results/capture-verdicts-origi
 (cd semantic && $PY -c "import json, sem_common as S; json.dump([dict(set=n, label=l, source=s, path=p) for n in ('val_raw', 'val21_raw', 'valpt_raw') for (l, s, r, p) in S.eval_files(n)], open('/tmp/vallist.json', 'w'))")
 (cd ../.. && npx tsx test/eval/document-guard.ts --val /tmp/vallist.json \
    && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd --out odd-v151-guards)
+# 31. Twenty-second session (semantic/README.md "Twenty-second session"): the three seeds of sem7-all-r (steps 28-29)
+#     averaged in weight space (soup3-sem7: S1 fails, not shipped) and in logit (information only); then their mean
+#     logit distilled into one network (kd3-sem7, seeds 0-2, judged by the three-seed rule)
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add TORCH_THREADS=2 \
+  && $PY soup.py sem7-all-r sem7-all-r-s1 sem7-all-r-s2 soup3-sem7 \
+  && $PY fuse.py soup3-sem7 f27-soup3 --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py paired f22-f3-r20 f27-soup3 && git checkout results/val21-paired.txt && $PY results.py f27-soup3 \
+  && for s in 0 1 2; do run=kd3-sem7; fused=f28-kd3; [ $s -gt 0 ] && run=kd3-sem7-s$s && fused=f28s$s-kd3; \
+       $PY train.py $run --train-from block_10 --epochs 3 --teacher sem7-all-r,sem7-all-r-s1,sem7-all-r-s2 --kd-weight 0.5 --seed $s \
+       && $PY fuse.py $run $fused --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx; done)
+# 32. Twenty-second session: Data 2.11 (data/candidates-data211.md; measuring only, held out from the guards' tuning),
+#     after fetching the 13 repositories named in data/measure-odd211.tsv; the product's verdicts on it, the page
+#     guard's readings, and the thermal check on Data 2.10's and 2.11's thermal pictures (genuine and forged pairings)
+(cd data && $PY restore_measure24.py "$MIRRORS" --set odd211)
+(cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd211 --out odd211-v151-dji \
+   && npx tsx test/eval/document-guard.ts --odd models/training/.data/measureodd211 --label 'Data 2.11' --out odd211 \
+   && npx tsx test/eval/thermal-agreement.ts models/training/.data/measureodd/real/thermal models/training/.data/measureodd211/real/thermal)
