@@ -537,7 +537,8 @@ git checkout ../veracity-detector ../../test/eval/results/capture-verdicts-origi
    && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd --out odd-v151-guards)
 # 31. Twenty-second session (semantic/README.md "Twenty-second session"): the three seeds of sem7-all-r (steps 28-29)
 #     averaged in weight space (soup3-sem7: S1 fails, not shipped) and in logit (information only); then their mean
-#     logit distilled into one network (kd3-sem7, seeds 0-2, judged by the three-seed rule)
+#     logit distilled into one network (kd3-sem7, seeds 0-2, judged by the three-seed rule: R1-R2 and E4 hold, E4b fails
+#     with 23 of 564 readings called AI against 15 + 3; not shipped; results/twenty-second-kd3.txt)
 (cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add TORCH_THREADS=2 \
   && $PY soup.py sem7-all-r sem7-all-r-s1 sem7-all-r-s2 soup3-sem7 \
   && $PY fuse.py soup3-sem7 f27-soup3 --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
@@ -548,7 +549,9 @@ git checkout ../veracity-detector ../../test/eval/results/capture-verdicts-origi
 # 32. Twenty-second session: Data 2.11 (data/candidates-data211.md; measuring only, held out from the guards' tuning),
 #     after fetching the 13 repositories named in data/measure-odd211.tsv; the product's verdicts on it, the page
 #     guard's readings, and the thermal check on Data 2.10's and 2.11's thermal pictures (genuine and forged pairings)
+#     (odd211-v151.json was measured before the DJI reading was added to thermal.ts; a rerun includes it)
 (cd data && $PY restore_measure24.py "$MIRRORS" --set odd211)
-(cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd211 --out odd211-v151-dji \
+(cd ../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd211 --out odd211-v151 \
+   && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd211 --sources thermal --out odd211-thermal-dji \
    && npx tsx test/eval/document-guard.ts --odd models/training/.data/measureodd211 --label 'Data 2.11' --out odd211 \
    && npx tsx test/eval/thermal-agreement.ts models/training/.data/measureodd/real/thermal models/training/.data/measureodd211/real/thermal)
