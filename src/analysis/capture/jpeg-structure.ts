@@ -38,7 +38,10 @@ export interface JpegSegment {
   end: number;
 }
 
-/** The marker segments of a JPEG before its first scan (SOS itself not included), stopping at the first malformed one. */
+/**
+ * The marker segments of a JPEG up to its first scan, stopping at the first malformed one. The last segment yielded is
+ * the first SOS header (marker 0xda; its end is where the entropy-coded data begins), when the walk reaches it.
+ */
 export function* jpegSegments(buf: Buffer): Generator<JpegSegment> {
   if (buf.length < 4 || buf[0] !== 0xff || buf[1] !== 0xd8) return;
   let off = 2;
@@ -52,38 +55,20 @@ export function* jpegSegments(buf: Buffer): Generator<JpegSegment> {
       off += 2;
       continue;
     }
-    if (marker === 0xda || marker === 0xd9) return;
+    if (marker === 0xd9) return;
     const len = buf.readUInt16BE(off + 2);
     if (len < 2) return;
     yield { marker, start: off + 4, end: Math.min(buf.length, off + 2 + len) };
+    if (marker === 0xda) return;
     off += 2 + len;
   }
 }
 
 export function readJpegStructure(buf: Buffer): JpegStructure {
   const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1 };
-  if (buf.length < 4 || buf[0] !== 0xff || buf[1] !== 0xd8) return out;
-  let off = 2;
-  while (off + 4 <= buf.length) {
-    if (buf[off] !== 0xff) break;
-    const marker = buf[off + 1];
-    if (marker === 0xff) {
-      off += 1; // fill byte
-      continue;
-    }
-    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
-      off += 2;
-      continue;
-    }
-    const len = buf.readUInt16BE(off + 2);
-    const start = off + 4;
-    const end = Math.min(buf.length, off + 2 + len);
-    if (len < 2) break;
-    if (marker === 0xda) {
-      out.scanStart = end;
-      break;
-    }
-    if (marker === 0xdb) readDqt(buf, start, end, out.tables);
+  for (const { marker, start, end } of jpegSegments(buf)) {
+    if (marker === 0xda) out.scanStart = end;
+    else if (marker === 0xdb) readDqt(buf, start, end, out.tables);
     else if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !out.frame) {
       out.frame = readSof(buf, start, end, marker);
     } else if (marker >= 0xe0 && marker <= 0xef) {
@@ -94,7 +79,6 @@ export function readJpegStructure(buf: Buffer): JpegStructure {
         out.xmp = buf.toString('utf8', start + XMP_NS.length, end);
       }
     } else if (marker === 0xfe) out.segments.push('COM');
-    off = off + 2 + len;
   }
   return out;
 }

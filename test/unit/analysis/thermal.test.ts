@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { jpegSegments } from '../../../src/analysis/capture/jpeg-structure.js';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { DETAIL_AGREEMENT, djiRawImage, flirPayload, flirRawRecord, readThermal, THERMAL_AGREEMENT } from '../../../src/analysis/thermal.js';
@@ -16,28 +17,13 @@ const DUCKS = 'flir-i7-four-ducks.jpg';
 const FLOOR = 'flir-e60-underfloor-heating.jpg';
 const DJI = 'dji-h20t-survey.jpg';
 
-/** The JPEG's APP1 "FLIR" segments, whole (marker and length included). */
-function flirSegments(jpeg: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let i = 2;
-  while (i + 4 <= jpeg.length && jpeg[i] === 0xff && jpeg[i + 1] !== 0xda) {
-    const len = jpeg.readUInt16BE(i + 2);
-    if (jpeg[i + 1] === 0xe1 && jpeg.subarray(i + 4, i + 9).toString('latin1') === 'FLIR\0') out.push(jpeg.subarray(i, i + 2 + len));
-    i += 2 + len;
-  }
-  return out;
-}
-/** The JPEG's APP3 and APP4 segments (DJI's radiometric image), whole. */
-function djiSegments(jpeg: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let i = 2;
-  while (i + 4 <= jpeg.length && jpeg[i] === 0xff && jpeg[i + 1] !== 0xda) {
-    const len = jpeg.readUInt16BE(i + 2);
-    if (jpeg[i + 1] === 0xe3 || jpeg[i + 1] === 0xe4) out.push(jpeg.subarray(i, i + 2 + len));
-    i += 2 + len;
-  }
-  return out;
-}
+/** The JPEG's segments that `keep` selects, whole (marker and length included). */
+const segmentsOf = (jpeg: Buffer, keep: (marker: number, payload: Buffer) => boolean) =>
+  [...jpegSegments(jpeg)].filter((g) => keep(g.marker, jpeg.subarray(g.start, g.end))).map((g) => jpeg.subarray(g.start - 4, g.end));
+/** The APP1 "FLIR" segments (FLIR's radiometric image). */
+const flirSegments = (jpeg: Buffer) => segmentsOf(jpeg, (m, p) => m === 0xe1 && p.toString('latin1', 0, 5) === 'FLIR\0');
+/** The APP3 and APP4 segments (DJI's radiometric image). */
+const djiSegments = (jpeg: Buffer) => segmentsOf(jpeg, (m) => m === 0xe3 || m === 0xe4);
 /** `segments` put into `jpeg` right after its SOI marker. */
 const withSegments = (jpeg: Buffer, segments: Buffer[]) => Buffer.concat([jpeg.subarray(0, 2), ...segments, jpeg.subarray(2)]);
 const decode = (b: Buffer) => decodeImageBuffer(b, 'image/jpeg');
