@@ -37,7 +37,12 @@ interface Row {
   portrait: boolean;
   /** framed as StyleGAN's FFHQ faces are (finding pixels.ffhq_framing) */
   framed: boolean;
+  /** the pixel checks that took the reading out of the score's hands, whatever the model (thermal, line_art, document,
+   *  not_photographic): a reading with none is one the model's score decides */
+  checks: string[];
 }
+
+const CHECKS = ['pixels.thermal', 'pixels.line_art', 'pixels.document', 'pixels.not_photographic'];
 
 function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> {
   const out: Array<{ label: 'ai' | 'real'; source: string; path: string }> = [];
@@ -115,7 +120,7 @@ async function main() {
           // a file the product refuses to analyse is a result too (the API answers it with an error): kept, named
           const code = (e as { code?: string }).code ?? 'error';
           console.log('analysis failed:', f.path, variant, code, (e as Error).message);
-          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false, portrait: false, framed: false });
+          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false, portrait: false, framed: false, checks: [] });
           continue;
         }
         const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
@@ -129,6 +134,7 @@ async function main() {
           guard: r.findings.some((x) => x.code === 'pixels.not_photographic'),
           portrait: r.findings.some((x) => x.code === 'pixels.portrait'),
           framed: r.findings.some((x) => x.code === 'pixels.ffhq_framing'),
+          checks: r.findings.filter((x) => CHECKS.includes(x.code)).map((x) => x.code.slice('pixels.'.length)),
         });
       }
       if (rows.length % 50 === 0) console.log(rows.length, 'analyses');
