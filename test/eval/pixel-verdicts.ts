@@ -145,6 +145,8 @@ async function main() {
   }
   const out = {
     model: `${manifest.name}@${manifest.version}`,
+    // which networks and fusion scored the rows (candidates share a version number): ship_v11.py --odd-real checks them
+    networks: { model: manifest.sha256, semantic: manifest.semantic?.sha256 ?? null, semantic2: manifest.semantic2?.sha256 ?? null, fusionBias: manifest.fusion?.bias ?? null },
     pixelsDecide: manifest.calibration?.pixelsDecide ?? false,
     thresholds: manifest.thresholds,
     measured: new Date().toISOString().slice(0, 10),

@@ -122,11 +122,15 @@ def main():
     ap.add_argument('--sem2', default='', help='a second semantic run (SEM_MODEL=inception_v3), shipped as semantic2.onnx')
     ap.add_argument('--guard', action='store_true',
                     help='the calibration counts a file the photo guard flags (guard/flags.py) as not at highAi, as the product reads it')
+    ap.add_argument('--dry', action='store_true', help='print the thresholds and calibration, write nothing')
     ap.add_argument('--keep-semantic', action='store_true', help='semantic.onnx and its parity fixtures stay as shipped')
     ap.add_argument('--keep-semantic2', action='store_true', help='semantic2.onnx and its parity fixtures stay as shipped')
     ap.add_argument('--val21', action='store_true', help='validation includes Data 2.1\'s sources (val21_raw, val21_tx)')
     ap.add_argument('--portraits', default='', help='face tags of the product\'s finder (../face_tags.ts): thresholds per group')
     ap.add_argument('--valpt', action='store_true', help='validation includes Data 2.2\'s real portraits (valpt_raw, valpt_tx)')
+    ap.add_argument('--odd-real', default='', help='rule C2 (README "Twenty-third session"): each group\'s highAi is '
+                    'also at least the 3 %% rule over validation pooled with these genuine captures\' product readings '
+                    '(test/eval/pixel-verdicts.ts rows with the candidate installed; readings a pixel check took out left out)')
     ap.add_argument('--valtilt', action='store_true', help='validation includes its portraits turned +20 / -30 degrees '
                     '(valtilt_raw, valtilt_tx: ../valtilt_files.ts; both classes, scored by their source\'s LOSO fit)')
     a = ap.parse_args()
@@ -147,7 +151,34 @@ def main():
         assert not missing, 'untagged validation files: %s' % missing[:3]
         val_port = [r for r in val if r[0] == 'ai' or is_port(r[3])]
         val = [r for r in val if r[0] == 'ai' or not is_port(r[3])]
-    thr = card_v1.thresholds(val)
+    odd = {False: [], True: []}  # C2's genuine captures per group (portrait or not), as validation rows
+    if a.odd_real:
+        pv = json.load(open(a.odd_real))
+        assert all('checks' in r for r in pv['rows']), '%s predates the rows\' `checks`' % a.odd_real
+        net = pv.get('networks')
+        if net:  # the rows must be the candidate's: the networks installed when they were scored
+            here = json.load(open(os.path.join(S.common.SHIP, 'manifest.json')))
+            sem_sha = sha256(os.path.join(S.OUT, a.sem + '.onnx')) if not a.keep_semantic else here['semantic']['sha256']
+            assert net['semantic'] == sem_sha, 'the rows were scored with another semantic network'
+        else:
+            print('warning: %s does not name its networks; make sure they were the candidate\'s' % a.odd_real)
+        for r in pv['rows']:
+            if r['label'] == 'real' and r['score'] is not None and not r['checks']:
+                odd[bool(r['portrait']) if a.portraits else False].append(('real', 'odd', r['score'], r['file'] + ' | ' + r['variant']))
+
+    def c2(rows, extra, name):  # the higher of the 3 % rule on validation and on validation + the genuine captures
+        t = card_v1.thresholds(rows)
+        if not a.odd_real:
+            return t
+        t2 = card_v1.thresholds(rows + extra)
+        out = dict(highAi=max(t['highAi'], t2['highAi']), highAuthentic=min(t['highAuthentic'], max(t['highAi'], t2['highAi'])))
+        hit = lambda thr_: sum(s >= thr_ for _, _, s, _ in extra)
+        print('C2 %s: validation alone highAi %.4f, pooled with %d genuine captures %.4f -> %.4f; captures at highAi %d '
+              '(at the validation bar %d)' % (name, t['highAi'], len(extra), t2['highAi'], out['highAi'], hit(out['highAi']),
+                                              hit(t['highAi'])))
+        return out
+
+    thr = c2(val, odd[False], 'rest' if a.portraits else 'all')
     if a.valtilt:  # highAuthentic from the untilted AI files only: the tilted copies (four readings of each of 80 AI
         # portraits, scoring higher than their originals) would raise it, letting more untilted AI files fall below it
         lo = card_v1.thresholds([r for name in vsets if not name.startswith('valtilt')
@@ -168,7 +199,7 @@ def main():
         fm = flags.flagged('modern_raw')
         modern_real = float(np.mean([s >= thr['highAi'] and p not in fm for l, _, s, p in modern if l == 'real']))
     if a.portraits:
-        thr_p = card_v1.thresholds(val_port)
+        thr_p = c2(val_port, odd[True], 'portraits')
         if a.valtilt:
             thr_p['highAuthentic'] = min(thr['highAuthentic'], thr_p['highAi'])
         flagged = {name: (flags.flagged(name) if a.guard else set()) for name in vsets}
@@ -201,6 +232,9 @@ def main():
                     print('%s %s: %d files, %d read as portraits, %d at highAi' % (name, lab, len(rs), sum(x for x, _ in rs),
                                                                              sum(h for _, h in rs)))
     assert not a.pixels_decide or cal['real'] <= 0.03, 'pixelsDecide needs at most 3 %% of validation real at highAi: %s' % cal
+    if a.dry:
+        print(json.dumps(dict(thresholds=thr, portraits=thr_p if a.portraits else None, calibration=cal, modern_real_at_highAi=modern_real)))
+        return
 
     man_path = os.path.join(S.common.SHIP, 'manifest.json')
     man = json.load(open(man_path))
