@@ -555,3 +555,18 @@ git checkout ../veracity-detector ../../test/eval/results/capture-verdicts-origi
    && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd211 --sources thermal --out odd211-thermal-dji \
    && npx tsx test/eval/document-guard.ts --odd models/training/.data/measureodd211 --label 'Data 2.11' --out odd211 \
    && npx tsx test/eval/thermal-agreement.ts models/training/.data/measureodd/real/thermal models/training/.data/measureodd211/real/thermal)
+# 33. Twenty-third session: rule C2 (semantic/README.md "Twenty-third session") and 1.6.0 = kd3-sem7 (step 31, seed 0)
+#     at the thresholds C2 gives: export and install at the old rule's thresholds, run Data 2.11 through the product,
+#     set the thresholds from it, then E4b on Data 2.10 (results/twenty-third-kd3-c2.txt). Then scorepack 1.6.0.
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
+  && $PY export_onnx.py kd3-sem7 \
+  && C2="--sem kd3-sem7 --sem2 inc-m10 --fused f28-kd3 --version 1.6.0 --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json" \
+  && SEM_MODEL=inception_v3 $PY ship_v11.py $C2 \
+  && (cd ../../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd211 --out odd211-kd3) \
+  && SEM_MODEL=inception_v3 $PY ship_v11.py $C2 --odd-real ../../../test/eval/results/pixel-verdicts-odd211-kd3.json \
+  && (cd ../../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd --out odd-kd3-c2 \
+      && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd --sources thermal --out odd-thermal-v151-c2) \
+  && $PY compare_fused.py f28-kd3:0.8622:0.9617 f22-f3-r20:0.8506:0.9609 --tags results/face-tags-search8.json,results/face-tags-val2627.json)
+#     (the last pixel-verdicts line is 1.5.1's baseline: run it with 1.5.1 installed, i.e. before this step's ship_v11)
+$PY scorepack.py pack --semantic kd3-sem7 --out scorepack/1.6.0.tar.xz
+(cd ../.. && npx tsx test/eval/pixel-verdicts.ts)   # modern/ through the product with 1.6.0: test/eval/results/pixel-verdicts.json

@@ -9,6 +9,7 @@
 # reproduce.sh step 27, plus a list of every file's SHA-256. Scores only: no image, no crop, no feature map of one.
 #
 #   /usr/bin/python3 scorepack.py pack   [--out scorepack/1.5.1.tar.xz]   after reproduce.sh step 27's scoring
+#   /usr/bin/python3 scorepack.py pack --semantic kd3-sem7 --out scorepack/1.6.0.tar.xz   1.6.0's (step 33)
 #   /usr/bin/python3 scorepack.py unpack [--pack scorepack/1.5.1.tar.xz] [--force]   on a fresh clone, hash-checked
 #   /usr/bin/python3 scorepack.py check  [--pack ...]                     the files in place against the pack's list
 import argparse
@@ -23,8 +24,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT = os.path.join(HERE, 'scorepack', '1.5.1.tar.xz')
 SETS = ('val_raw val_tx val21_raw val21_tx valpt_raw valpt_tx modern_raw modern_jpeg90 val24_raw val24_q90 '
         'valtilt_raw valtilt_tx val26_raw val26_q90 val27_raw val27_q90').split()
-MEMBERS = ([f'runs/{run}/scores-{s}.json' for run in ('v1-ft-data2', 'sem7-all', 'inc-m10') for s in SETS]
-           + [f'.cache/guard/features-{s}.json' for s in SETS])
+
+
+def members(semantic='sem7-all'):  # 1.6.0's content branch is kd3-sem7 (PyTorch scores of the cached maps, train.py)
+    return ([f'runs/{run}/scores-{s}.json' for run in ('v1-ft-data2', semantic, 'inc-m10') for s in SETS]
+            + [f'.cache/guard/features-{s}.json' for s in SETS])
+
+
+MEMBERS = members()
 LIST = 'SHA256SUMS.json'
 
 
@@ -32,7 +39,8 @@ def sha(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def pack(out):
+def pack(out, semantic):
+    MEMBERS = members(semantic)
     missing = [m for m in MEMBERS if not os.path.isfile(os.path.join(HERE, m))]
     if missing:
         raise SystemExit('not packed: %d files missing, e.g. %s' % (len(missing), ', '.join(missing[:3])))
@@ -111,9 +119,10 @@ def main():
     ap.add_argument('--out', default=DEFAULT)
     ap.add_argument('--pack', default=DEFAULT)
     ap.add_argument('--force', action='store_true')
+    ap.add_argument('--semantic', default='sem7-all', help='the run of semantic.onnx (1.6.0: kd3-sem7)')
     a = ap.parse_args()
     if a.cmd == 'pack':
-        pack(a.out)
+        pack(a.out, a.semantic)
     elif a.cmd == 'unpack':
         unpack(a.pack, a.force)
     else:

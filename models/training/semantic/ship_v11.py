@@ -280,6 +280,10 @@ def main():
                               split=' + '.join(vsets) + ', fused scores leave-one-source-out (by-source validation '
                                     'split; modern/ never used)' + ('; files the photo guard flags count as below '
                                                                     'highAi, as the product reads them' if a.guard else ''))
+    c2_note = ('; highAi is also at least the point reached by 3 %% of these readings pooled with %d product readings '
+               'of Data 2.11\'s unusual genuine captures (rule C2, semantic/README.md; readings a pixel check takes '
+               'out left out)') if a.odd_real else ''
+    man['calibration']['split'] += c2_note % len(odd[False]) if a.odd_real else ''
     if a.portraits:
         tp = tag_file['params']
         cascade = os.path.join(S.common.SHIP, 'haarcascade_frontalface_alt2.xml')
@@ -298,7 +302,8 @@ def main():
                             inconclusiveBand=[thr_p['highAuthentic'], thr_p['highAi']]),
             calibration=dict(realAtHighAi=round(cal_p['real'], 4), aiAtHighAi=round(cal_p['ai'], 4),
                              split=split + '; real portraits (%d files the face finder tags) and all AI files for the '
-                                   'thresholds, AI portraits (%d) for aiAtHighAi' % (cal_p['n_real'], cal_p['n_ai'])))
+                                   'thresholds, AI portraits (%d) for aiAtHighAi' % (cal_p['n_real'], cal_p['n_ai'])
+                                   + (c2_note % len(odd[True]) if a.odd_real else '')))
     else:
         man.pop('portraits', None)
     man['training'] = training_record(man, ([] if a.keep_semantic else [a.sem]) +
