@@ -87,9 +87,8 @@ def do_train(args):
     part, parts = (int(a) for a in args.part.split('/'))
     for k in range(0, len(order), SHARD):
         name = os.path.join(S.CACHE, 'train_%03d.npz' % (k // SHARD))
-        if (k // SHARD) % parts != part or os.path.exists(name) or os.path.exists(name + '.lock'):
+        if (k // SHARD) % parts != part or os.path.exists(name) or not take_lock(name + '.lock'):
             continue
-        open(name + '.lock', 'w').close()
         imgs, ys, ss, fs, vs = [], [], [], [], []
         for i in order[k:k + SHARD]:
             label, src, path = files[i]
@@ -125,6 +124,38 @@ def do_train(args):
         os.remove(name + '.lock')
         print('shard %d: %d views, %.0f s' % (k // SHARD, len(imgs), time.time() - t0), flush=True)
     print('train cache done %.0f s' % (time.time() - t0), flush=True)
+
+
+def take_lock(path):
+    """True when this process now holds the shard's lock. A lock is the PID of the process building the shard; one
+    whose process is gone (killed: it could not remove it) is stale and taken over, so a rerun after a kill finishes
+    the cache instead of silently skipping that shard."""
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                pid = int(open(path).read().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+            if pid and pid != os.getpid():
+                try:
+                    os.kill(pid, 0)
+                    return False  # another live process is building it
+                except ProcessLookupError:
+                    pass
+                except PermissionError:
+                    return False
+            print('stale lock taken over:', path, flush=True)
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                pass
+            continue
+        with os.fdopen(fd, 'w') as f:
+            f.write(str(os.getpid()))
+        return True
+    return False
 
 
 def do_eval(args):
