@@ -47,11 +47,12 @@ const session = await ort.InferenceSession.create(path.join(dir, manifest.file),
 let finder = null;
 if (manifest.portraits) {
   register();
-  const { loadFaceFinder } = await import('../../src/analysis/face-finder.ts');
+  const { loadFaceFinderThread } = await import('../../src/analysis/face-finder-thread.ts');
   const { faceFinderParams } = await import('../../src/analysis/model-session.ts');
   const spec = manifest.portraits.finder;
   // as model-session.ts loads it: turned looks (if the manifest names a search) when no face reaches portraits.minFace
-  finder = await loadFaceFinder(fs.readFileSync(path.join(dir, spec.file)), faceFinderParams(spec, manifest.portraits.minFace));
+  // (from the twenty-fourth session in its own thread, as the product runs it: face-finder-thread.ts)
+  finder = await loadFaceFinderThread(fs.readFileSync(path.join(dir, spec.file)), faceFinderParams(spec, manifest.portraits.minFace));
 }
 
 // The content models (1.1: `semantic`; 1.3: also `semantic2`), each run as the product runs it, one after the other.

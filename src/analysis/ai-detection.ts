@@ -92,8 +92,9 @@ export async function scoreTiles(model: LoadedModel, img: RgbImage, origins: Arr
   const { manifest, session } = model;
   const tile = manifest.input.tileSize;
   const ort = await import('onnxruntime-node');
-  const [m0, m1, m2] = manifest.input.mean;
-  const [s0, s1, s2] = manifest.input.std;
+  // Each channel's normalised value of every byte, computed as the per-pixel expression would be: the same floats.
+  const luts = [0, 1, 2].map((c) => Float64Array.from({ length: 256 }, (_, v) => (v / 255 - manifest.input.mean[c]) / manifest.input.std[c]));
+  const [l0, l1, l2] = luts;
   const plane = tile * tile;
   const batch = manifest.input.batchDynamic ? BATCH : 1;
   const probs: number[] = [];
@@ -109,9 +110,9 @@ export async function scoreTiles(model: LoadedModel, img: RgbImage, origins: Arr
         let s = ((oy + y) * W + ox) * 3;
         let d = base + y * tile;
         for (let x = 0; x < tile; x++, s += 3, d++) {
-          input[d] = (src[s] / 255 - m0) / s0;
-          input[d + plane] = (src[s + 1] / 255 - m1) / s1;
-          input[d + 2 * plane] = (src[s + 2] / 255 - m2) / s2;
+          input[d] = l0[src[s]];
+          input[d + plane] = l1[src[s + 1]];
+          input[d + 2 * plane] = l2[src[s + 2]];
         }
       }
     });

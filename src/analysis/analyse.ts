@@ -38,13 +38,8 @@ export async function analyseFile(path: string, mediaType: MediaType, opts: Anal
     opts.onStage?.('analysing');
     try {
       const earlier = new Map<string, DetectorOutput>();
-      const ctx: DetectorContext = { kind, mediaType, bytes, image, pdf, model, trustAnchors, signal, earlier };
-      for (const detector of DETECTORS) {
-        if (!detector.appliesTo(kind)) continue;
-        signal?.throwIfAborted();
-        earlier.set(detector.key, await detector.run(ctx));
-      }
-      const outputs = [...earlier.values()];
+      const ctx = { kind, mediaType, bytes, image, pdf, model, trustAnchors, signal, earlier } satisfies DetectorContext;
+      const outputs = kind === 'image' ? await runAtOnce(ctx) : await runInTurn(ctx);
       const findings: Finding[] = outputs.flatMap((o) => o.findings);
       // Each dimension lists the checks behind it, as codes and sentences (v1 extension `dimensions[].findings`).
       const dimensions = outputs.flatMap((o): Dimension[] => (o.dimension ? [{ ...o.dimension, findings: dimensionFindings(o.findings) }] : []));
@@ -61,4 +56,40 @@ export async function analyseFile(path: string, mediaType: MediaType, opts: Anal
     if (err instanceof DecodeError || err instanceof PdfRefusal) throw new AnalysisError('internal_error', err.message);
     throw new AnalysisError('internal_error', `the analysis failed: ${(err as Error).message ?? String(err)}`);
   }
+}
+
+/** A PDF's detectors one after the other (they share the document's pdf.js worker), each seeing those before it. */
+async function runInTurn(ctx: DetectorContext & { earlier: Map<string, DetectorOutput> }): Promise<DetectorOutput[]> {
+  for (const detector of DETECTORS) {
+    if (!detector.appliesTo(ctx.kind)) continue;
+    ctx.signal?.throwIfAborted();
+    ctx.earlier.set(detector.key, await detector.run(ctx));
+  }
+  return [...ctx.earlier.values()];
+}
+
+/**
+ * A picture's detectors all started at once: the networks hold the main thread (onnxruntime runs synchronously), and
+ * the capture checks' decoding (sharp) and the face finder (its own thread) go on beside them on the other core. A
+ * detector that reads another's output (`reads`) starts when that one is done; the outputs keep the registry's order.
+ * Every detector settles before the first failure (in the registry's order) is thrown, so none is left running.
+ */
+async function runAtOnce(ctx: DetectorContext & { earlier: Map<string, DetectorOutput> }): Promise<DetectorOutput[]> {
+  const started = new Map<string, Promise<DetectorOutput>>();
+  for (const detector of DETECTORS) {
+    if (!detector.appliesTo(ctx.kind)) continue;
+    const before = (detector.reads ?? []).flatMap((k) => started.get(k) ?? []);
+    started.set(
+      detector.key,
+      Promise.all(before).then(async () => {
+        ctx.signal?.throwIfAborted();
+        const out = await detector.run(ctx);
+        ctx.earlier.set(detector.key, out);
+        return out;
+      }),
+    );
+  }
+  const settled = await Promise.allSettled(started.values());
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<DetectorOutput>).value);
 }

@@ -24,7 +24,10 @@ export interface DetectorContext {
   /** The configured C2PA trust anchors (none: every signer is "not established"). */
   trustAnchors: TrustAnchor[];
   signal?: AbortSignal;
-  /** Outputs of the detectors that ran before this one, by key (the registry's order). */
+  /**
+   * Outputs of other detectors, by key: for a PDF those that ran before this one (the registry's order); for a picture,
+   * whose detectors run at once, only those named in the detector's `reads` are sure to be here.
+   */
   earlier: ReadonlyMap<string, DetectorOutput>;
 }
 
@@ -41,5 +44,7 @@ export interface Detector {
   /** Stable name, e.g. `provenance`; also the key of its output in DetectorContext.earlier. */
   key: string;
   appliesTo(kind: FileKind): boolean;
+  /** Keys of the detectors whose output this one reads in `earlier`: it starts when they are done (none: at once). */
+  reads?: readonly string[];
   run(ctx: DetectorContext): Promise<DetectorOutput>;
 }

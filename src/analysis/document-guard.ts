@@ -40,27 +40,71 @@ function shrink(img: RgbImage): { w: number; h: number; px: Float32Array } {
   const w = Math.floor(img.width / k);
   const h = Math.floor(img.height / k);
   const px = new Float32Array(w * h * 3);
+  // Sums of k pixels per output column, row by row, then divided once per output pixel: the same integer sums (and so
+  // the same averages) as summing each k x k box on its own, in one pass over the picture's bytes.
+  const sums = new Float64Array(w * 3);
+  const data = img.data;
+  const n = k * k;
+  const rowBytes = img.width * 3;
   for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      for (let dy = 0; dy < k; dy++) {
-        let o = ((y * k + dy) * img.width + x * k) * 3;
+    sums.fill(0);
+    for (let dy = 0; dy < k; dy++) {
+      let o = (y * k + dy) * rowBytes;
+      for (let x = 0, c = 0; x < w; x++, c += 3) {
+        let r = 0;
+        let g = 0;
+        let b = 0;
         for (let dx = 0; dx < k; dx++, o += 3) {
-          r += img.data[o];
-          g += img.data[o + 1];
-          b += img.data[o + 2];
+          r += data[o];
+          g += data[o + 1];
+          b += data[o + 2];
         }
+        sums[c] += r;
+        sums[c + 1] += g;
+        sums[c + 2] += b;
       }
-      const n = k * k;
-      const c = (y * w + x) * 3;
-      px[c] = r / n;
-      px[c + 1] = g / n;
-      px[c + 2] = b / n;
     }
+    const base = y * w * 3;
+    for (let c = 0; c < w * 3; c++) px[base + c] = sums[c] / n;
   }
   return { w, h, px };
+}
+
+/** The value at rank `rank` (0-based, ascending) of `values`, as a sort would place it (values are copied). */
+function rankValue(values: Float32Array, rank: number): number {
+  const a = Float32Array.from(values);
+  let lo = 0;
+  let hi = a.length - 1;
+  // quickselect (Hoare partition, middle pivot): the same element a full sort puts at `rank`, in linear time
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (rank <= j) hi = j;
+    else if (rank >= i) lo = i;
+    else break;
+  }
+  return a[rank];
+}
+
+/** Whether hypot(a, b) < limit, without the slow Math.hypot except within rounding of the limit. */
+function hypotBelow(a: number, b: number, limit: number): boolean {
+  const s = a * a + b * b;
+  const l2 = limit * limit;
+  if (s < l2 * (1 - 1e-9)) return true;
+  if (s > l2 * (1 + 1e-9)) return false;
+  return Math.hypot(a, b) < limit;
 }
 
 /** The page features of a decoded picture; null for one under 32 pixels on a side. */
@@ -70,8 +114,7 @@ export function documentFeatures(img: RgbImage): DocumentFeatures | null {
   const n = w * h;
   const Y = new Float32Array(n);
   for (let j = 0; j < n; j++) Y[j] = 0.299 * px[j * 3] + 0.587 * px[j * 3 + 1] + 0.114 * px[j * 3 + 2];
-  const sorted = Float32Array.from(Y).sort();
-  const bright = sorted[Math.min(n - 1, Math.floor(0.9 * n))];
+  const bright = rankValue(Y, Math.min(n - 1, Math.floor(0.9 * n)));
   if (bright < 16) return { strokes: 0, grey: 0, paper: 0, ink: 0 };
   // the paper's cast: the mean colour of the brightest tenth, scaled away so that paper reads grey
   const cast = [0, 0, 0];
@@ -89,9 +132,11 @@ export function documentFeatures(img: RgbImage): DocumentFeatures | null {
   const bh = Math.ceil(h / BLOCK);
   const cell = new Float32Array(bw * bh);
   for (let y = 0; y < h; y++) {
+    const row = Math.floor(y / BLOCK) * bw;
     for (let x = 0; x < w; x++) {
-      const c = Math.floor(y / BLOCK) * bw + Math.floor(x / BLOCK);
-      if (Y[y * w + x] > cell[c]) cell[c] = Y[y * w + x];
+      const c = row + Math.floor(x / BLOCK);
+      const v = Y[y * w + x];
+      if (v > cell[c]) cell[c] = v;
     }
   }
   const level = new Float32Array(bw * bh);
@@ -113,21 +158,28 @@ export function documentFeatures(img: RgbImage): DocumentFeatures | null {
   let greys = 0;
   let papers = 0;
   let inks = 0;
-  for (let j = 0; j < n; j++) {
-    const r = px[j * 3] * gain[0];
-    const g = px[j * 3 + 1] * gain[1];
-    const b = px[j * 3 + 2] * gain[2];
-    const y = 0.299 * r + 0.587 * g + 0.114 * b;
-    const chroma = Math.hypot((b - y) * 0.564, (r - y) * 0.713);
-    const local = level[Math.floor(Math.floor(j / w) / BLOCK) * bw + Math.floor((j % w) / BLOCK)];
-    if (chroma < 20) greys++;
-    if (chroma < 20 && Y[j] >= 0.85 * local && local >= 0.5 * bright) {
-      paper[j] = 1;
-      papers++;
-    }
-    if (chroma < 25 && Y[j] < 0.6 * local) {
-      ink[j] = 1;
-      inks++;
+  const [g0, g1, g2] = gain;
+  const paperFloor = 0.5 * bright;
+  for (let yy = 0, j = 0; yy < h; yy++) {
+    const levelRow = Math.floor(yy / BLOCK) * bw;
+    for (let xx = 0; xx < w; xx++, j++) {
+      const r = px[j * 3] * g0;
+      const g = px[j * 3 + 1] * g1;
+      const b = px[j * 3 + 2] * g2;
+      const y = 0.299 * r + 0.587 * g + 0.114 * b;
+      const cb = (b - y) * 0.564;
+      const cr = (r - y) * 0.713;
+      const local = level[levelRow + Math.floor(xx / BLOCK)];
+      const grey = hypotBelow(cb, cr, 20);
+      if (grey) greys++;
+      if (grey && Y[j] >= 0.85 * local && local >= paperFloor) {
+        paper[j] = 1;
+        papers++;
+      }
+      if ((grey || hypotBelow(cb, cr, 25)) && Y[j] < 0.6 * local) {
+        ink[j] = 1;
+        inks++;
+      }
     }
   }
   // paper within REACH: a running count over rows, then over columns (a separable box of side 2 REACH + 1)

@@ -6,7 +6,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { InferenceSession as OrtSession } from 'onnxruntime-node';
 import { AnalysisError } from './analysis-results.js';
-import { type FaceFinder, type FaceFinderParams, loadFaceFinder } from './face-finder.js';
+import type { FaceFinder, FaceFinderParams } from './face-finder.js';
+import { loadFaceFinderThread } from './face-finder-thread.js';
 import { type ContentModel, ModelManifest } from './model-manifest.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */
@@ -159,7 +160,7 @@ async function openSession(modelPath: string, sha256: string, inputName: string,
   return session;
 }
 
-/** The face finder's cascade, checked against its manifest's sha256 like the networks, then loaded into OpenCV. */
+/** The face finder's cascade, checked against its manifest's sha256 like the networks, then loaded into OpenCV (in the finder's own thread). */
 async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['portraits']>['finder'], portraitMin: number): Promise<FaceFinder> {
   const path = join(dir, spec.file);
   let xml: Buffer;
@@ -172,7 +173,7 @@ async function openFaceFinder(dir: string, spec: NonNullable<ModelManifest['port
   if (digest !== spec.sha256) {
     throw new AnalysisError('result_unavailable', `The face finder cascade ${path} does not match its manifest (sha256 ${digest}, expected ${spec.sha256}).`);
   }
-  return loadFaceFinder(xml, faceFinderParams(spec, portraitMin));
+  return loadFaceFinderThread(xml, faceFinderParams(spec, portraitMin));
 }
 
 /**

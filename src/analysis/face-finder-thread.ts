@@ -1,0 +1,132 @@
+// The face finder run in a worker thread of its own (face-finder-worker.ts). onnxruntime-node runs a network
+// synchronously on the thread that calls it, so a finder on the analysis process's main thread waited for the networks
+// and they for it: measured on a 12-MP photo without a face (every turned look made), the finder's WebAssembly took
+// about 0.6 s of that thread after the networks' 0.75 s. In a thread of its own it runs while they do, on whatever the
+// networks leave of the cores (test/bench/pixel-latency.bench.ts). Same code, same cascade, same readings: the thread
+// runs face-finder.ts's loadFaceFinder; only the grey picture crosses (about 0.1-0.8 MB), made here with sharp.
+// A thread that dies (it should not: the finder recovers from OpenCV's failures itself) fails the looks in flight with
+// internal_error, and the next look starts a fresh one.
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AnalysisError } from './analysis-results.js';
+import type { RgbImage } from './decode-image.js';
+import {
+  type FaceFinder,
+  type FaceFinderLimits,
+  type FaceFinderParams,
+  type FaceReading,
+  type Grey,
+  faceLookable,
+  greyForFaces,
+  MAX_FACE_ASPECT,
+  MAX_GREY_PIXELS,
+} from './face-finder.js';
+import type { FinderReply, FinderRequest } from './face-finder-worker.js';
+
+const BOOT = fileURLToPath(new URL('./face-finder-worker.mjs', import.meta.url));
+
+interface Pending {
+  resolve: (r: FaceReading) => void;
+  reject: (e: Error) => void;
+}
+
+/** A started thread, once it has loaded the cascade. */
+interface Live {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/** loadFaceFinder's finder, run in a worker thread; refuses a cascade that does not load, as loadFaceFinder does. */
+export async function loadFaceFinderThread(cascadeXml: Buffer, params: FaceFinderParams, limits?: Partial<FaceFinderLimits>): Promise<FaceFinder> {
+  const maxAspect = limits?.maxAspect ?? MAX_FACE_ASPECT;
+  const maxGreyPixels = limits?.maxGreyPixels ?? MAX_GREY_PIXELS;
+  let nextId = 0;
+  let closed = false;
+  let live: Promise<Live> | null = start();
+  await live; // a cascade that does not load is refused now, not at the first look
+
+  function start(): Promise<Live> {
+    return new Promise<Live>((resolve, reject) => {
+      const worker = new Worker(BOOT, { workerData: { xml: new Uint8Array(cascadeXml), params, limits } });
+      worker.unref(); // an idle finder keeps no process alive (a look in flight refs it)
+      const pending = new Map<number, Pending>();
+      const self: Live = { worker, pending };
+      let ready = false;
+      const fail = (err: Error) => {
+        for (const p of pending.values()) p.reject(err);
+        pending.clear();
+      };
+      worker.on('message', (m: FinderReply) => {
+        if (m.type === 'ready') {
+          ready = true;
+          resolve(self);
+        } else if (m.type === 'error' && m.id === null) {
+          reject(new AnalysisError(m.code, m.message));
+        } else {
+          const p = pending.get(m.id!);
+          if (!p) return;
+          pending.delete(m.id!);
+          if (pending.size === 0) worker.unref();
+          if (m.type === 'result') p.resolve(m.reading);
+          else p.reject(new AnalysisError(m.code, m.message));
+        }
+      });
+      const died = (why: string) => {
+        if (live && !closed) live = null; // the next look starts a fresh thread
+        const err = new AnalysisError(ready ? 'internal_error' : 'result_unavailable', `the face finder's thread ${why}`);
+        if (!ready) reject(err);
+        fail(err);
+      };
+      worker.on('error', (err) => died(`failed: ${err.message}`));
+      worker.on('exit', (code) => died(`stopped (exit code ${code})`));
+    });
+  }
+
+  async function findGrey(grey: Grey, signal?: AbortSignal): Promise<FaceReading> {
+    if (closed) throw new AnalysisError('internal_error', 'the face finder is closed');
+    live ??= start();
+    const { worker, pending } = await live;
+    signal?.throwIfAborted();
+    const id = ++nextId;
+    return new Promise<FaceReading>((resolve, reject) => {
+      const onAbort = () => {
+        // the look goes on in the thread (WebAssembly cannot be interrupted); its reading is dropped
+        pending.delete(id);
+        if (pending.size === 0) worker.unref();
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => signal?.removeEventListener('abort', onAbort);
+      pending.set(id, {
+        resolve: (r) => {
+          done();
+          resolve(r);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+      worker.ref();
+      const data = new Uint8Array(grey.data); // a copy of its own, handed over (the grey picture may be a view into a larger buffer)
+      worker.postMessage({ id, grey: { width: grey.width, height: grey.height, data } } satisfies FinderRequest, [data.buffer]);
+    });
+  }
+
+  return {
+    params,
+    async find(img: RgbImage, signal?: AbortSignal) {
+      if (!faceLookable(img, maxAspect)) return { faces: 0, largest: 0, centre: null };
+      const grey = await greyForFaces(img, params.shortSide, maxGreyPixels);
+      signal?.throwIfAborted();
+      return findGrey(grey, signal);
+    },
+    findGrey,
+    close() {
+      closed = true;
+      const current = live;
+      live = null;
+      void current?.then((l) => l.worker.terminate()).catch(() => undefined);
+    },
+  };
+}
