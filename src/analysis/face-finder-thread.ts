@@ -18,6 +18,7 @@ import {
   type Grey,
   faceLookable,
   greyForFaces,
+  loadFaceFinder,
   MAX_FACE_ASPECT,
   MAX_GREY_PIXELS,
 } from './face-finder.js';
@@ -36,18 +37,35 @@ interface Live {
   pending: Map<number, Pending>;
 }
 
+/** A thread that stopped before its finder was ready (not a cascade that does not load: that one is said). */
+class ThreadUnavailable extends Error {}
+
 /** loadFaceFinder's finder, run in a worker thread; refuses a cascade that does not load, as loadFaceFinder does. */
-export async function loadFaceFinderThread(cascadeXml: Buffer, params: FaceFinderParams, limits?: Partial<FaceFinderLimits>): Promise<FaceFinder> {
+export async function loadFaceFinderThread(
+  cascadeXml: Buffer,
+  params: FaceFinderParams,
+  limits?: Partial<FaceFinderLimits>,
+  /** The thread's entry (tests name one that cannot start). */
+  boot = BOOT,
+): Promise<FaceFinder> {
   const maxAspect = limits?.maxAspect ?? MAX_FACE_ASPECT;
   const maxGreyPixels = limits?.maxGreyPixels ?? MAX_GREY_PIXELS;
   let nextId = 0;
   let closed = false;
   let live: Promise<Live> | null = start();
-  await live; // a cascade that does not load is refused now, not at the first look
+  try {
+    await live; // a cascade that does not load is refused now, not at the first look
+  } catch (err) {
+    if (!(err instanceof ThreadUnavailable)) throw err;
+    // No worker thread here (a runtime that cannot start one from where the code lies): the same finder on this
+    // thread, slower beside the networks but the same readings.
+    live = null;
+    return loadFaceFinder(cascadeXml, params, limits);
+  }
 
   function start(): Promise<Live> {
     return new Promise<Live>((resolve, reject) => {
-      const worker = new Worker(BOOT, { workerData: { xml: new Uint8Array(cascadeXml), params, limits } });
+      const worker = new Worker(boot, { workerData: { xml: new Uint8Array(cascadeXml), params, limits } });
       worker.unref(); // an idle finder keeps no process alive (a look in flight refs it)
       const pending = new Map<number, Pending>();
       const self: Live = { worker, pending };
@@ -73,9 +91,8 @@ export async function loadFaceFinderThread(cascadeXml: Buffer, params: FaceFinde
       });
       const died = (why: string) => {
         if (live && !closed) live = null; // the next look starts a fresh thread
-        const err = new AnalysisError(ready ? 'internal_error' : 'result_unavailable', `the face finder's thread ${why}`);
-        if (!ready) reject(err);
-        fail(err);
+        if (!ready) reject(new ThreadUnavailable(`the face finder's thread ${why}`));
+        fail(new AnalysisError('internal_error', `the face finder's thread ${why}`));
       };
       worker.on('error', (err) => died(`failed: ${err.message}`));
       worker.on('exit', (code) => died(`stopped (exit code ${code})`));
@@ -85,7 +102,9 @@ export async function loadFaceFinderThread(cascadeXml: Buffer, params: FaceFinde
   async function findGrey(grey: Grey, signal?: AbortSignal): Promise<FaceReading> {
     if (closed) throw new AnalysisError('internal_error', 'the face finder is closed');
     live ??= start();
-    const { worker, pending } = await live;
+    const { worker, pending } = await live.catch((err: unknown) => {
+      throw err instanceof ThreadUnavailable ? new AnalysisError('internal_error', err.message) : err;
+    });
     signal?.throwIfAborted();
     const id = ++nextId;
     return new Promise<FaceReading>((resolve, reject) => {

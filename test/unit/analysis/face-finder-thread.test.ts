@@ -83,4 +83,14 @@ describe.skipIf(!HAS_MODEL)('the face finder in its own thread', () => {
     finder.close();
     await expect(finder.find(selfie)).rejects.toMatchObject({ code: 'internal_error' });
   });
+
+  it('where no worker thread can start, the finder runs on the calling thread instead: the same readings', async () => {
+    const selfie = await jpeg(SELFIE);
+    const threaded = await loadFaceFinderThread(cascade(), shipped());
+    const fallback = await loadFaceFinderThread(cascade(), shipped(), undefined, join(REPO, 'no-such-entry.mjs'));
+    expect(await fallback.find(selfie)).toEqual(await threaded.find(selfie));
+    expect(await fallback.find(await jpeg(CHART))).toEqual({ faces: 0, largest: 0, centre: null });
+    threaded.close();
+    fallback.close();
+  });
 });
