@@ -93,8 +93,7 @@ export async function scoreTiles(model: LoadedModel, img: RgbImage, origins: Arr
   const tile = manifest.input.tileSize;
   const ort = await import('onnxruntime-node');
   // Each channel's normalised value of every byte, computed as the per-pixel expression would be: the same floats.
-  const luts = [0, 1, 2].map((c) => Float64Array.from({ length: 256 }, (_, v) => (v / 255 - manifest.input.mean[c]) / manifest.input.std[c]));
-  const [l0, l1, l2] = luts;
+  const [l0, l1, l2] = [0, 1, 2].map((c) => Float64Array.from({ length: 256 }, (_, v) => (v / 255 - manifest.input.mean[c]) / manifest.input.std[c]));
   const plane = tile * tile;
   const batch = manifest.input.batchDynamic ? BATCH : 1;
   const probs: number[] = [];

@@ -16,8 +16,7 @@ import {
   type FaceFinderParams,
   type FaceReading,
   type Grey,
-  faceLookable,
-  greyForFaces,
+  greyToLookAt,
   loadFaceFinder,
   MAX_FACE_ASPECT,
   MAX_GREY_PIXELS,
@@ -64,7 +63,7 @@ export async function loadFaceFinderThread(
   }
 
   function start(): Promise<Live> {
-    return new Promise<Live>((resolve, reject) => {
+    const started = new Promise<Live>((resolve, reject) => {
       const worker = new Worker(boot, { workerData: { xml: new Uint8Array(cascadeXml), params, limits } });
       worker.unref(); // an idle finder keeps no process alive (a look in flight refs it)
       const pending = new Map<number, Pending>();
@@ -90,13 +89,15 @@ export async function loadFaceFinderThread(
         }
       });
       const died = (why: string) => {
-        if (live && !closed) live = null; // the next look starts a fresh thread
+        // the next look starts a fresh thread (not when a fresh one already replaced this one, or the finder is closed)
+        if (live === started) live = null;
         if (!ready) reject(new ThreadUnavailable(`the face finder's thread ${why}`));
         fail(new AnalysisError('internal_error', `the face finder's thread ${why}`));
       };
       worker.on('error', (err) => died(`failed: ${err.message}`));
       worker.on('exit', (code) => died(`stopped (exit code ${code})`));
     });
+    return started;
   }
 
   async function findGrey(grey: Grey, signal?: AbortSignal): Promise<FaceReading> {
@@ -135,8 +136,8 @@ export async function loadFaceFinderThread(
   return {
     params,
     async find(img: RgbImage, signal?: AbortSignal) {
-      if (!faceLookable(img, maxAspect)) return { faces: 0, largest: 0, centre: null };
-      const grey = await greyForFaces(img, params.shortSide, maxGreyPixels);
+      const grey = await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels);
+      if (!grey) return { faces: 0, largest: 0, centre: null };
       signal?.throwIfAborted();
       return findGrey(grey, signal);
     },

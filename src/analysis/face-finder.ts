@@ -213,9 +213,8 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
       live = null;
     },
     async find(img, signal) {
-      // a picture longer than MAX_FACE_ASPECT to 1 is not looked at: no portrait (see MAX_FACE_ASPECT)
-      if (!faceLookable(img, maxAspect)) return { faces: 0, largest: 0, centre: null };
-      const grey = await greyForFaces(img, params.shortSide, maxGreyPixels);
+      const grey = await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels);
+      if (!grey) return { faces: 0, largest: 0, centre: null };
       signal?.throwIfAborted();
       return findGrey(grey, signal);
     },
@@ -372,9 +371,13 @@ function unturn(x: number, y: number, turned: Size, upright: Size, angle: number
  */
 export const MAX_FACE_ASPECT = 8;
 
-/** Whether the finder looks at a picture of these proportions at all (see MAX_FACE_ASPECT). */
-export function faceLookable(img: Size, maxAspect = MAX_FACE_ASPECT): boolean {
-  return Math.max(img.width, img.height) <= maxAspect * Math.min(img.width, img.height);
+/**
+ * The grey picture a finder looks at (greyForFaces), or null for a picture longer than maxAspect to 1, which is not
+ * looked at: no portrait (see MAX_FACE_ASPECT).
+ */
+export async function greyToLookAt(img: RgbImage, shortSide: number, maxAspect: number, maxGreyPixels: number): Promise<Grey | null> {
+  if (Math.max(img.width, img.height) > maxAspect * Math.min(img.width, img.height)) return null;
+  return greyForFaces(img, shortSide, maxGreyPixels);
 }
 
 /**
