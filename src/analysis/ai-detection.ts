@@ -88,7 +88,14 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
  * P(AI) of each tile of `img` whose top-left corner is at `origins` (whole tiles inside the image), in the order
  * given, batched as the model allows: the one place pixels meet the model (the analysis, and the viewer's regions).
  */
-export async function scoreTiles(model: LoadedModel, img: RgbImage, origins: Array<[number, number]>, signal?: AbortSignal): Promise<number[]> {
+export async function scoreTiles(
+  model: LoadedModel,
+  img: RgbImage,
+  origins: Array<[number, number]>,
+  signal?: AbortSignal,
+  /** Told after each batch, with the probabilities so far (in `origins`' order). */
+  onBatch?: (probs: readonly number[]) => void,
+): Promise<number[]> {
   const { manifest, session } = model;
   const tile = manifest.input.tileSize;
   const ort = await import('onnxruntime-node');
@@ -131,6 +138,7 @@ export async function scoreTiles(model: LoadedModel, img: RgbImage, origins: Arr
       if (!Number.isFinite(p)) throw new AnalysisError('result_unavailable', 'the detector model returned a non-finite score');
       probs.push(Math.min(1, Math.max(0, p)));
     }
+    onBatch?.(probs);
   }
   return probs;
 }
@@ -140,6 +148,12 @@ export async function scoreImage(
   img: RgbImage,
   source: RegionGrid['source'],
   signal?: AbortSignal,
+  /**
+   * Told, as the tiles are scored, a score the file's can no longer fall below (the content models run first, and the
+   * top-k mean of the scoring tiles only rises as tiles are added): the analysis starts work the final score will
+   * need before it is known (detectors/ai-detection.ts).
+   */
+  onAtLeast?: (score: number) => void,
 ): Promise<ImageScore> {
   const { manifest } = model;
   const tile = manifest.input.tileSize;
@@ -152,25 +166,35 @@ export async function scoreImage(
   const scoring = new Set(sampleIndices(grid.length, maxTiles));
   const origins = heat.map((i) => grid[i]);
   if (origins.length === 0) throw new AnalysisError('internal_error', 'the image yields no tile to score');
-  const probs = await scoreTiles(model, padded.image, origins, signal);
+  const k = manifest.aggregation.k;
+  // The content models first (one after the other, not concurrently: each has the worker's threads to itself), so
+  // that the tiles' running top-k mean gives a floor under the fused score.
+  let semanticLogit: number | undefined;
+  let semantic2Logit: number | undefined;
+  const fused = manifest.semantic && manifest.fusion && model.semantic ? manifest.fusion : null;
+  if (fused) {
+    semanticLogit = await semanticLogitOf(model, img, signal);
+    if (manifest.semantic2 && model.semantic2) semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
+  }
+  const scoreOf = (artefact: number) => (fused ? fuseScores(fused, { semantic: semanticLogit!, semantic2: semantic2Logit, artefact }) : artefact);
+  // the fused score rises with the artefact score only where the fusion weighs it positively
+  const rising = !fused || (fused.features.find((f) => f.name === 'artefact')?.weight ?? 0) > 0;
+  const onBatch =
+    onAtLeast && rising
+      ? (sofar: readonly number[]) => {
+          const seen = sofar.filter((_, i) => scoring.has(heat[i]));
+          // below k scoring tiles the mean is of all of them, which a later, lower tile can pull down
+          if (seen.length >= k && seen.length < scoring.size) onAtLeast(scoreOf(topKMean(seen, k)));
+        }
+      : undefined;
+  const probs = await scoreTiles(model, padded.image, origins, signal, onBatch);
   const artefactScore = topKMean(
     probs.filter((_, i) => scoring.has(heat[i])),
-    manifest.aggregation.k,
+    k,
   );
-  let score = artefactScore;
-  let semanticScore: number | undefined;
-  let semantic2Score: number | undefined;
-  if (manifest.semantic && manifest.fusion && model.semantic) {
-    // The content models run one after the other, not concurrently: each has the worker's threads to itself.
-    const semanticLogit = await semanticLogitOf(model, img, signal);
-    semanticScore = sigmoid(semanticLogit);
-    let semantic2Logit: number | undefined;
-    if (manifest.semantic2 && model.semantic2) {
-      semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
-      semantic2Score = sigmoid(semantic2Logit);
-    }
-    score = fuseScores(manifest.fusion, { semantic: semanticLogit, semantic2: semantic2Logit, artefact: artefactScore });
-  }
+  const score = scoreOf(artefactScore);
+  const semanticScore = semanticLogit === undefined ? undefined : sigmoid(semanticLogit);
+  const semantic2Score = semantic2Logit === undefined ? undefined : sigmoid(semantic2Logit);
   // Tile geometry in the analysed image's own pixels (padding removed and clipped), for the heatmap.
   const tiles = origins.map(([x, y], i) => {
     const x0 = Math.max(0, x - padded.offsetX);

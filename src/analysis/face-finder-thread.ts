@@ -18,6 +18,8 @@ import {
   type Grey,
   greyToLookAt,
   loadFaceFinder,
+  lookUprightAt,
+  type LookPart,
   MAX_FACE_ASPECT,
   MAX_GREY_PIXELS,
 } from './face-finder.js';
@@ -100,7 +102,7 @@ export async function loadFaceFinderThread(
     return started;
   }
 
-  async function findGrey(grey: Grey, signal?: AbortSignal): Promise<FaceReading> {
+  async function findGrey(grey: Grey, signal?: AbortSignal, part: LookPart = { part: 'all' }): Promise<FaceReading> {
     if (closed) throw new AnalysisError('internal_error', 'the face finder is closed');
     live ??= start();
     const { worker, pending } = await live.catch((err: unknown) => {
@@ -129,7 +131,7 @@ export async function loadFaceFinderThread(
       });
       worker.ref();
       const data = new Uint8Array(grey.data); // a copy of its own, handed over (the grey picture may be a view into a larger buffer)
-      worker.postMessage({ id, grey: { width: grey.width, height: grey.height, data } } satisfies FinderRequest, [data.buffer]);
+      worker.postMessage({ id, grey: { width: grey.width, height: grey.height, data }, part } satisfies FinderRequest, [data.buffer]);
     });
   }
 
@@ -141,6 +143,8 @@ export async function loadFaceFinderThread(
       signal?.throwIfAborted();
       return findGrey(grey, signal);
     },
+    lookUpright: async (img: RgbImage, signal?: AbortSignal) =>
+      lookUprightAt({ params, findGrey }, await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels), signal),
     findGrey,
     close() {
       closed = true;

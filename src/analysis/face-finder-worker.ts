@@ -1,13 +1,15 @@
 // The face finder's worker thread (face-finder-thread.ts): OpenCV's WebAssembly runtime and the cascade live here, off
 // the analysis process's main thread, where onnxruntime runs the networks synchronously. Each message is one grey
-// picture (greyForFaces, made on the main thread); the reply is the reading, or the error in words and code.
+// picture (greyForFaces, made on the main thread) and which looks to make; the reply is the reading, or the error in
+// words and code.
 import { parentPort, workerData } from 'node:worker_threads';
 import { AnalysisError } from './analysis-results.js';
-import { type FaceFinder, type FaceFinderLimits, type FaceFinderParams, type Grey, loadFaceFinder } from './face-finder.js';
+import { type FaceFinder, type FaceFinderLimits, type FaceFinderParams, type Grey, type LookPart, loadFaceFinder } from './face-finder.js';
 
 export interface FinderRequest {
   id: number;
   grey: { width: number; height: number; data: Uint8Array };
+  part: LookPart;
 }
 export type FinderReply =
   | { type: 'ready' }
@@ -33,7 +35,7 @@ try {
 }
 port.on('message', (req: FinderRequest) => {
   const grey: Grey = { width: req.grey.width, height: req.grey.height, data: Buffer.from(req.grey.data.buffer, req.grey.data.byteOffset, req.grey.data.length) };
-  finder.findGrey(grey).then(
+  finder.findGrey(grey, undefined, req.part).then(
     (reading) => port.postMessage({ type: 'result', id: req.id, reading } satisfies FinderReply),
     (err: unknown) => port.postMessage(failure(req.id, err)),
   );

@@ -128,11 +128,42 @@ export interface FaceFinderLimits {
 
 export interface FaceFinder {
   params: FaceFinderParams;
+  /** Every look: the upright one, then the turned ones where it found no face of `searchBelow`. */
   find(img: RgbImage, signal?: AbortSignal): Promise<FaceReading>;
-  /** The looks at a grey picture already made by greyForFaces (with this finder's shortSide and bound). */
-  findGrey(grey: Grey, signal?: AbortSignal): Promise<FaceReading>;
+  /**
+   * The upright look now, and the turned ones only if the caller asks for them (`turn`): the two together give
+   * exactly find()'s reading. The analysis asks only where the reading can depend on them (ai-detection.ts).
+   */
+  lookUpright(img: RgbImage, signal?: AbortSignal): Promise<UprightLook>;
+  /** The looks (`part`: all of them by default) at a grey picture already made by greyForFaces (this finder's shortSide and bound). */
+  findGrey(grey: Grey, signal?: AbortSignal, part?: LookPart): Promise<FaceReading>;
   /** Frees the cascade in OpenCV's heap (the runtime stays for the next finder). */
   close(): void;
+}
+
+/** Which looks findGrey makes: all; the upright one alone; or the turned ones after an upright look already made. */
+export type LookPart = { part: 'all' } | { part: 'upright' } | { part: 'turned'; upright: FaceReading };
+
+/** The upright look's reading, and the turned looks still to make (null where the finder would make none). */
+export interface UprightLook {
+  reading: FaceReading;
+  /** The turned looks: resolves to the reading find() gives (the upright one unless a turned look found a larger face). */
+  turn: ((signal?: AbortSignal) => Promise<FaceReading>) | null;
+}
+
+const NO_FACE: FaceReading = { faces: 0, largest: 0, centre: null };
+
+/** Whether the finder turns the picture after this upright reading: it has turned looks and no face reached `searchBelow`. */
+export function turnsAfter(params: FaceFinderParams, upright: FaceReading): boolean {
+  return !!params.search?.length && upright.largest < (params.searchBelow ?? params.minFace);
+}
+
+/** lookUpright for a finder whose grey picture is made (null: a picture not looked at, see greyToLookAt). */
+export async function lookUprightAt(finder: Pick<FaceFinder, 'params' | 'findGrey'>, grey: Grey | null, signal?: AbortSignal): Promise<UprightLook> {
+  if (!grey) return { reading: NO_FACE, turn: null };
+  signal?.throwIfAborted();
+  const reading = await finder.findGrey(grey, signal, { part: 'upright' });
+  return { reading, turn: turnsAfter(finder.params, reading) ? (s) => finder.findGrey(grey, s, { part: 'turned', upright: reading }) : null };
 }
 
 let cascades = 0;
@@ -195,10 +226,10 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
     if (err instanceof WebAssembly.RuntimeError) await discardOpenCv(broken.cv);
   }
 
-  async function findGrey(grey: Grey, signal?: AbortSignal): Promise<FaceReading> {
+  async function findGrey(grey: Grey, signal?: AbortSignal, part: LookPart = { part: 'all' }): Promise<FaceReading> {
     const h = await ready();
     try {
-      return await look(h, grey, signal);
+      return await look(h, grey, part, signal);
     } catch (err) {
       if (!(err instanceof FinderFailure)) throw err;
       await giveUp(h, err.cause);
@@ -214,19 +245,20 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
     },
     async find(img, signal) {
       const grey = await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels);
-      if (!grey) return { faces: 0, largest: 0, centre: null };
+      if (!grey) return NO_FACE;
       signal?.throwIfAborted();
       return findGrey(grey, signal);
     },
+    lookUpright: async (img, signal) => lookUprightAt({ params, findGrey }, await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels), signal),
     findGrey,
   };
 
-  async function look(h: Live, grey: Grey, signal?: AbortSignal): Promise<FaceReading> {
+  async function look(h: Live, grey: Grey, part: LookPart, signal?: AbortSignal): Promise<FaceReading> {
     const short = Math.min(grey.width, grey.height);
-    const upright = detect(h, grey, short, 0);
-    if (!params.search?.length || upright.largest >= (params.searchBelow ?? params.minFace)) return upright;
+    const upright = part.part === 'turned' ? part.upright : detect(h, grey, short, 0);
+    if (part.part === 'upright' || !turnsAfter(params, upright)) return upright;
     let best = upright;
-    for (const angle of params.search) {
+    for (const angle of params.search!) {
       signal?.throwIfAborted();
       // `base`: the picture as it was turned (brought down first where its canvas would be too large), whose
       // shorter side face sizes are shares of and into which the centre is mapped back

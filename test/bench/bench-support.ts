@@ -129,6 +129,26 @@ export async function jpegs12mp(count: number): Promise<string[]> {
   return out;
 }
 
+/**
+ * A 4000x3000 JPEG (q92) of twelve generated pictures (Stable Diffusion 1.x, the first twelve of the shared training
+ * set's gen_sd1, each 1000x1000, cover-cropped) that the shipped model scores high and in which the face finder finds
+ * no face: the case where every turned look of the face check runs. null without ../shared/datasets.
+ */
+export async function aiMosaic12mp(): Promise<string | null> {
+  const dir = path.join(REPO, '..', 'shared', 'datasets', 'train', 'ai', 'gen_sd1');
+  if (!fs.existsSync(dir)) return null;
+  const files = fs.readdirSync(dir).filter((f) => /\.(png|jpe?g|webp)$/i.test(f)).sort().slice(0, 12);
+  if (files.length < 12) return null;
+  return cached('ai-mosaic-12mp.jpg', async () => {
+    const side = 1000;
+    const tiles = await Promise.all(files.map((f) => sharp(path.join(dir, f)).resize(side, side, { fit: 'cover' }).removeAlpha().toBuffer()));
+    return sharp({ create: { width: 4 * side, height: 3 * side, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+      .composite(tiles.map((input, i) => ({ input, left: (i % 4) * side, top: Math.floor(i / 4) * side })))
+      .jpeg({ quality: 92 })
+      .toBuffer();
+  });
+}
+
 export function hasHeifEnc(): boolean {
   try {
     execFileSync('heif-enc', ['--list-encoders'], { stdio: 'ignore' });

@@ -36,14 +36,16 @@ export function writeTable() {
   }
   const pl = load('pixel-latency');
   if (pl) {
-    const e = pl.figures.endToEnd;
     const vs = (row) => (row.baseline ? ` (baseline ${row.baseline.medianMs} ms: **ratio ${row.ratio}**)` : '');
     const s = Object.entries(pl.figures.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ');
+    const cases = Object.entries(pl.figures.endToEnd).map(
+      ([k, e]) => `${k}: 2 threads **${e.threads2.current.medianMs} ms**${vs(e.threads2)}; 1 thread ${e.threads1.current.medianMs} ms${vs(e.threads1)}`,
+    );
     rows.push([
       `Pixel verdict, one 12-MP JPEG end to end (${pl.figures.model})`,
-      `2 threads **${e.threads2.current.medianMs} ms**${vs(e.threads2)}; 1 thread ${e.threads1.current.medianMs} ms${vs(e.threads1)}; stages alone (ms): ${s}`,
+      `${cases.join('. ')}. Stages alone (ms): ${s}`,
       '≤ 1000 ms with 2 threads',
-      met(e.threads2.current.medianMs <= 1000),
+      met(pl.figures.endToEnd.photoScoredLow.threads2.current.medianMs <= 1000),
       when(pl),
     ]);
   }

@@ -4,7 +4,7 @@
 // whose largest face fills enough of it is read against the manifest's portrait thresholds (face-finder.ts). A thermal
 // camera picture whose radiometric data explains its colours is read as inconclusive (thermal.ts), and so is a
 // photographed or scanned page of text (document-guard.ts).
-import { bandOfReading, DETECTOR_BANDS, type DetectorThresholds } from '../../api/detector-bands.js';
+import { bandOfReading, DETECTOR_BANDS, detectorReading, type DetectorThresholds } from '../../api/detector-bands.js';
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { type ImageScore, scoreImage } from '../ai-detection.js';
 import type { RgbImage } from '../decode-image.js';
@@ -71,12 +71,50 @@ export function thresholdGroup(manifest: ModelManifest, faces: FaceReading | nul
 }
 
 /**
- * The model's score of a picture and its threshold group. The face check runs while the networks do (they run in
- * onnxruntime's threads, the face finder on this one).
+ * Whether a score's reading can depend on the picture's group: its band differs between the two groups' thresholds,
+ * or it is a high-AI reading, which quotes its group's calibration. Elsewhere both groups read the score alike.
+ */
+export function groupCanMatter(manifest: ModelManifest, score: number): boolean {
+  if (!manifest.portraits) return false;
+  const rest = detectorReading(score, manifest.thresholds);
+  const portrait = detectorReading(score, manifest.portraits.thresholds);
+  const highAi = (r: typeof rest) => r.assessment === 'likely_ai' && r.confidence === 'high';
+  return rest.assessment !== portrait.assessment || rest.confidence !== portrait.confidence || highAi(rest) || highAi(portrait);
+}
+
+/**
+ * Whether every score from `floor` up has a reading that can depend on the group (groupCanMatter): the readings are
+ * constant between the thresholds, so the floor itself and each threshold above it (at it and just past it) are tried.
+ */
+export function groupMattersFrom(manifest: ModelManifest, floor: number): boolean {
+  const p = manifest.portraits;
+  if (!p) return false;
+  const cuts = [manifest.thresholds, p.thresholds].flatMap((t) => [t.decision, t.highAi, t.highAuthentic, ...t.inconclusiveBand]).filter((t) => t >= floor);
+  return [floor, ...cuts, ...cuts.map((t) => t + 1e-9)].filter((x) => x <= 1).every((x) => groupCanMatter(manifest, x));
+}
+
+/**
+ * The model's score of a picture and its threshold group. The face finder's upright look runs while the networks do
+ * (they hold this thread, the finder has its own). Its turned looks (a face the upright look missed: a tilted camera,
+ * a lost orientation tag) cost about three upright looks and can only change the group, so they are made only where
+ * the group can change the reading (groupCanMatter): there the reading is the one every look gives, and elsewhere
+ * both groups read the score alike. They start as soon as the score's floor (scoreImage's onAtLeast) shows they will
+ * be needed, so a picture scored high does not wait for them after the networks. What is lost below that line: the
+ * portrait note of a face only a turned look would find.
  */
 async function scoreAndGroup(model: LoadedModel, image: RgbImage, source: RegionGrid['source'], signal?: AbortSignal): Promise<{ scored: ImageScore; group: ThresholdGroup }> {
-  const [scored, faces] = await Promise.all([scoreImage(model, image, source, signal), model.faces ? model.faces.find(image, signal) : null]);
-  return { scored, group: thresholdGroup(model.manifest, faces) };
+  const { manifest } = model;
+  const looking = model.faces ? model.faces.lookUpright(image, signal) : Promise.resolve(null);
+  let turning: Promise<FaceReading> | null = null;
+  const turn = (): Promise<FaceReading | null> =>
+    (turning ??= looking.then((l) => (l?.turn ? l.turn(signal) : l!.reading)));
+  const onAtLeast = (floor: number) => {
+    // started early, it is awaited below (the final score is at least the floor), or dropped with a failed analysis
+    if (model.faces && !turning && groupMattersFrom(manifest, floor)) turn().catch(() => undefined);
+  };
+  const [scored, look] = await Promise.all([scoreImage(model, image, source, signal, onAtLeast), looking]);
+  const faces = look?.turn && groupCanMatter(manifest, scored.score) ? await turn() : (look?.reading ?? null);
+  return { scored, group: thresholdGroup(manifest, faces) };
 }
 
 /** The note that a portrait was read against the portrait thresholds (weight 0: it says why, decides nothing). */

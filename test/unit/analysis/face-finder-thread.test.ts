@@ -40,9 +40,18 @@ describe.skipIf(!HAS_MODEL)('the face finder in its own thread', () => {
     expect((await model.faces!.find(await jpeg(OFFICIAL))).largest).toBeGreaterThan(0.2);
     expect(await model.faces!.find(await jpeg(CHART))).toEqual({ faces: 0, largest: 0, centre: null });
     // a camera held 20 degrees off level: a turned look in the thread finds the portrait the upright look misses
-    const turned = await model.faces!.find(await tilt(selfie, 20));
+    const tilted = await tilt(selfie, 20);
+    const turned = await model.faces!.find(tilted);
     expect(turned.largest).toBeGreaterThanOrEqual(0.15);
     expect(turned.angle).toBe(-25);
+    // the upright look alone, then the turned looks when asked for: together exactly find()'s reading
+    const upright = await model.faces!.lookUpright(tilted);
+    expect(upright.reading.largest).toBeLessThan(0.15);
+    expect(await upright.turn!()).toEqual(turned);
+    // a portrait found upright: no turned look to make
+    const straight = await model.faces!.lookUpright(selfie);
+    expect(straight.turn).toBeNull();
+    expect(straight.reading).toEqual(await model.faces!.find(selfie));
     // several pictures at once (a PDF's images, a worker's next file): each gets its own reading
     const [a, b, c] = await Promise.all([model.faces!.find(selfie), model.faces!.find(await jpeg(CHART)), model.faces!.find(selfie)]);
     expect([a, b, c]).toEqual([reading, { faces: 0, largest: 0, centre: null }, reading]);

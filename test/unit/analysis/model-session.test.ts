@@ -12,7 +12,7 @@ import { aggregationCopy } from '../../../src/analysis/copy.js';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
 import { ModelManifest } from '../../../src/analysis/model-manifest.js';
 import { getModel } from '../../../src/analysis/model-session.js';
-import { REPO, makeJpeg, tempDir } from './fixtures.js';
+import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, tempDir } from './fixtures.js';
 
 const tmp = tempDir();
 afterAll(async () => {
@@ -224,5 +224,19 @@ describe('manifest semantic2: a second content model beside semantic, fused as a
     const withoutIt = { ...model.manifest.fusion!, features: model.manifest.fusion!.features.filter((f) => f.name !== 'semantic2') };
     expect(Math.abs(s.score - fuseScores(withoutIt, { semantic, artefact: s.artefactScore }))).toBeGreaterThan(1e-4);
     expect(r.verdict.dimensions.find((d) => d.key === 'ai_detection')!.score).toBeCloseTo(s.score, 5);
+  });
+});
+
+describe.skipIf(!HAS_MODEL)('the score\'s floor while the tiles are scored (the shipped model)', () => {
+  it('each floor told is at most the final score and none falls; the score is the same with or without listening', async () => {
+    const model = await getModel(MODELS_DIR, 1);
+    // a picture of 180 tiles: 64 for the heatmap, in four batches, 32 of them scoring
+    const img = await decodeImageBuffer(readFileSync(tmp.write('floors.jpg', await makeJpeg(1600, 1200))), 'image/jpeg');
+    const floors: number[] = [];
+    const s = await scoreImage(model, img, { kind: 'image' }, undefined, (f) => floors.push(f));
+    expect(floors.length).toBeGreaterThan(0);
+    for (let i = 1; i < floors.length; i++) expect(floors[i]).toBeGreaterThanOrEqual(floors[i - 1]);
+    expect(Math.max(...floors)).toBeLessThanOrEqual(s.score);
+    expect(await scoreImage(model, img, { kind: 'image' })).toEqual(s);
   });
 });

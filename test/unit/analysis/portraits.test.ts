@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { detectorReading } from '../../../src/api/detector-bands.js';
 import { AnalysisError, analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
-import { thresholdGroup } from '../../../src/analysis/detectors/ai-detection.js';
+import { groupCanMatter, groupMattersFrom, thresholdGroup } from '../../../src/analysis/detectors/ai-detection.js';
 import { greyForFaces, loadFaceFinder, MAX_FACE_ASPECT, MAX_GREY_PIXELS, MAX_TURNED_PIXELS, turnGrey, type FaceFinderParams } from '../../../src/analysis/face-finder.js';
 import { FINDING_COPY } from '../../../src/analysis/copy.js';
 import { ModelManifest } from '../../../src/analysis/model-manifest.js';
@@ -175,6 +175,28 @@ describe('threshold groups', () => {
     expect(p.thresholds.highAi).toBeGreaterThan(m.thresholds.highAi);
   });
 
+  it('the group can change a reading only where the two groups\' thresholds read a score differently, or where it is a high-AI reading (which quotes its group\'s calibration): the turned looks are made only there', () => {
+    const rest = m.thresholds;
+    const p = m.portraits!.thresholds;
+    // the shipped thresholds: both groups read every score up to the rest's highAi alike
+    for (const s of [0, 0.1, rest.highAuthentic, 0.5, rest.highAi]) {
+      expect(detectorReading(s, rest)).toEqual(detectorReading(s, p));
+      expect(groupCanMatter(m, s), `${s}`).toBe(false);
+    }
+    for (const s of [rest.highAi + 1e-6, (rest.highAi + p.highAi) / 2, p.highAi, 0.99, 1]) expect(groupCanMatter(m, s), `${s}`).toBe(true);
+    expect(groupCanMatter({ ...m, portraits: undefined }, 0.99)).toBe(false);
+    // a floor from which every score can depend on the group (the turned looks can start before the score is known)
+    expect(groupMattersFrom(m, rest.highAi + 1e-6)).toBe(true);
+    expect(groupMattersFrom(m, rest.highAi)).toBe(false);
+    expect(groupMattersFrom(m, 0.5)).toBe(false);
+    // thresholds that differ at the authentic end too: there the group matters at low scores, and not in between
+    const low = { ...p, highAuthentic: 0.1, inconclusiveBand: [0.1, p.highAi] as [number, number] };
+    const m2 = { ...m, portraits: { ...m.portraits!, thresholds: low } };
+    expect(groupCanMatter(m2, 0.15)).toBe(true);
+    expect(groupCanMatter(m2, 0.05)).toBe(false);
+    expect(groupMattersFrom(m2, 0.15)).toBe(false); // the scores between the two highAuthentic and the rest's highAi do not
+  });
+
   it('a portrait found in a turned look says how the picture was turned, in plain words; an upright one says nothing of it', () => {
     const facts = { faceShare: 0.3, highAi: 0.95, otherHighAi: 0.83 };
     expect(FINDING_COPY['pixels.portrait'](facts)).toMatch(/^A face spans 30% of the picture's shorter side, so it is read as a portrait/);
@@ -230,19 +252,55 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
     expect(words).toMatch(/rarely catches faces made by GANs .*: that a portrait is not called AI does not clear it\./);
   });
 
-  it('a genuine selfie taken with the camera 20 degrees off level is still read as a portrait (a turned look finds its face), and the verdict says how it was found', async () => {
+  it('a genuine portrait taken with the camera 22 degrees off level, scored between the two highAi: the upright look misses its face, a turned look finds it, and it is read as a portrait, not called AI; the verdict says how the face was found', async () => {
+    const model = await getModel(MODELS_DIR, 1);
+    const { thresholds, portraits } = model.manifest;
+    const img = await decodeImageBuffer(readFileSync(OFFICIAL), 'image/jpeg');
+    const t = await tilt(img, 22);
+    const path = tmp.write('tilted-portrait.jpg', await sharp(t.data, { raw: { width: t.width, height: t.height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer());
+    const tilted = await decodeImageBuffer(readFileSync(path), 'image/jpeg');
+    expect((await model.faces!.lookUpright(tilted)).reading.largest).toBeLessThan(portraits!.minFace); // the upright look alone would miss it
+    const r = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
+    const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
+    // where the group decides: read as any other photo, this genuine portrait would be called AI
+    expect(d.score).toBeGreaterThan(thresholds.highAi);
+    expect(d.score).toBeLessThan(portraits!.thresholds.highAi);
+    expect(detectorReading(d.score, thresholds)).toEqual({ assessment: 'likely_ai', confidence: 'high' });
+    expect({ assessment: d.assessment, confidence: d.confidence }).toEqual(detectorReading(d.score, portraits!.thresholds));
+    expect(r.verdict.assessment).not.toBe('ai_generated');
+    const note = r.findings.find((f) => f.code === 'pixels.portrait')!;
+    expect(note.facts).toMatchObject({ faceAngle: -25, highAi: portraits!.thresholds.highAi, otherHighAi: thresholds.highAi });
+    expect(d.findings!.map((f) => f.message).join(' ')).toContain('found with the picture turned 25 degrees anticlockwise: a tilted camera or a lost orientation tag');
+  });
+
+  it('a tilted selfie scored below the rest\'s highAi reads the same in either group: the turned looks are not made (about three upright looks of time saved), so no portrait note', async () => {
     const model = await getModel(MODELS_DIR, 1);
     const { thresholds, portraits } = model.manifest;
     const img = await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg');
     const t = await tilt(img, 20);
     const path = tmp.write('tilted-selfie.jpg', await sharp(t.data, { raw: { width: t.width, height: t.height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer());
-    const r = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
-    const note = r.findings.find((f) => f.code === 'pixels.portrait')!;
-    expect(note).toBeDefined(); // 1.5.0's upright finder missed it: the rest's lower bar would have been used
-    expect(note.facts).toMatchObject({ faceAngle: -25, highAi: portraits!.thresholds.highAi, otherHighAi: thresholds.highAi });
-    const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
-    expect({ assessment: d.assessment, confidence: d.confidence }).toEqual(detectorReading(d.score, portraits!.thresholds));
-    expect(d.findings!.map((f) => f.message).join(' ')).toContain('found with the picture turned 25 degrees anticlockwise: a tilted camera or a lost orientation tag');
+    const tilted = await decodeImageBuffer(readFileSync(path), 'image/jpeg');
+    // every look would find its face (found turned: the picture is a portrait)
+    expect(await model.faces!.find(tilted)).toMatchObject({ angle: -25 });
+    const finder = model.faces!;
+    const lookUpright = finder.lookUpright;
+    let turned = 0;
+    finder.lookUpright = async (im, signal) => {
+      const l = await lookUpright(im, signal);
+      return { ...l, turn: l.turn && ((s?: AbortSignal) => (turned++, l.turn!(s))) };
+    };
+    try {
+      const r = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
+      const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
+      expect(d.score).toBeLessThanOrEqual(thresholds.highAi);
+      // the same reading in either group: nothing the turned looks could change
+      expect(detectorReading(d.score, thresholds)).toEqual(detectorReading(d.score, portraits!.thresholds));
+      expect({ assessment: d.assessment, confidence: d.confidence }).toEqual(detectorReading(d.score, thresholds));
+      expect(turned).toBe(0);
+      expect(r.findings.map((f) => f.code)).not.toContain('pixels.portrait');
+    } finally {
+      finder.lookUpright = lookUpright;
+    }
   });
 
   it('a picture without a face is read against the rest\'s thresholds, with no portrait note', async () => {
