@@ -9,6 +9,7 @@ import type { LoadedModel } from './model-session.js';
 import { MAX_PIXELS, RESIZE_TIMEOUT_S, type RgbImage } from './decode-image.js';
 import type { ContentBranch, FusionFeatureName, ModelManifest } from './model-manifest.js';
 import { AnalysisError } from './analysis-results.js';
+import { TileRunFailure, TileThreadGone } from './tile-thread.js';
 import { gridOrigins } from '../api/tile-grid.js';
 
 export { gridOrigins };
@@ -26,7 +27,7 @@ export interface ImageScore {
 }
 
 /** Tiles scored per ONNX run when the model accepts a batch dimension. */
-const BATCH = 16;
+const BATCH = 8;
 
 /** Indices of an even sample of n grid tiles down to max: floor(i*n/max), i = 0..max-1 (all of them when n <= max). */
 export function sampleIndices(n: number, max: number): number[] {
@@ -87,14 +88,19 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 /**
  * P(AI) of each tile of `img` whose top-left corner is at `origins` (whole tiles inside the image), in the order
  * given, batched as the model allows: the one place pixels meet the model (the analysis, and the viewer's regions).
+ * Where the model has a tile thread (model-session.ts), it takes batches from the start and this thread joins it once
+ * `beforeHere` (other work of this thread, such as the content models) is done; without one, this thread does all.
  */
 export async function scoreTiles(
   model: LoadedModel,
   img: RgbImage,
   origins: Array<[number, number]>,
   signal?: AbortSignal,
-  /** Told after each batch, with the probabilities so far (in `origins`' order). */
-  onBatch?: (probs: readonly number[]) => void,
+  /** Told after each batch, with the probabilities known so far (in `origins`' order; undefined where not yet known). */
+  onBatch?: (probs: ReadonlyArray<number | undefined>) => void,
+  beforeHere?: () => Promise<void>,
+  /** Asked before the tile thread takes each batch: false leaves the rest to this thread (the spare core has other work). */
+  threadMayTake: () => boolean = () => true,
 ): Promise<number[]> {
   const { manifest, session } = model;
   const tile = manifest.input.tileSize;
@@ -103,9 +109,17 @@ export async function scoreTiles(
   const [l0, l1, l2] = [0, 1, 2].map((c) => Float64Array.from({ length: 256 }, (_, v) => (v / 255 - manifest.input.mean[c]) / manifest.input.std[c]));
   const plane = tile * tile;
   const batch = manifest.input.batchDynamic ? BATCH : 1;
-  const probs: number[] = [];
-  for (let b = 0; b < origins.length; b += batch) {
-    signal?.throwIfAborted();
+  const probs: Array<number | undefined> = new Array<number | undefined>(origins.length).fill(undefined);
+  const starts = Array.from({ length: Math.ceil(origins.length / batch) }, (_, i) => i * batch);
+  let next = 0;
+  let failed = false; // once a batch fails, no other is started
+  const take = (): number | null => (!failed && next < starts.length ? starts[next++] : null);
+  const stopOnFailure = (work: Promise<void>) =>
+    work.catch((err: unknown) => {
+      failed = true;
+      throw err;
+    });
+  const inputOf = (b: number): Float32Array => {
     const chunk = origins.slice(b, b + batch);
     const input = new Float32Array(chunk.length * 3 * plane);
     const W = img.width;
@@ -122,25 +136,69 @@ export async function scoreTiles(
         }
       }
     });
-    const tensor = new ort.Tensor('float32', input, [chunk.length, 3, tile, tile]);
-    let out: Float32Array;
+    return input;
+  };
+  const count = (b: number) => Math.min(batch, origins.length - b);
+  const runHere = async (b: number): Promise<Float32Array> => {
+    const tensor = new ort.Tensor('float32', inputOf(b), [count(b), 3, tile, tile]);
     try {
       const result = await session.run({ [manifest.input.name]: tensor });
-      out = result[manifest.output.name].data as Float32Array;
+      return result[manifest.output.name].data as Float32Array;
     } catch (err) {
       throw new AnalysisError('result_unavailable', `the detector model failed to run: ${(err as Error).message}`);
     }
-    if (out.length !== chunk.length) {
-      throw new AnalysisError('result_unavailable', `the detector model returned ${out.length} values for ${chunk.length} tiles`);
+  };
+  const keep = (b: number, out: Float32Array) => {
+    if (out.length !== count(b)) {
+      throw new AnalysisError('result_unavailable', `the detector model returned ${out.length} values for ${count(b)} tiles`);
     }
-    for (const v of out) {
+    out.forEach((v, i) => {
       const p = manifest.output.kind === 'logit' ? sigmoid(v) : v;
       if (!Number.isFinite(p)) throw new AnalysisError('result_unavailable', 'the detector model returned a non-finite score');
-      probs.push(Math.min(1, Math.max(0, p)));
-    }
+      probs[b + i] = Math.min(1, Math.max(0, p));
+    });
     onBatch?.(probs);
-  }
-  return probs;
+  };
+  const here = async () => {
+    await beforeHere?.();
+    for (let b = take(); b !== null; b = take()) {
+      signal?.throwIfAborted();
+      keep(b, await runHere(b));
+    }
+  };
+  const helper = model.tileThread;
+  // the thread's batches; one it cannot run because it is gone is run here, and this thread takes the rest
+  const there = async () => {
+    for (let b = threadMayTake() ? take() : null; b !== null; b = threadMayTake() ? take() : null) {
+      signal?.throwIfAborted();
+      try {
+        keep(b, await helper!.run(inputOf(b), count(b)));
+      } catch (err) {
+        if (err instanceof TileRunFailure) throw new AnalysisError('result_unavailable', `the detector model failed to run: ${err.message}`);
+        if (!(err instanceof TileThreadGone)) throw err;
+        keep(b, await runHere(b));
+        return;
+      }
+    }
+  };
+  // both settle before a failure is thrown, so that no batch is left running
+  const settled = await Promise.allSettled(helper ? [stopOnFailure(here()), stopOnFailure(there())] : [here()]);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  return probs as number[];
+}
+
+/** What the analysis does while a picture is scored (detectors/ai-detection.ts). */
+export interface ScoreHooks {
+  /**
+   * Told, as the tiles are scored, a score the file's can no longer fall below (the content models run first, and the
+   * top-k mean of the scoring tiles only rises as tiles are added): the analysis starts work the final score will need
+   * before it is known.
+   */
+  onAtLeast?: (score: number) => void;
+  /** Passed to scoreTiles: whether the tile thread may take another batch. */
+  threadMayTake?: () => boolean;
+  /** Other work for this thread, done after the content models and before its share of the tiles (the tile thread scores meanwhile). */
+  alsoHere?: () => Promise<void> | void;
 }
 
 export async function scoreImage(
@@ -148,12 +206,7 @@ export async function scoreImage(
   img: RgbImage,
   source: RegionGrid['source'],
   signal?: AbortSignal,
-  /**
-   * Told, as the tiles are scored, a score the file's can no longer fall below (the content models run first, and the
-   * top-k mean of the scoring tiles only rises as tiles are added): the analysis starts work the final score will
-   * need before it is known (detectors/ai-detection.ts).
-   */
-  onAtLeast?: (score: number) => void,
+  hooks: ScoreHooks = {},
 ): Promise<ImageScore> {
   const { manifest } = model;
   const tile = manifest.input.tileSize;
@@ -167,27 +220,36 @@ export async function scoreImage(
   const origins = heat.map((i) => grid[i]);
   if (origins.length === 0) throw new AnalysisError('internal_error', 'the image yields no tile to score');
   const k = manifest.aggregation.k;
-  // The content models first (one after the other, not concurrently: each has the worker's threads to itself), so
-  // that the tiles' running top-k mean gives a floor under the fused score.
+  // The content models before this thread's tiles (one after the other, not concurrently: each has the worker's
+  // threads to itself), so that the tiles' running top-k mean gives a floor under the fused score.
   let semanticLogit: number | undefined;
   let semantic2Logit: number | undefined;
   const fused = manifest.semantic && manifest.fusion && model.semantic ? manifest.fusion : null;
-  if (fused) {
-    semanticLogit = await semanticLogitOf(model, img, signal);
-    if (manifest.semantic2 && model.semantic2) semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
-  }
+  let contentDone = false;
+  const contentModels = async () => {
+    if (fused) {
+      semanticLogit = await semanticLogitOf(model, img, signal);
+      if (manifest.semantic2 && model.semantic2) semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
+    }
+    contentDone = true;
+    await hooks.alsoHere?.();
+  };
   const scoreOf = (artefact: number) => (fused ? fuseScores(fused, { semantic: semanticLogit!, semantic2: semantic2Logit, artefact }) : artefact);
   // the fused score rises with the artefact score only where the fusion weighs it positively
   const rising = !fused || (fused.features.find((f) => f.name === 'artefact')?.weight ?? 0) > 0;
+  const { onAtLeast, threadMayTake } = hooks;
   const onBatch =
     onAtLeast && rising
-      ? (sofar: readonly number[]) => {
-          const seen = sofar.filter((_, i) => scoring.has(heat[i]));
+      ? (sofar: ReadonlyArray<number | undefined>) => {
+          if (!contentDone) return; // the floor needs the content models' logits
+          const seen = sofar.flatMap((p, i) => (p !== undefined && scoring.has(heat[i]) ? [p] : []));
           // below k scoring tiles the mean is of all of them, which a later, lower tile can pull down
           if (seen.length >= k && seen.length < scoring.size) onAtLeast(scoreOf(topKMean(seen, k)));
         }
       : undefined;
-  const probs = await scoreTiles(model, padded.image, origins, signal, onBatch);
+  // The content models on this thread (and alsoHere), then its share of the tiles; the tile thread (if any) scores
+  // tiles meanwhile.
+  const probs = await scoreTiles(model, padded.image, origins, signal, onBatch, contentModels, threadMayTake);
   const artefactScore = topKMean(
     probs.filter((_, i) => scoring.has(heat[i])),
     k,

@@ -3,12 +3,14 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { InferenceSession as OrtSession } from 'onnxruntime-node';
 import { AnalysisError } from './analysis-results.js';
 import type { FaceFinder, FaceFinderParams } from './face-finder.js';
 import { loadFaceFinderThread } from './face-finder-thread.js';
 import { type ContentModel, ModelManifest } from './model-manifest.js';
+import { startTileThread, type TileThread } from './tile-thread.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */
 export const DEFAULT_MODEL_NAME = 'veracity-detector';
@@ -22,6 +24,11 @@ export interface LoadedModel {
   semantic2?: OrtSession;
   /** The face check behind the portrait thresholds (manifest `portraits`, 1.5 on); absent when the manifest has none. */
   faces?: FaceFinder;
+  /**
+   * A second runner of the artefact network in a thread of its own (tile-thread.ts), where the sessions' threads leave
+   * a core unused (one ONNX thread on a machine of two or more cores); absent otherwise, or where no thread starts.
+   */
+  tileThread?: TileThread;
   /** e.g. "veracity-detector@1.0.0" */
   version: string;
   modelPath: string;
@@ -59,6 +66,7 @@ async function releaseSession(p: Promise<LoadedModel>): Promise<void> {
     await m.semantic?.release();
     await m.semantic2?.release();
     m.faces?.close();
+    m.tileThread?.close();
   } catch {
     // a session that failed to load has nothing to release
   }
@@ -119,7 +127,16 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
       throw err;
     }
   }
-  return { manifest, session, semantic, semantic2, faces, version: `${manifest.name}@${manifest.version}`, modelPath };
+  const tileThread = threads < availableParallelism() ? await openTileThread(modelPath, manifest) : undefined;
+  return { manifest, session, semantic, semantic2, faces, tileThread, version: `${manifest.name}@${manifest.version}`, modelPath };
+}
+
+/** The tile thread, given the network's bytes checked against the manifest here; none when they no longer match. */
+async function openTileThread(modelPath: string, manifest: ModelManifest): Promise<TileThread | undefined> {
+  const bytes = await readFile(modelPath).catch(() => null);
+  if (!bytes || createHash('sha256').update(bytes).digest('hex') !== manifest.sha256) return undefined;
+  const spec = { inputName: manifest.input.name, outputName: manifest.output.name, tileSize: manifest.input.tileSize };
+  return (await startTileThread(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), spec)) ?? undefined;
 }
 
 /** One ONNX file, checked against its manifest's sha256 and input/output names, with explicit thread counts. */

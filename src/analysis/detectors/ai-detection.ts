@@ -102,7 +102,13 @@ export function groupMattersFrom(manifest: ModelManifest, floor: number): boolea
  * be needed, so a picture scored high does not wait for them after the networks. What is lost below that line: the
  * portrait note of a face only a turned look would find.
  */
-async function scoreAndGroup(model: LoadedModel, image: RgbImage, source: RegionGrid['source'], signal?: AbortSignal): Promise<{ scored: ImageScore; group: ThresholdGroup }> {
+async function scoreAndGroup(
+  model: LoadedModel,
+  image: RgbImage,
+  source: RegionGrid['source'],
+  signal?: AbortSignal,
+  alsoHere?: () => Promise<void> | void,
+): Promise<{ scored: ImageScore; group: ThresholdGroup }> {
   const { manifest } = model;
   const looking = model.faces ? model.faces.lookUpright(image, signal) : Promise.resolve(null);
   let turning: Promise<FaceReading> | null = null;
@@ -112,7 +118,9 @@ async function scoreAndGroup(model: LoadedModel, image: RgbImage, source: Region
     // started early, it is awaited below (the final score is at least the floor), or dropped with a failed analysis
     if (model.faces && !turning && groupMattersFrom(manifest, floor)) turn().catch(() => undefined);
   };
-  const [scored, look] = await Promise.all([scoreImage(model, image, source, signal, onAtLeast), looking]);
+  // once the turned looks are under way, the spare core is theirs: the tile thread leaves the rest of the tiles here
+  const threadMayTake = () => turning === null;
+  const [scored, look] = await Promise.all([scoreImage(model, image, source, signal, { onAtLeast, threadMayTake, alsoHere }), looking]);
   const faces = look?.turn && groupCanMatter(manifest, scored.score) ? await turn() : (look?.reading ?? null);
   return { scored, group: thresholdGroup(manifest, faces) };
 }
@@ -135,11 +143,20 @@ function framingNote(image: { width: number; height: number }, faces: FaceReadin
 
 async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
   const image = ctx.image!;
-  const { scored, group } = await scoreAndGroup(ctx.model, image, { kind: 'image' }, ctx.signal);
+  // The pixel checks run on this thread between the content models and its share of the tiles, while the tile thread
+  // (if any) scores tiles: they take nothing from the networks' critical path.
+  let checks: { thermal: Awaited<ReturnType<typeof readThermal>>; colours: number; guard: ReturnType<typeof readPhotoGuard>; page: ReturnType<typeof readDocumentGuard> } | null = null;
+  const readChecks = async () => {
+    const thermal = ctx.mediaType === 'image/jpeg' ? await readThermal(ctx.bytes, image) : null;
+    const colours = distinctColours(image);
+    const guard = thermal?.consistent || colours <= LINE_ART_COLOURS ? null : readPhotoGuard(image);
+    const page = thermal?.consistent || colours <= LINE_ART_COLOURS || guard?.notPhotographic ? null : readDocumentGuard(image);
+    checks = { thermal, colours, guard, page };
+  };
+  const { scored, group } = await scoreAndGroup(ctx.model, image, { kind: 'image' }, ctx.signal, readChecks);
+  const { thermal, colours, guard, page } = checks!; // set: scoreImage always runs alsoHere before its tiles
   let dimension = aiDimension(scored.score, group.thresholds);
   const notes: Finding[] = [...portraitNote(ctx.model.manifest, group), ...framingNote(image, group.faces)];
-  const thermal = ctx.mediaType === 'image/jpeg' ? await readThermal(ctx.bytes, image) : null;
-  const colours = distinctColours(image);
   if (thermal?.consistent) {
     // A thermal camera's false-colour rendering of the temperatures it recorded (the radiometric image in the file
     // explains the picture's colours): not the photographs the detector was trained and calibrated on.
@@ -153,27 +170,23 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
     // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
     dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
     notes.push({ code: 'pixels.line_art', facts: { colours }, weight: 0 });
-  } else {
-    const guard = readPhotoGuard(image);
-    const page = guard?.notPhotographic ? null : readDocumentGuard(image);
-    if (page?.page) {
-      // A photographed or scanned page of text: the detector reads most genuine ones as AI, so its score is no reading.
-      dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
-      notes.push({
-        code: 'pixels.document',
-        facts: { strokes: round3(page.features.strokes), paper: round3(page.features.paper) },
-        weight: 0,
-      });
-    } else if (guard?.notPhotographic) {
-      // Screenshots, charts, logos, pages: flat fills and hard edges, not the photographs the detector was calibrated
-      // on (their JPEG noise reads as strongly "AI"). The score is shown but decides nothing, either way.
-      dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
-      notes.push({
-        code: 'pixels.not_photographic',
-        facts: { flat: round3(guard.features.flat), hardEdges: round3(guard.features.step), topColours: round3(guard.features.top4) },
-        weight: 0,
-      });
-    }
+  } else if (page?.page) {
+    // A photographed or scanned page of text: the detector reads most genuine ones as AI, so its score is no reading.
+    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
+    notes.push({
+      code: 'pixels.document',
+      facts: { strokes: round3(page.features.strokes), paper: round3(page.features.paper) },
+      weight: 0,
+    });
+  } else if (guard?.notPhotographic) {
+    // Screenshots, charts, logos, pages: flat fills and hard edges, not the photographs the detector was calibrated
+    // on (their JPEG noise reads as strongly "AI"). The score is shown but decides nothing, either way.
+    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
+    notes.push({
+      code: 'pixels.not_photographic',
+      facts: { flat: round3(guard.features.flat), hardEdges: round3(guard.features.step), topColours: round3(guard.features.top4) },
+      weight: 0,
+    });
   }
   return { dimension, findings: [pixelFinding(dimension, {}, group.calibration), ...notes], regions: [scored.grid] };
 }

@@ -233,7 +233,7 @@ describe.skipIf(!HAS_MODEL)('the score\'s floor while the tiles are scored (the 
     // a picture of 180 tiles: 64 for the heatmap, in four batches, 32 of them scoring
     const img = await decodeImageBuffer(readFileSync(tmp.write('floors.jpg', await makeJpeg(1600, 1200))), 'image/jpeg');
     const floors: number[] = [];
-    const s = await scoreImage(model, img, { kind: 'image' }, undefined, (f) => floors.push(f));
+    const s = await scoreImage(model, img, { kind: 'image' }, undefined, { onAtLeast: (f) => floors.push(f) });
     expect(floors.length).toBeGreaterThan(0);
     for (let i = 1; i < floors.length; i++) expect(floors[i]).toBeGreaterThanOrEqual(floors[i - 1]);
     expect(Math.max(...floors)).toBeLessThanOrEqual(s.score);

@@ -1,0 +1,93 @@
+// A second runner of the artefact network, in a worker thread of its own (tile-worker.mjs). onnxruntime-node runs a
+// network synchronously on the thread that calls it; an analysis process with one ONNX thread (each of the desktop's
+// two) therefore ran a lone file's tiles on one core while the other waited. With this thread the tiles are shared
+// between the two: the analysis thread takes batches when it is free (it runs the content models first), the thread
+// from the start (ai-detection.ts scoreTiles). Same network file, same inputs, one batch at a time: the same scores
+// (onnxruntime gives each tile the same output in any batch; tested). A thread that cannot start, or dies, leaves the
+// tiles to the analysis thread: slower, the same scores.
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+/** A batch for the thread: `count` normalised tiles, NCHW. */
+export interface TileRequest {
+  id: number;
+  input: Float32Array;
+  count: number;
+}
+/** The thread's answer: ready (its network loaded), a batch's raw outputs, or an error in words (id null: at loading). */
+export type TileReply = { type: 'ready' } | { type: 'result'; id: number; out: Float32Array } | { type: 'error'; id: number | null; message: string };
+
+const BOOT = fileURLToPath(new URL('./tile-worker.mjs', import.meta.url));
+
+export interface TileThread {
+  /** The network's raw outputs for `count` normalised tiles (NCHW); the input is handed over (detached). */
+  run(input: Float32Array, count: number): Promise<Float32Array>;
+  close(): void;
+}
+
+/** The thread is gone (it died, or was closed): its batch is to be run by the analysis thread. */
+export class TileThreadGone extends Error {}
+
+/** The network failed in the thread, in onnxruntime's words. */
+export class TileRunFailure extends Error {}
+
+/**
+ * Starts the thread with the network's bytes (already checked against the manifest by the caller); null when no
+ * thread can start here or the network does not load in it.
+ */
+export async function startTileThread(
+  bytes: Uint8Array,
+  spec: { inputName: string; outputName: string; tileSize: number },
+  /** The thread's entry (tests name one that cannot start). */
+  boot = BOOT,
+): Promise<TileThread | null> {
+  const pending = new Map<number, { resolve: (out: Float32Array) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  let gone: string | null = null;
+  let worker: Worker;
+  try {
+    worker = new Worker(boot, { workerData: { bytes, ...spec } });
+  } catch {
+    return null;
+  }
+  worker.unref(); // an idle thread keeps no process alive (a batch in flight refs it)
+  const ready = new Promise<boolean>((resolve) => {
+    const fail = (why: string) => {
+      gone ??= why;
+      resolve(false);
+      for (const p of pending.values()) p.reject(new TileThreadGone(`the tile thread ${why}`));
+      pending.clear();
+    };
+    worker.on('message', (m: TileReply) => {
+      if (m.type === 'ready') return resolve(true);
+      if (m.id === null) return fail(`could not load the network: ${m.type === 'error' ? m.message : ''}`);
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (pending.size === 0) worker.unref();
+      if (m.type === 'result') p.resolve(m.out);
+      else p.reject(new TileRunFailure(m.message));
+    });
+    worker.on('error', (err) => fail(`failed: ${err.message}`));
+    worker.on('exit', (code) => fail(`stopped (exit code ${code})`));
+  });
+  if (!(await ready)) {
+    void worker.terminate();
+    return null;
+  }
+  return {
+    run(input, count) {
+      if (gone) return Promise.reject(new TileThreadGone(`the tile thread ${gone}`));
+      const id = ++nextId;
+      return new Promise<Float32Array>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.ref();
+        worker.postMessage({ id, input, count } satisfies TileRequest, [input.buffer as ArrayBuffer]);
+      });
+    },
+    close() {
+      gone ??= 'is closed';
+      void worker.terminate();
+    },
+  };
+}

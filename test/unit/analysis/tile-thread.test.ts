@@ -1,0 +1,95 @@
+// The artefact network's second runner in a thread of its own (tile-thread.ts): with one ONNX thread (each of the
+// desktop's two analysis processes) a lone file's tiles were scored on one core while the other waited. The thread
+// shares the tiles with the analysis thread; the scores must be exactly those of the analysis thread alone, and a
+// thread that cannot start or dies costs time, never a score. The real model, real pictures.
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AnalysisError, analyseFile } from '../../../src/analysis/index.js';
+import { gridOrigins, sampleIndices, scoreImage, scoreTiles } from '../../../src/analysis/ai-detection.js';
+import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
+import { closeModel, getModel, type LoadedModel } from '../../../src/analysis/model-session.js';
+import { startTileThread, type TileThread } from '../../../src/analysis/tile-thread.js';
+import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, tempDir } from './fixtures.js';
+
+const tmp = tempDir();
+afterAll(async () => {
+  await closeModel();
+  tmp.cleanup();
+});
+
+const MODEL_FILE = join(MODELS_DIR, 'veracity-detector', 'model.onnx');
+const PORTRAIT = join(REPO, 'test', 'fixtures', 'portraits', 'official-portrait-910x1137.jpg');
+
+/** The model as loaded, without its tile thread: the analysis thread scores every tile. */
+const alone = (m: LoadedModel): LoadedModel => ({ ...m, tileThread: undefined });
+/** The heatmap's tiles of a picture, as scoreImage takes them. */
+const heatOrigins = (m: LoadedModel, width: number, height: number): Array<[number, number]> => {
+  const grid = gridOrigins(width, height, m.manifest.input.tileSize, m.manifest.tiling.stride);
+  return sampleIndices(grid.length, m.manifest.tiling.heatmapMaxTiles ?? m.manifest.tiling.maxTiles).map((i) => grid[i]);
+};
+const spec = (m: LoadedModel) => ({ inputName: m.manifest.input.name, outputName: m.manifest.output.name, tileSize: m.manifest.input.tileSize });
+
+describe.skipIf(!HAS_MODEL)('the tile thread', () => {
+  it('with one ONNX thread the model has a tile thread, which scores some of the tiles: every score exactly as the analysis thread alone gives it', async () => {
+    const m = await getModel(MODELS_DIR, 1);
+    expect(m.tileThread).toBeDefined();
+    const img = await decodeImageBuffer(readFileSync(tmp.write('big.jpg', await makeJpeg(2400, 1800))), 'image/jpeg');
+    const origins = heatOrigins(m, img.width, img.height);
+    expect(origins.length).toBeGreaterThan(32); // several batches
+    let batchesThere = 0;
+    const counting: TileThread = { run: (input, count) => (batchesThere++, m.tileThread!.run(input, count)), close: () => undefined };
+    const shared = await scoreTiles({ ...m, tileThread: counting }, img, origins);
+    expect(batchesThere).toBeGreaterThan(0);
+    expect(shared).toEqual(await scoreTiles(alone(m), img, origins));
+    // the whole score and heatmap too (the content models run on this thread meanwhile)
+    const portrait = await decodeImageBuffer(readFileSync(PORTRAIT), 'image/jpeg');
+    expect(await scoreImage(m, portrait, { kind: 'image' })).toEqual(await scoreImage(alone(m), portrait, { kind: 'image' }));
+  });
+
+  it('with as many ONNX threads as cores there is no tile thread (the sessions already use every core)', async () => {
+    const m = await getModel(MODELS_DIR, availableParallelism());
+    expect(m.tileThread).toBeUndefined();
+    await closeModel();
+  });
+
+  it('a tile thread that dies while the tiles are scored leaves its batches to the analysis thread: the same scores', async () => {
+    const m = await getModel(MODELS_DIR, 1);
+    const img = await decodeImageBuffer(readFileSync(tmp.write('big2.jpg', await makeJpeg(2400, 1800))), 'image/jpeg');
+    const origins = heatOrigins(m, img.width, img.height);
+    const dying = await startTileThread(new Uint8Array(readFileSync(MODEL_FILE)), spec(m));
+    let runs = 0;
+    const failing: TileThread = {
+      run: (input, count) => {
+        const r = dying!.run(input, count);
+        if (++runs === 1) dying!.close(); // gone with its first batch in flight
+        return r;
+      },
+      close: () => dying!.close(),
+    };
+    expect(await scoreTiles({ ...m, tileThread: failing }, img, origins)).toEqual(await scoreTiles(alone(m), img, origins));
+    expect(runs).toBe(1); // after that the analysis thread took every batch
+  });
+
+  it('a thread that cannot start, or a network that does not load in it, gives no tile thread; the analysis goes on', async () => {
+    const m = await getModel(MODELS_DIR, 1);
+    expect(await startTileThread(new Uint8Array(readFileSync(MODEL_FILE)), spec(m), join(REPO, 'no-such-entry.mjs'))).toBeNull();
+    expect(await startTileThread(new Uint8Array(Buffer.from('not an onnx model')), spec(m))).toBeNull();
+    const r = await analyseFile(tmp.write('small.jpg', await makeJpeg(640, 480)), 'image/jpeg', { modelsDir: MODELS_DIR });
+    expect(r.verdict.dimensions.find((d) => d.key === 'ai_detection')).toBeDefined();
+  });
+
+  it('a batch the network refuses in the thread fails the file in onnxruntime\'s words (result_unavailable), as on the analysis thread', async () => {
+    const m = await getModel(MODELS_DIR, 1);
+    const t = await startTileThread(new Uint8Array(readFileSync(MODEL_FILE)), spec(m));
+    const img = await decodeImageBuffer(readFileSync(tmp.write('mid.jpg', await makeJpeg(1200, 900))), 'image/jpeg');
+    // a thread whose network takes tiles of another size: every batch it runs is refused
+    const wrong: TileThread = { run: (input, count) => t!.run(input.subarray(0, input.length / 2).slice(), count), close: () => t!.close() };
+    const err = await scoreTiles({ ...m, tileThread: wrong }, img, heatOrigins(m, img.width, img.height)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AnalysisError);
+    expect((err as AnalysisError).code).toBe('result_unavailable');
+    expect((err as AnalysisError).message).toMatch(/^the detector model failed to run: /);
+    t!.close();
+  });
+});
