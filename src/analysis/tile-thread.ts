@@ -18,6 +18,8 @@ export interface TileRequest {
 export type TileReply = { type: 'ready' } | { type: 'result'; id: number; out: Float32Array } | { type: 'error'; id: number | null; message: string };
 
 const BOOT = fileURLToPath(new URL('./tile-worker.mjs', import.meta.url));
+/** A thread that has not loaded the network by then is given up: the analysis thread does the tiles. */
+const READY_TIMEOUT_MS = 60_000;
 
 export interface TileThread {
   /** The network's raw outputs for `count` normalised tiles (NCHW); the input is handed over (detached). */
@@ -38,8 +40,10 @@ export class TileRunFailure extends Error {}
 export async function startTileThread(
   bytes: Uint8Array,
   spec: { inputName: string; outputName: string; tileSize: number },
-  /** The thread's entry (tests name one that cannot start). */
+  /** The thread's entry (tests name one that cannot start, or one that never gets ready). */
   boot = BOOT,
+  /** How long (ms) the thread may take to load the network before it is given up. */
+  readyWithinMs = READY_TIMEOUT_MS,
 ): Promise<TileThread | null> {
   const pending = new Map<number, { resolve: (out: Float32Array) => void; reject: (e: Error) => void }>();
   let nextId = 0;
@@ -52,14 +56,19 @@ export async function startTileThread(
   }
   worker.unref(); // an idle thread keeps no process alive (a batch in flight refs it)
   const ready = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => fail('did not load the network in time'), readyWithinMs);
+    const settle = (ok: boolean) => {
+      clearTimeout(timer);
+      resolve(ok);
+    };
     const fail = (why: string) => {
       gone ??= why;
-      resolve(false);
+      settle(false);
       for (const p of pending.values()) p.reject(new TileThreadGone(`the tile thread ${why}`));
       pending.clear();
     };
     worker.on('message', (m: TileReply) => {
-      if (m.type === 'ready') return resolve(true);
+      if (m.type === 'ready') return settle(true);
       if (m.id === null) return fail(`could not load the network: ${m.type === 'error' ? m.message : ''}`);
       const p = pending.get(m.id);
       if (!p) return;

@@ -72,10 +72,13 @@ describe.skipIf(!HAS_MODEL)('the tile thread', () => {
     expect(runs).toBe(1); // after that the analysis thread took every batch
   });
 
-  it('a thread that cannot start, or a network that does not load in it, gives no tile thread; the analysis goes on', async () => {
+  it('a thread that cannot start, a network that does not load in it, or a thread that never gets ready gives no tile thread; the analysis goes on', async () => {
     const m = await getModel(MODELS_DIR, 1);
     expect(await startTileThread(new Uint8Array(readFileSync(MODEL_FILE)), spec(m), join(REPO, 'no-such-entry.mjs'))).toBeNull();
     expect(await startTileThread(new Uint8Array(Buffer.from('not an onnx model')), spec(m))).toBeNull();
+    // a thread that starts but never gets its network ready is given up in time (here 0.5 s; 60 s in the product)
+    const stuck = tmp.write('stuck-worker.mjs', 'setInterval(() => undefined, 1000);\n');
+    expect(await startTileThread(new Uint8Array(readFileSync(MODEL_FILE)), spec(m), stuck, 500)).toBeNull();
     const r = await analyseFile(tmp.write('small.jpg', await makeJpeg(640, 480)), 'image/jpeg', { modelsDir: MODELS_DIR });
     expect(r.verdict.dimensions.find((d) => d.key === 'ai_detection')).toBeDefined();
   });
