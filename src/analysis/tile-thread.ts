@@ -48,6 +48,7 @@ export async function startTileThread(
   const pending = new Map<number, { resolve: (out: Float32Array) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let gone: string | null = null;
+  let closing = false;
   let worker: Worker;
   try {
     worker = new Worker(boot, { workerData: { bytes, ...spec } });
@@ -73,7 +74,10 @@ export async function startTileThread(
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);
-      if (pending.size === 0) worker.unref();
+      if (pending.size === 0) {
+        worker.unref();
+        if (closing) void worker.terminate(); // closed while this batch ran: its thread goes now
+      }
       if (m.type === 'result') p.resolve(m.out);
       else p.reject(new TileRunFailure(m.message));
     });
@@ -96,7 +100,10 @@ export async function startTileThread(
     },
     close() {
       gone ??= 'is closed';
-      void worker.terminate();
+      // Not while a batch runs in it: a thread terminated inside onnxruntime's run can take the whole process down
+      // (measured: the test process exited, 1 time in 5). A running batch finishes, then the thread goes.
+      if (pending.size === 0) void worker.terminate();
+      else closing = true;
     },
   };
 }
