@@ -22,6 +22,7 @@ import {
   type LookPart,
   MAX_FACE_ASPECT,
   MAX_GREY_PIXELS,
+  NO_FACE,
 } from './face-finder.js';
 import type { FinderReply, FinderRequest } from './face-finder-worker.js';
 
@@ -139,7 +140,7 @@ export async function loadFaceFinderThread(
     params,
     async find(img: RgbImage, signal?: AbortSignal) {
       const grey = await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels);
-      if (!grey) return { faces: 0, largest: 0, centre: null };
+      if (!grey) return NO_FACE;
       signal?.throwIfAborted();
       return findGrey(grey, signal);
     },

@@ -151,7 +151,8 @@ export interface UprightLook {
   turn: ((signal?: AbortSignal) => Promise<FaceReading>) | null;
 }
 
-const NO_FACE: FaceReading = { faces: 0, largest: 0, centre: null };
+/** The reading of a picture in which no face was found (or that was not looked at). */
+export const NO_FACE: FaceReading = Object.freeze({ faces: 0, largest: 0, centre: null });
 
 /** Whether the finder turns the picture after this upright reading: it has turned looks and no face reached `searchBelow`. */
 export function turnsAfter(params: FaceFinderParams, upright: FaceReading): boolean {

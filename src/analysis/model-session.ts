@@ -102,7 +102,11 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
   const dir = join(modelsDir, DEFAULT_MODEL_NAME);
   const manifest = await readManifest(modelsDir);
   const modelPath = join(dir, manifest.file);
-  const session = await openSession(modelPath, manifest.sha256, manifest.input.name, manifest.output.name, threads);
+  // With a tile thread (where the sessions' threads leave a core unused), the artefact network is read once: its bytes
+  // are checked, loaded here and handed to the thread.
+  const spareCore = threads < availableParallelism();
+  const bytes = spareCore ? await readFile(modelPath).catch(() => undefined) : undefined;
+  const session = await openSession(modelPath, manifest.sha256, manifest.input.name, manifest.output.name, threads, bytes);
   const opened: OrtSession[] = [session];
   // A content model's session, checked as the artefact model's (sha256, names); a failure releases those already open.
   const openContent = async (spec: ContentModel | undefined): Promise<OrtSession | undefined> => {
@@ -127,26 +131,38 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
       throw err;
     }
   }
-  const tileThread = threads < availableParallelism() ? await openTileThread(modelPath, manifest) : undefined;
+  const spec = { inputName: manifest.input.name, outputName: manifest.output.name, tileSize: manifest.input.tileSize, options: sessionOptions(1) };
+  const tileThread = bytes ? ((await startTileThread(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), spec)) ?? undefined) : undefined;
   return { manifest, session, semantic, semantic2, faces, tileThread, version: `${manifest.name}@${manifest.version}`, modelPath };
 }
 
-/** The tile thread, given the network's bytes checked against the manifest here; none when they no longer match. */
-async function openTileThread(modelPath: string, manifest: ModelManifest): Promise<TileThread | undefined> {
-  const bytes = await readFile(modelPath).catch(() => null);
-  if (!bytes || createHash('sha256').update(bytes).digest('hex') !== manifest.sha256) return undefined;
-  const spec = { inputName: manifest.input.name, outputName: manifest.output.name, tileSize: manifest.input.tileSize };
-  return (await startTileThread(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), spec)) ?? undefined;
+/** How every session of the detector is run (the tile thread's too, with one intra-op thread). */
+export function sessionOptions(threads: number): OrtSession.SessionOptions {
+  return {
+    intraOpNumThreads: Math.max(1, threads),
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    executionProviders: ['cpu'],
+    // Waiting threads sleep instead of spinning: the face finder's thread (face-finder-thread.ts) shares the cores,
+    // and spinning took its cycles (test/bench/pixel-latency: 0.90 / 0.89 with 2 threads, no change with 1).
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  };
 }
 
-/** One ONNX file, checked against its manifest's sha256 and input/output names, with explicit thread counts. */
-async function openSession(modelPath: string, sha256: string, inputName: string, outputName: string, threads: number): Promise<OrtSession> {
-  try {
-    await stat(modelPath);
-  } catch {
-    throw new AnalysisError('result_unavailable', `The detector model file ${modelPath} is missing.`);
+/**
+ * One ONNX file, checked against its manifest's sha256 and input/output names, with explicit thread counts; from
+ * `bytes` when the caller has already read it (checked and loaded from those same bytes), else from the file.
+ */
+async function openSession(modelPath: string, sha256: string, inputName: string, outputName: string, threads: number, bytes?: Buffer): Promise<OrtSession> {
+  if (!bytes) {
+    try {
+      await stat(modelPath);
+    } catch {
+      throw new AnalysisError('result_unavailable', `The detector model file ${modelPath} is missing.`);
+    }
   }
-  const digest = await sha256File(modelPath);
+  const digest = bytes ? createHash('sha256').update(bytes).digest('hex') : await sha256File(modelPath);
   if (digest !== sha256) {
     throw new AnalysisError(
       'result_unavailable',
@@ -156,16 +172,8 @@ async function openSession(modelPath: string, sha256: string, inputName: string,
   let session: OrtSession;
   try {
     const ort = await import('onnxruntime-node');
-    session = await ort.InferenceSession.create(modelPath, {
-      intraOpNumThreads: Math.max(1, threads),
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      executionProviders: ['cpu'],
-      // Waiting threads sleep instead of spinning: the face finder's thread (face-finder-thread.ts) shares the cores,
-      // and spinning took its cycles (test/bench/pixel-latency: 0.90 / 0.89 with 2 threads, no change with 1).
-      extra: { session: { intra_op: { allow_spinning: '0' } } },
-    });
+    const options = sessionOptions(threads);
+    session = await (bytes ? ort.InferenceSession.create(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), options) : ort.InferenceSession.create(modelPath, options));
   } catch (err) {
     throw new AnalysisError('result_unavailable', `The detector model ${modelPath} cannot be loaded: ${(err as Error).message}`);
   }

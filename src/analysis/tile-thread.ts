@@ -7,6 +7,7 @@
 // tiles to the analysis thread: slower, the same scores.
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { InferenceSession } from 'onnxruntime-node';
 
 /** A batch for the thread: `count` normalised tiles, NCHW. */
 export interface TileRequest {
@@ -39,7 +40,8 @@ export class TileRunFailure extends Error {}
  */
 export async function startTileThread(
   bytes: Uint8Array,
-  spec: { inputName: string; outputName: string; tileSize: number },
+  /** The network's names and tile size, and the session options (model-session.ts sessionOptions; no arena is added). */
+  spec: { inputName: string; outputName: string; tileSize: number; options: InferenceSession.SessionOptions },
   /** The thread's entry (tests name one that cannot start, or one that never gets ready). */
   boot = BOOT,
   /** How long (ms) the thread may take to load the network before it is given up. */

@@ -1,25 +1,19 @@
 // The tile thread's body (tile-thread.ts), plain JavaScript so that the thread needs no TypeScript loader: its own
 // onnxruntime session of the artefact network, from the bytes the analysis process checked against the manifest, with
-// one intra-op thread and no arena kept between batches. Each message is a batch of tiles already normalised (the
-// analysis thread's loop makes them); the reply is the network's raw outputs, or the error in words (the messages'
-// shapes: TileRequest and TileReply in tile-thread.ts).
+// its session options (one intra-op thread) and no arena kept between batches. Each message is a batch of tiles
+// already normalised (the analysis thread's loop makes them); the reply is the network's raw outputs, or the error in
+// words (the messages' shapes: TileRequest and TileReply in tile-thread.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 
 const port = parentPort;
-const { bytes, inputName, outputName, tileSize } = workerData;
+const { bytes, inputName, outputName, tileSize, options } = workerData;
 const message = (err) => (err instanceof Error ? err.message : String(err));
 
 let session;
 try {
-  session = await ort.InferenceSession.create(bytes, {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    enableCpuMemArena: false,
-    extra: { session: { intra_op: { allow_spinning: '0' } } },
-  });
+  // the analysis process's session options (one intra-op thread), without an arena kept between batches
+  session = await ort.InferenceSession.create(bytes, { ...options, enableCpuMemArena: false });
   port.postMessage({ type: 'ready' });
 } catch (err) {
   port.postMessage({ type: 'error', id: null, message: message(err) });

@@ -227,6 +227,13 @@ describe('threshold groups', () => {
   });
 });
 
+/** A photo turned `degrees` as a camera held off level turns it, saved as a JPEG (q95), and that file decoded. */
+async function tiltedJpeg(photo: string, degrees: number, name: string) {
+  const t = await tilt(await decodeImageBuffer(readFileSync(photo), 'image/jpeg'), degrees);
+  const path = tmp.write(name, await sharp(t.data, { raw: { width: t.width, height: t.height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer());
+  return { path, tilted: await decodeImageBuffer(readFileSync(path), 'image/jpeg') };
+}
+
 describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped model)', () => {
   it('a genuine official portrait that the pixels score above the rest\'s highAi is read as a portrait: not called AI, and the verdict says why', async () => {
     const model = await getModel(MODELS_DIR, 1);
@@ -255,10 +262,7 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
   it('a genuine portrait taken with the camera 22 degrees off level, scored between the two highAi: the upright look misses its face, a turned look finds it, and it is read as a portrait, not called AI; the verdict says how the face was found', async () => {
     const model = await getModel(MODELS_DIR, 1);
     const { thresholds, portraits } = model.manifest;
-    const img = await decodeImageBuffer(readFileSync(OFFICIAL), 'image/jpeg');
-    const t = await tilt(img, 22);
-    const path = tmp.write('tilted-portrait.jpg', await sharp(t.data, { raw: { width: t.width, height: t.height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer());
-    const tilted = await decodeImageBuffer(readFileSync(path), 'image/jpeg');
+    const { path, tilted } = await tiltedJpeg(OFFICIAL, 22, 'tilted-portrait.jpg');
     expect((await model.faces!.lookUpright(tilted)).reading.largest).toBeLessThan(portraits!.minFace); // the upright look alone would miss it
     const r = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
     const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
@@ -276,10 +280,7 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
   it('a tilted selfie scored below the rest\'s highAi reads the same in either group: the turned looks are not made (about three upright looks of time saved), so no portrait note', async () => {
     const model = await getModel(MODELS_DIR, 1);
     const { thresholds, portraits } = model.manifest;
-    const img = await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg');
-    const t = await tilt(img, 20);
-    const path = tmp.write('tilted-selfie.jpg', await sharp(t.data, { raw: { width: t.width, height: t.height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer());
-    const tilted = await decodeImageBuffer(readFileSync(path), 'image/jpeg');
+    const { path, tilted } = await tiltedJpeg(SELFIE, 20, 'tilted-selfie.jpg');
     // every look would find its face (found turned: the picture is a portrait)
     expect(await model.faces!.find(tilted)).toMatchObject({ angle: -25 });
     const finder = model.faces!;

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AnalysisError, analyseFile } from '../../../src/analysis/index.js';
 import { gridOrigins, sampleIndices, scoreImage, scoreTiles } from '../../../src/analysis/ai-detection.js';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
-import { closeModel, getModel, type LoadedModel } from '../../../src/analysis/model-session.js';
+import { closeModel, getModel, type LoadedModel, sessionOptions } from '../../../src/analysis/model-session.js';
 import { startTileThread, type TileThread } from '../../../src/analysis/tile-thread.js';
 import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, tempDir } from './fixtures.js';
 
@@ -29,7 +29,7 @@ const heatOrigins = (m: LoadedModel, width: number, height: number): Array<[numb
   const grid = gridOrigins(width, height, m.manifest.input.tileSize, m.manifest.tiling.stride);
   return sampleIndices(grid.length, m.manifest.tiling.heatmapMaxTiles ?? m.manifest.tiling.maxTiles).map((i) => grid[i]);
 };
-const spec = (m: LoadedModel) => ({ inputName: m.manifest.input.name, outputName: m.manifest.output.name, tileSize: m.manifest.input.tileSize });
+const spec = (m: LoadedModel) => ({ inputName: m.manifest.input.name, outputName: m.manifest.output.name, tileSize: m.manifest.input.tileSize, options: sessionOptions(1) });
 
 describe.skipIf(!HAS_MODEL)('the tile thread', () => {
   it('with one ONNX thread the model has a tile thread, which scores some of the tiles: every score exactly as the analysis thread alone gives it', async () => {
