@@ -105,8 +105,9 @@ export async function scoreTiles(
   const { manifest, session } = model;
   const tile = manifest.input.tileSize;
   const ort = await import('onnxruntime-node');
-  // Each channel's normalised value of every byte, computed as the per-pixel expression would be: the same floats.
-  const [l0, l1, l2] = [0, 1, 2].map((c) => Float64Array.from({ length: 256 }, (_, v) => (v / 255 - manifest.input.mean[c]) / manifest.input.std[c]));
+  // Each channel's normalised value of every byte, computed as the per-pixel expression would be and rounded to float32
+  // as the input stores it: the same floats.
+  const [l0, l1, l2] = [0, 1, 2].map((c) => Float32Array.from({ length: 256 }, (_, v) => (v / 255 - manifest.input.mean[c]) / manifest.input.std[c]));
   const plane = tile * tile;
   const batch = manifest.input.batchDynamic ? BATCH : 1;
   const probs: Array<number | undefined> = new Array<number | undefined>(origins.length).fill(undefined);
@@ -120,22 +121,24 @@ export async function scoreTiles(
       throw err;
     });
   const inputOf = (b: number): Float32Array => {
-    const chunk = origins.slice(b, b + batch);
-    const input = new Float32Array(chunk.length * 3 * plane);
+    const n = Math.min(batch, origins.length - b);
+    const input = new Float32Array(n * 3 * plane);
     const W = img.width;
-    const src = img.data;
-    chunk.forEach(([ox, oy], t) => {
-      const base = t * 3 * plane;
+    const src: Uint8Array = img.data;
+    for (let t = 0; t < n; t++) {
+      const [ox, oy] = origins[b + t];
       for (let y = 0; y < tile; y++) {
         let s = ((oy + y) * W + ox) * 3;
-        let d = base + y * tile;
-        for (let x = 0; x < tile; x++, s += 3, d++) {
-          input[d] = l0[src[s]];
-          input[d + plane] = l1[src[s + 1]];
-          input[d + 2 * plane] = l2[src[s + 2]];
+        let d0 = t * 3 * plane + y * tile;
+        let d1 = d0 + plane;
+        let d2 = d1 + plane;
+        for (const end = d0 + tile; d0 < end; s += 3) {
+          input[d0++] = l0[src[s]];
+          input[d1++] = l1[src[s + 1]];
+          input[d2++] = l2[src[s + 2]];
         }
       }
-    });
+    }
     return input;
   };
   const count = (b: number) => Math.min(batch, origins.length - b);

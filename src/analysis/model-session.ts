@@ -10,7 +10,7 @@ import { AnalysisError } from './analysis-results.js';
 import type { FaceFinder, FaceFinderParams } from './face-finder.js';
 import { loadFaceFinderThread } from './face-finder-thread.js';
 import { type ContentModel, ModelManifest } from './model-manifest.js';
-import { startTileThread, type TileThread } from './tile-thread.js';
+import { lastingTileThread, startTileThread, type TileThread } from './tile-thread.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */
 export const DEFAULT_MODEL_NAME = 'veracity-detector';
@@ -132,7 +132,10 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
     }
   }
   const spec = { inputName: manifest.input.name, outputName: manifest.output.name, tileSize: manifest.input.tileSize, options: sessionOptions(1) };
-  const tileThread = bytes ? ((await startTileThread(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), spec)) ?? undefined) : undefined;
+  const startThread = () => startTileThread(new Uint8Array(bytes!.buffer, bytes!.byteOffset, bytes!.length), spec);
+  // a thread that cannot start here gives none; one that starts and later dies is started afresh (lastingTileThread)
+  const first = bytes ? await startThread() : null;
+  const tileThread = first ? lastingTileThread(first, startThread) : undefined;
   return { manifest, session, semantic, semantic2, faces, tileThread, version: `${manifest.name}@${manifest.version}`, modelPath };
 }
 

@@ -4,7 +4,8 @@
 // between the two: the analysis thread takes batches when it is free (it runs the content models first), the thread
 // from the start (ai-detection.ts scoreTiles). Same network file, same inputs, one batch at a time: the same scores
 // (onnxruntime gives each tile the same output in any batch; tested). A thread that cannot start, or dies, leaves the
-// tiles to the analysis thread: slower, the same scores.
+// tiles to the analysis thread: slower, the same scores. One that dies is started afresh for the files after it
+// (lastingTileThread), a few times at most in the life of the analysis process.
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { InferenceSession } from 'onnxruntime-node';
@@ -26,6 +27,68 @@ export interface TileThread {
   /** The network's raw outputs for `count` normalised tiles (NCHW); the input is handed over (detached). */
   run(input: Float32Array, count: number): Promise<Float32Array>;
   close(): void;
+  /** Why the thread takes no more batches (it died, or was closed); null while it does. */
+  gone?(): string | null;
+}
+
+/** How many times a tile thread that died is started afresh in the life of an analysis process. */
+export const TILE_THREAD_RESTARTS = 3;
+
+/** A tile thread that is started afresh after it dies (lastingTileThread). */
+export interface LastingTileThread extends TileThread {
+  /** Resolves once no fresh thread is being started (tests). */
+  settled(): Promise<void>;
+  /** How many fresh threads have been asked for so far. */
+  restarts(): number;
+}
+
+/**
+ * `first`, and after it dies (a crash, memory, a network that stopped loading), a fresh thread from `start`: asked for
+ * as soon as a batch finds the thread gone (the batch in flight when it died, or the next one), and used once it is
+ * ready; meanwhile, as for a thread that died, the analysis thread scores the tiles (the batch is refused with
+ * TileThreadGone). At most `restarts` fresh threads, so
+ * that a thread that dies at every batch costs a few loads of the network, not one per file. close() ends it for good.
+ */
+export function lastingTileThread(first: TileThread, start: () => Promise<TileThread | null>, restarts = TILE_THREAD_RESTARTS): LastingTileThread {
+  let current: TileThread | null = first;
+  let starting: Promise<void> | null = null;
+  let asked = 0;
+  let closed = false;
+  const restartOnce = () => {
+    if (closed || starting || asked >= restarts) return;
+    asked++;
+    starting = start()
+      .catch(() => null)
+      .then((fresh) => {
+        starting = null;
+        if (closed) fresh?.close();
+        else current = fresh;
+      });
+  };
+  return {
+    run(input, count) {
+      if (closed) return Promise.reject(new TileThreadGone('the tile thread is closed'));
+      const why = current ? (current.gone?.() ?? null) : 'could not be started again';
+      if (why === null) {
+        // a thread that dies with this batch in flight: a fresh one is asked for at once
+        return current!.run(input, count).catch((err: unknown) => {
+          if (err instanceof TileThreadGone) restartOnce();
+          throw err;
+        });
+      }
+      restartOnce();
+      return Promise.reject(new TileThreadGone(`the tile thread ${why}${starting ? ' (a fresh one is starting)' : ''}`));
+    },
+    close() {
+      closed = true;
+      current?.close();
+    },
+    gone: () => (closed ? 'is closed' : null),
+    settled: async () => {
+      while (starting) await starting;
+    },
+    restarts: () => asked,
+  };
 }
 
 /** The thread is gone (it died, or was closed): its batch is to be run by the analysis thread. */
@@ -107,5 +170,6 @@ export async function startTileThread(
       if (pending.size === 0) void worker.terminate();
       else closing = true;
     },
+    gone: () => gone,
   };
 }

@@ -10,7 +10,7 @@ import { AnalysisError, analyseFile } from '../../../src/analysis/index.js';
 import { gridOrigins, sampleIndices, scoreImage, scoreTiles } from '../../../src/analysis/ai-detection.js';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
 import { closeModel, getModel, type LoadedModel, sessionOptions } from '../../../src/analysis/model-session.js';
-import { startTileThread, type TileThread } from '../../../src/analysis/tile-thread.js';
+import { TILE_THREAD_RESTARTS, lastingTileThread, startTileThread, type TileThread } from '../../../src/analysis/tile-thread.js';
 import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, tempDir } from './fixtures.js';
 
 const tmp = tempDir();
@@ -73,6 +73,41 @@ describe.skipIf(!HAS_MODEL)('the tile thread', () => {
     // the next one found the thread gone, was run here, and this thread took the rest
     expect(runs).toBe(2);
     await expect(thread!.run(new Float32Array(3 * 192 * 192), 1)).rejects.toThrow(/the tile thread is closed/);
+  });
+
+  it('a tile thread that dies is started afresh for the files after it, a few times at most; every score as the analysis thread alone gives it', async () => {
+    const m = await getModel(MODELS_DIR, 1);
+    const img = await decodeImageBuffer(readFileSync(tmp.write('big3.jpg', await makeJpeg(2400, 1800))), 'image/jpeg');
+    const origins = heatOrigins(m, img.width, img.height);
+    const expected = await scoreTiles(alone(m), img, origins);
+    const bytes = new Uint8Array(readFileSync(MODEL_FILE));
+    // a thread that gets ready and then dies at its first batch (as a crash or an out-of-memory end would take it)
+    const dies = tmp.write('dying-worker.mjs', "import { parentPort } from 'node:worker_threads';\nparentPort.postMessage({ type: 'ready' });\nparentPort.on('message', () => process.exit(3));\n");
+    let freshBatches = 0;
+    const fresh = async (): Promise<TileThread | null> => {
+      const t = await startTileThread(bytes, spec(m));
+      return t && { run: (input, count) => (freshBatches++, t.run(input, count)), close: () => t.close(), gone: () => t.gone!() };
+    };
+    const lasting = lastingTileThread((await startTileThread(bytes, spec(m), dies))!, fresh);
+    // the file during which it dies: its batches are scored here, and a fresh thread is asked for at once
+    expect(await scoreTiles({ ...m, tileThread: lasting }, img, origins)).toEqual(expected);
+    expect(lasting.restarts()).toBe(1);
+    await lasting.settled();
+    // the next file: the fresh thread takes batches again
+    expect(await scoreTiles({ ...m, tileThread: lasting }, img, origins)).toEqual(expected);
+    expect(freshBatches).toBeGreaterThan(0);
+    expect(lasting.restarts()).toBe(1);
+    lasting.close();
+    await expect(lasting.run(new Float32Array(3 * 192 * 192), 1)).rejects.toThrow(/the tile thread is closed/);
+
+    // a thread that dies at every batch is started afresh TILE_THREAD_RESTARTS times, then no more: the tiles stay here
+    const alwaysDying = lastingTileThread((await startTileThread(bytes, spec(m), dies))!, () => startTileThread(bytes, spec(m), dies));
+    for (let i = 0; i < TILE_THREAD_RESTARTS + 2; i++) {
+      expect(await scoreTiles({ ...m, tileThread: alwaysDying }, img, origins)).toEqual(expected);
+      await alwaysDying.settled();
+    }
+    expect(alwaysDying.restarts()).toBe(TILE_THREAD_RESTARTS);
+    alwaysDying.close();
   });
 
   it('a thread that cannot start, a network that does not load in it, or a thread that never gets ready gives no tile thread; the analysis goes on', async () => {
