@@ -120,8 +120,9 @@ export async function scoreTiles(
       failed = true;
       throw err;
     });
+  const count = (b: number) => Math.min(batch, origins.length - b);
   const inputOf = (b: number): Float32Array => {
-    const n = Math.min(batch, origins.length - b);
+    const n = count(b);
     const input = new Float32Array(n * 3 * plane);
     const W = img.width;
     const src: Uint8Array = img.data;
@@ -141,7 +142,6 @@ export async function scoreTiles(
     }
     return input;
   };
-  const count = (b: number) => Math.min(batch, origins.length - b);
   const runHere = async (b: number): Promise<Float32Array> => {
     const tensor = new ort.Tensor('float32', inputOf(b), [count(b), 3, tile, tile]);
     try {

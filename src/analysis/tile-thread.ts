@@ -46,8 +46,8 @@ export interface LastingTileThread extends TileThread {
  * `first`, and after it dies (a crash, memory, a network that stopped loading), a fresh thread from `start`: asked for
  * as soon as a batch finds the thread gone (the batch in flight when it died, or the next one), and used once it is
  * ready; meanwhile, as for a thread that died, the analysis thread scores the tiles (the batch is refused with
- * TileThreadGone). At most `restarts` fresh threads, so
- * that a thread that dies at every batch costs a few loads of the network, not one per file. close() ends it for good.
+ * TileThreadGone). At most `restarts` fresh threads, so that a thread that dies at every batch costs a few loads of
+ * the network, not one per file. close() ends it for good.
  */
 export function lastingTileThread(first: TileThread, start: () => Promise<TileThread | null>, restarts = TILE_THREAD_RESTARTS): LastingTileThread {
   let current: TileThread | null = first;
