@@ -570,3 +570,25 @@ git checkout ../veracity-detector ../../test/eval/results/capture-verdicts-origi
 #     (the last pixel-verdicts line is 1.5.1's baseline: run it with 1.5.1 installed, i.e. before this step's ship_v11)
 $PY scorepack.py pack --semantic kd3-sem7 --out scorepack/1.6.0.tar.xz
 (cd ../.. && npx tsx test/eval/pixel-verdicts.ts)   # modern/ through the product with 1.6.0: test/eval/results/pixel-verdicts.json
+# 34. Twenty-seventh session: muset-ai/awesome-nano-banana-pro withdrawn (its history begins with jamez-bondos'
+#     commits: a fork of a forbidden gallery; data/sources.py FORBIDDEN_REPOS). It was a validation source from Data 2.0
+#     to 1.6.0, never trained on; steps 1-33 above ran with it, so a rerun of them now lists 40 validation files fewer.
+#     1.6.1 = 1.6.0's three networks, the fusion refitted and the thresholds set by rule C2 without it: withdraw.py drops
+#     its rows from every score file (after scorepack.py unpack of 1.6.0's pack) and every evaluation cache.
+(cd semantic && export VERACITY_MAIN="$(cd .. && pwd)" SEM_CACHE=semantic_b9 SEM_SPLIT=block_9_add \
+  && $PY withdraw.py \
+  && $PY fuse.py kd3-sem7 f31-kd3-w --features all3 --sem2 inc-m10 --val21 --valpt --fit-on val_tx \
+  && $PY val21.py paired f28-kd3 f31-kd3-w && git checkout results/val21-paired.txt && $PY results.py f31-kd3-w \
+  && C2="--sem kd3-sem7 --sem2 inc-m10 --fused f31-kd3-w --version 1.6.1 --keep-semantic --keep-semantic2 --guard --pixels-decide --val21 --valpt --valtilt --portraits results/face-tags-search8.json" \
+  && SEM_MODEL=inception_v3 $PY ship_v11.py $C2 \
+  && (cd ../../.. && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measureodd211 --out odd211-kd3w) \
+  && SEM_MODEL=inception_v3 $PY ship_v11.py $C2 --odd-real ../../../test/eval/results/pixel-verdicts-odd211-kd3w.json)
+$PY scorepack.py pack --semantic kd3-sem7 --out scorepack/1.6.1.tar.xz
+# ... then 1.6.1 through the product (test/eval/results/*-v161.json, pixel-verdicts.json, capture-verdicts-originals.json),
+#     and the decision flips under JPEG q70 and a half-size copy (pixel-flips.ts; the list is scorepack 1.6.1's val_raw)
+(cd ../.. && npx tsx test/eval/pixel-verdicts.ts \
+  && npx tsx test/eval/capture-verdicts.ts --only originals --cache /tmp/cv161.json \
+  && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/measure26 --out data26-measure-v161 \
+  && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources '^forthtemple__imagegallery__held$' --out data27-grok-held-v161 \
+  && npx tsx test/eval/pixel-flips.ts --out modern-v161 \
+  && npx tsx test/eval/pixel-flips.ts --list test/eval/flips-val-raw.tsv --out val-raw-v161)

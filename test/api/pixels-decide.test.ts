@@ -40,7 +40,7 @@ describe.skipIf(!HAS_DATASETS)('POST /v1/assess: the pixels decide (real model, 
       const v = by.get(name)!;
       expect(v.assessment, name).toBe('ai_generated');
       expect(v.confidence, name).toBe('medium');
-      // the share the manifest's calibration states (1.6.0: 2 %, its bar raised by rule C2; 1.5.1: 3 %)
+      // the share the manifest's calibration states (1.6.0 and 1.6.1: 2 %, the bar raised by rule C2; 1.5.1: 3 %)
       const share = Math.round(manifest.calibration.realAtHighAi * 100);
       expect(share).toBeLessThanOrEqual(3);
       expect(v.display.description, name).toMatch(new RegExp(`pixel detector's AI score is \\d+%, a level that ${share}% of real photos reached in its validation`));

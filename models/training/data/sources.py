@@ -31,6 +31,11 @@ FORBIDDEN_REPOS = {
     # Data 2.6 search (2026-11-28): git submodules that include JimmyLv/awesome-nano-banana; only its top-level tree
     # was listed, nothing of it was opened
     'abdshomad/awesome-nano-banana-index',
+    # withdrawn in the twenty-seventh session (2026-11-30): its history begins with jamez-bondos' own commits
+    # (JamezBondos, 2025-04-13, "first commit"): a fork of awesome-gpt4o-images whose cases were later replaced by Nano
+    # Banana Pro ones. It was a validation source from Data 2.0 to 1.6.0 (40 files in val_raw / val_tx, 10 in valtilt;
+    # never trained on); 1.6.1's fusion and thresholds are fitted without it (semantic/withdraw.py)
+    'muset-ai/awesome-nano-banana-pro',
 }
 
 IMG = r'\.(jpe?g|png|webp)$'
@@ -247,14 +252,6 @@ CAM = r'\.(jpe?g|heic|heif)$'
 
 SOURCES += [
     # ---------------- AI ----------------
-    dict(name='muset-ai__awesome-nano-banana-pro', repo='muset-ai/awesome-nano-banana-pro', cls='ai',
-         licence='CC BY 4.0 (README; LICENSE NOTICE lets a case override it)',
-         include=r'^cases/\d+/([^/]*ou?tput[^/]*|case)\.(png|jpe?g|webp)$', generator='Nano Banana Pro',
-         history=False, how='PNG / WebP / JPEG outputs as posted (X, Reddit, Nano-Banana Studio); inputs excluded',
-         split='val',
-         trust='gallery of Nano Banana Pro cases, each naming its post; files are named output* / case (the result) '
-               'or input* (excluded); HEAD only: the cases were all re-added in 2025-11 when the gallery was turned '
-               'from a GPT-4o one into a Nano Banana Pro one, and the GPT-4o-era history is not read'),
     dict(name='Kwai-Kolors__Kolors', repo='Kwai-Kolors/Kolors', cls='ai', licence='Apache-2.0',
          include=r'(_kolors[^/]*|_sdxl[^/]*|_mj_cw_result|_result)\.(png|jpe?g)$|^controlnet/outputs/(Canny|Depth|Pose)'
                  r'_[^/]+\.jpg$|^imgs/zl8\.png$', exclude=r'_condition\.|_masked\.|_mask\.',

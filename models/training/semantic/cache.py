@@ -178,7 +178,9 @@ def do_eval(args):
             fs.append(feats(model, [xs[-1]]))
             keep.append(j)
         extra = dict(x=np.stack(xs)) if args.save_inputs else {}
-        np.savez(out + '.tmp.npz', f=np.concatenate(fs), row=np.array(keep, np.int32), **extra)
+        # each entry's path and source beside its position, so that rows can be matched after a source is withdrawn
+        np.savez(out + '.tmp.npz', f=np.concatenate(fs), row=np.array(keep, np.int32), path=np.array([rows[j][2] for j in keep]),
+                 source=np.array([rows[j][1] for j in keep]), **extra)
         os.replace(out + '.tmp.npz', out)
         print(name, len(keep), 'of', len(rows), 'files %.0f s' % (time.time() - t0), flush=True)
 

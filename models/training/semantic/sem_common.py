@@ -74,6 +74,17 @@ def shipped_rows(name):
     return json.load(open(os.path.join(SHIPPED_RUN, 'scores-%s.json' % name)))['rows']
 
 
+def cache_rows(name, d):
+    """The shipped run's row of each entry of an evaluation cache d (cache.py's <set>.npz), as (entry index, row):
+    matched by path (withdraw.py adds it to caches made before it); an entry whose row is gone (a withdrawn source) is
+    left out."""
+    rows = shipped_rows(name)
+    if 'path' not in d:
+        raise ValueError('%s: an evaluation cache without paths; run withdraw.py first' % name)
+    by = {r['path']: r for r in rows}
+    return [(k, by[str(p)]) for k, p in enumerate(d['path']) if str(p) in by]
+
+
 def eval_files(name):
     """[(label, source, relpath, abspath)] of the shipped model's score file for that set, in its order."""
     return [(r['label'], r['source'], r['path'], os.path.normpath(os.path.join(MAIN, r['path']))) for r in shipped_rows(name)]

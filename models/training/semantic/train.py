@@ -95,10 +95,9 @@ def score_sets(model, start, run_dir, steps, ckpt='ckpt.pt', sets=None):
             continue
         d = np.load(p)
         z = logits(model, precompute(start, d['f']))
-        rows_in = S.shipped_rows(name)
         rows = []
-        for j, lg in zip(d['row'], z):
-            r = rows_in[j]
+        for k, r in S.cache_rows(name, d):
+            lg = z[k]
             rows.append(dict(label=r['label'], source=r['source'], path=r['path'], tiles=[float(1 / (1 + np.exp(-lg)))],
                              grid=1, size=r.get('size'), logit=float(lg)))
         json.dump(dict(step=steps, ckpt=ckpt, set=name, tile=S.SIZE, stride=None, heat=1, rows=rows),

@@ -42,9 +42,8 @@ def main():
     for name in a.sets.split(','):
         d = np.load(os.path.join(S.CACHE, name + '.npz'))
         z = full_logits(m, d['x'], a.flip)
-        rows_in = S.shipped_rows(name)
-        rows = [dict(label=rows_in[j]['label'], source=rows_in[j]['source'], path=rows_in[j]['path'],
-                     tiles=[float(1 / (1 + np.exp(-lg)))], grid=1, logit=float(lg)) for j, lg in zip(d['row'], z)]
+        rows = [dict(label=r['label'], source=r['source'], path=r['path'], tiles=[float(1 / (1 + np.exp(-z[k])))], grid=1,
+                     logit=float(z[k])) for k, r in S.cache_rows(name, d)]
         out = os.path.join(run_dir, 'scores-%s%s.json' % (name, a.tag))
         json.dump(dict(step=None, ckpt='ckpt.pt', set=name, tile=S.SIZE, stride=None, heat=1, flip=a.flip, rows=rows),
                   open(out, 'w'))
