@@ -3,19 +3,54 @@
 // catalogue half and a held-out half, crops/resizes/re-saves of held-out originals with their EXIF kept, and AI
 // images from ../shared/datasets/modern/ai carrying a real photo's copied tags.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { createCaptureReader, readCapture, type Catalogue, type CaptureInput, type CaptureReport } from '../../src/analysis/capture/index.js';
 import { readJpegStructure } from '../../src/analysis/capture/jpeg-structure.js';
 import { standardIjg, usedTables } from '../../src/analysis/capture/quant-tables.js';
 import { readHeifHeader } from '../../src/analysis/image-headers.js';
+import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { buildCatalogue, isOriginal, readBlob, splitHalves, walkCorpora, type CorpusFile } from '../tools/build-quant-tables.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const DATASETS = resolve(REPO, '..', 'shared', 'datasets');
 // awesome-gpt4o-images is a forbidden source for this project: its folder is never read.
 export const FORBIDDEN_AI_DIRS = new Set(['gptimage_cases']);
+
+/** The pixel checks that take a reading out of the score's hands, whatever the model. */
+export const PIXEL_CHECKS = ['pixels.thermal', 'pixels.line_art', 'pixels.document', 'pixels.not_photographic'];
+/** The pixel checks among a result's findings, named without their `pixels.` prefix. */
+export const pixelChecksOf = (findings: ReadonlyArray<{ code: string }>) => findings.filter((x) => PIXEL_CHECKS.includes(x.code)).map((x) => x.code.slice('pixels.'.length));
+
+export type ImageMedia = 'image/png' | 'image/jpeg' | 'image/heic' | 'image/heif';
+/** The file's kind from its first bytes, as the product decides it (never from the name: some sources' JPEGs are
+ *  named .png); null for what the product does not analyse as an image here (e.g. WebP), which is then left out. */
+export function imageMediaOf(bytes: Buffer): ImageMedia | null {
+  const m = sniff(bytes.subarray(0, SNIFF_BYTES))?.mediaType;
+  return m === 'image/png' || m === 'image/jpeg' || m === 'image/heic' || m === 'image/heif' ? m : null;
+}
+
+export interface LabelledFile {
+  label: 'ai' | 'real';
+  source: string;
+  path: string;
+}
+/** The pictures of a folder laid out as <ai|real>/<source>/<files> (modern/'s layout), sources matching `sources`,
+ *  AI sources in `skipAi` left out; a class folder may be missing. */
+export function labelledFiles(root: string, sources: RegExp = /./, skipAi: ReadonlySet<string> = new Set()): LabelledFile[] {
+  const out: LabelledFile[] = [];
+  for (const label of ['ai', 'real'] as const) {
+    if (!existsSync(join(root, label))) continue;
+    for (const source of readdirSync(join(root, label)).sort()) {
+      if (!sources.test(source) || (label === 'ai' && skipAi.has(source))) continue;
+      for (const f of readdirSync(join(root, label, source)).sort()) {
+        if (/\.(png|jpe?g|heic|heif)$/i.test(f)) out.push({ label, source, path: join(root, label, source, f) });
+      }
+    }
+  }
+  return out;
+}
 
 export type Reader = (i: CaptureInput) => Promise<CaptureReport>;
 

@@ -11,14 +11,13 @@
 // The list is label<TAB>source<TAB>path (relative to models/training, as the training scripts write it). Writes
 // test/eval/results/pixel-flips-<out>.json: per variant and class the shares called, the flips against the file as is,
 // the verdicts that changed, and every row.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import sharp from 'sharp';
 import { analyseFile, closeAnalysis } from '../../src/analysis/index.js';
-import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { getModel } from '../../src/analysis/model-session.js';
-import { arg, DATASETS, FORBIDDEN_AI_DIRS, REPO } from './capture-sets.js';
+import { arg, DATASETS, FORBIDDEN_AI_DIRS, imageMediaOf, type ImageMedia, labelledFiles, type LabelledFile, pixelChecksOf, REPO } from './capture-sets.js';
 
 const MODELS = join(REPO, 'models');
 const LIST = arg('--list', '');
@@ -28,7 +27,7 @@ if (!/^[a-z0-9-]+$/.test(OUT)) throw new Error('--out: a short name of lower-cas
 
 const VARIANTS = ['as is', 'JPEG q70', 'half size'] as const;
 type Variant = (typeof VARIANTS)[number];
-type Media = 'image/png' | 'image/jpeg' | 'image/heic' | 'image/heif';
+type Media = ImageMedia;
 interface Row {
   label: 'ai' | 'real';
   source: string;
@@ -41,10 +40,9 @@ interface Row {
   portrait: boolean;
   checks: string[];
 }
-const CHECKS = ['pixels.thermal', 'pixels.line_art', 'pixels.document', 'pixels.not_photographic'];
 
-function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> {
-  let out: Array<{ label: 'ai' | 'real'; source: string; path: string }> = [];
+function files(): LabelledFile[] {
+  let out: LabelledFile[] = [];
   if (LIST) {
     const base = join(REPO, 'models', 'training');
     for (const line of readFileSync(resolve(REPO, LIST), 'utf8').split('\n')) {
@@ -54,26 +52,13 @@ function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> 
       out.push({ label, source, path: resolve(base, path) });
     }
   } else {
-    const modern = join(DATASETS, 'modern');
-    for (const label of ['ai', 'real'] as const) {
-      for (const source of readdirSync(join(modern, label)).sort()) {
-        if (label === 'ai' && FORBIDDEN_AI_DIRS.has(source)) continue; // a forbidden source's folder is never read
-        for (const f of readdirSync(join(modern, label, source)).sort()) {
-          if (/\.(png|jpe?g|heic|heif)$/i.test(f)) out.push({ label, source, path: join(modern, label, source, f) });
-        }
-      }
-    }
+    out = labelledFiles(join(DATASETS, 'modern'), /./, FORBIDDEN_AI_DIRS); // a forbidden source's folder is never read
   }
   if (LIMIT) out = out.filter((_, i) => i % Math.ceil(out.length / LIMIT) === 0);
   const missing = out.filter((f) => !existsSync(f.path));
   if (missing.length) throw new Error(`${missing.length} files missing, e.g. ${missing[0].path} (restore the data first)`);
   return out;
 }
-
-const mediaOf = (bytes: Buffer): Media | null => {
-  const m = sniff(bytes.subarray(0, SNIFF_BYTES))?.mediaType;
-  return m === 'image/png' || m === 'image/jpeg' || m === 'image/heic' || m === 'image/heif' ? m : null;
-};
 
 /** The file's copies: its pixels as the product decodes them (orientation applied), re-saved. null where sharp here cannot decode it. */
 async function copies(bytes: Buffer, dir: string): Promise<Array<[Variant, string, Media]> | null> {
@@ -140,7 +125,7 @@ async function main() {
     for (const f of list) {
       const name = relative(REPO, f.path);
       const bytes = readFileSync(f.path);
-      const media = mediaOf(bytes);
+      const media = imageMediaOf(bytes);
       const made = media && (await copies(bytes, tmp));
       if (!media || !made) {
         skipped.push(name); // not a kind the product accepts, or not decodable here (the copies need sharp's decoder)
@@ -165,7 +150,7 @@ async function main() {
           score: ai?.score ?? null,
           pixelsAi: ai?.assessment === 'likely_ai' && ai.confidence === 'high',
           portrait: r.findings.some((x) => x.code === 'pixels.portrait'),
-          checks: r.findings.filter((x) => CHECKS.includes(x.code)).map((x) => x.code.slice('pixels.'.length)),
+          checks: pixelChecksOf(r.findings),
         });
       }
       if ((rows.length / 3) % 50 === 0) console.log(rows.length / 3, 'of', list.length, 'files', Math.round((Date.now() - started) / 1000), 's');

@@ -7,14 +7,13 @@
 //   nice -n 10 npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources REGEX --out NAME [--limit N]
 // Writes test/eval/results/pixel-verdicts.json: per variant and class, the share of files called ai_generated /
 // authentic / inconclusive / manipulated, how many the photo guard took for non-photographs, and per source.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { analyseFile, closeAnalysis } from '../../src/analysis/index.js';
-import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { getModel } from '../../src/analysis/model-session.js';
-import { arg, DATASETS, REPO } from './capture-sets.js';
+import { arg, DATASETS, imageMediaOf, labelledFiles, pixelChecksOf, REPO } from './capture-sets.js';
 
 const LIMIT = Number(arg('--limit', '0'));
 const MODELS = join(REPO, 'models');
@@ -42,25 +41,10 @@ interface Row {
   checks: string[];
 }
 
-const CHECKS = ['pixels.thermal', 'pixels.line_art', 'pixels.document', 'pixels.not_photographic'];
-
-function files(): Array<{ label: 'ai' | 'real'; source: string; path: string }> {
-  const out: Array<{ label: 'ai' | 'real'; source: string; path: string }> = [];
-  for (const label of ['ai', 'real'] as const) {
-    if (!existsSync(join(MODERN, label))) continue; // a measuring set of one class (e.g. Data 2.6's AI files)
-    for (const source of readdirSync(join(MODERN, label)).sort()) {
-      if (!SOURCES.test(source)) continue;
-      for (const f of readdirSync(join(MODERN, label, source)).sort()) {
-        if (/\.(png|jpe?g|heic|heif)$/i.test(f)) out.push({ label, source, path: join(MODERN, label, source, f) });
-      }
-    }
-  }
+function files() {
+  const out = labelledFiles(MODERN, SOURCES);
   return LIMIT ? out.filter((_, i) => i % Math.ceil(out.length / LIMIT) === 0) : out;
 }
-
-/** The file's kind from its first bytes, as the product decides it (never from the name: some sources' JPEGs are
- *  named .png); null for what the product does not accept (e.g. a WebP named .jpg), which is then left out. */
-const mediaOf = (bytes: Buffer) => sniff(bytes.subarray(0, SNIFF_BYTES))?.mediaType ?? null;
 
 function summary(rows: Row[]) {
   const share = (rs: Row[], pred: (r: Row) => boolean) => (rs.length ? Math.round((rs.filter(pred).length / rs.length) * 10000) / 10000 : null);
@@ -98,8 +82,8 @@ async function main() {
   try {
     for (const f of files()) {
       const bytes = readFileSync(f.path);
-      const media = mediaOf(bytes);
-      if (media !== 'image/png' && media !== 'image/jpeg' && media !== 'image/heic' && media !== 'image/heif') {
+      const media = imageMediaOf(bytes);
+      if (!media) {
         skipped.push(f.path.slice(MODERN.length + 1));
         continue;
       }
@@ -134,7 +118,7 @@ async function main() {
           guard: r.findings.some((x) => x.code === 'pixels.not_photographic'),
           portrait: r.findings.some((x) => x.code === 'pixels.portrait'),
           framed: r.findings.some((x) => x.code === 'pixels.ffhq_framing'),
-          checks: r.findings.filter((x) => CHECKS.includes(x.code)).map((x) => x.code.slice('pixels.'.length)),
+          checks: pixelChecksOf(r.findings),
         });
       }
       if (rows.length % 50 === 0) console.log(rows.length, 'analyses');
