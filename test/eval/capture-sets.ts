@@ -11,6 +11,7 @@ import { readJpegStructure } from '../../src/analysis/capture/jpeg-structure.js'
 import { standardIjg, usedTables } from '../../src/analysis/capture/quant-tables.js';
 import { readHeifHeader } from '../../src/analysis/image-headers.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
+import { analyseFile, type FileAnalysis } from '../../src/analysis/index.js';
 import { buildCatalogue, isOriginal, readBlob, splitHalves, walkCorpora, type CorpusFile } from '../tools/build-quant-tables.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -29,6 +30,16 @@ export type ImageMedia = 'image/png' | 'image/jpeg' | 'image/heic' | 'image/heif
 export function imageMediaOf(bytes: Buffer): ImageMedia | null {
   const m = sniff(bytes.subarray(0, SNIFF_BYTES))?.mediaType;
   return m === 'image/png' || m === 'image/jpeg' || m === 'image/heic' || m === 'image/heif' ? m : null;
+}
+
+/** analyseFile's result for one file, or the code of the error it refuses the file with (a result too: the API answers
+ *  such a file with that error). */
+export async function analyseOrError(path: string, media: ImageMedia, modelsDir: string): Promise<{ result: FileAnalysis } | { error: string; message: string }> {
+  try {
+    return { result: await analyseFile(path, media, { modelsDir }) };
+  } catch (e) {
+    return { error: (e as { code?: string }).code ?? 'error', message: (e as Error).message };
+  }
 }
 
 export interface LabelledFile {

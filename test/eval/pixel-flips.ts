@@ -1,7 +1,7 @@
 // Issue #21's "decision flips under JPEG q70 and 50 % resize", measured through the REAL pipeline (analyseFile with the
 // shipped model, its face check, pixel guards and fusion): each file as is, then its pixels (EXIF orientation applied,
-// alpha dropped, metadata gone) saved as JPEG q70, and brought to half its width and height (cubic) saved as lossless
-// PNG. A flip is a file whose pixel decision changes between its copy and the file as is; the pixel decision is the
+// alpha dropped, metadata gone) saved as JPEG q70, and brought to half its width and height (sharp's cubic resize)
+// saved as lossless PNG. A flip is a file whose pixel decision changes between its copy and the file as is; the pixel decision is the
 // ai_detection dimension's "likely AI, high confidence" (the score at or above its threshold group's highAi, no pixel
 // check taking the reading out of the score's hands): what lets the pixels call a file ai_generated.
 // Run by hand (the files must be on this machine):
@@ -15,9 +15,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import sharp from 'sharp';
-import { analyseFile, closeAnalysis } from '../../src/analysis/index.js';
+import { closeAnalysis } from '../../src/analysis/index.js';
 import { getModel } from '../../src/analysis/model-session.js';
-import { arg, DATASETS, FORBIDDEN_AI_DIRS, imageMediaOf, type ImageMedia, labelledFiles, type LabelledFile, pixelChecksOf, REPO } from './capture-sets.js';
+import { analyseOrError, arg, DATASETS, FORBIDDEN_AI_DIRS, imageMediaOf, type ImageMedia, labelledFiles, type LabelledFile, pixelChecksOf, REPO } from './capture-sets.js';
 
 const MODELS = join(REPO, 'models');
 const LIST = arg('--list', '');
@@ -60,11 +60,15 @@ function files(): LabelledFile[] {
   return out;
 }
 
-/** The file's copies: its pixels as the product decodes them (orientation applied), re-saved. null where sharp here cannot decode it. */
+/** The file's copies: its pixels as the product decodes them (orientation applied), re-saved; the half-size copy is
+ *  sharp's resize of the file (which shrinks a JPEG while decoding it, then resizes cubic). null where sharp here
+ *  cannot decode it. */
 async function copies(bytes: Buffer, dir: string): Promise<Array<[Variant, string, Media]> | null> {
   try {
     const pixels = sharp(bytes).rotate().removeAlpha();
-    const { width, height } = await pixels.clone().toBuffer({ resolveWithObject: true }).then((r) => r.info);
+    // the upright size from the header (orientations 5-8 swap the sides), not from a decode of its own
+    const meta = await sharp(bytes).metadata();
+    const [width, height] = (meta.orientation ?? 1) >= 5 ? [meta.height!, meta.width!] : [meta.width!, meta.height!];
     const q70 = join(dir, 'q70.jpg');
     const half = join(dir, 'half.png');
     writeFileSync(q70, await pixels.clone().jpeg({ quality: 70 }).toBuffer());
@@ -132,14 +136,12 @@ async function main() {
         continue;
       }
       for (const [variant, path, m] of [['as is', f.path, media] as [Variant, string, Media], ...made]) {
-        let r: Awaited<ReturnType<typeof analyseFile>>;
-        try {
-          r = await analyseFile(path, m, { modelsDir: MODELS });
-        } catch (e) {
-          const code = (e as { code?: string }).code ?? 'error';
-          rows.push({ label: f.label, source: f.source, file: name, variant, verdict: `error:${code}`, score: null, pixelsAi: false, portrait: false, checks: [] });
+        const a = await analyseOrError(path, m, MODELS);
+        if ('error' in a) {
+          rows.push({ label: f.label, source: f.source, file: name, variant, verdict: `error:${a.error}`, score: null, pixelsAi: false, portrait: false, checks: [] });
           continue;
         }
+        const r = a.result;
         const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
         rows.push({
           label: f.label,
@@ -167,7 +169,7 @@ async function main() {
     set: LIST || 'modern/',
     note:
       'flips: the share of files whose pixel decision (ai_detection likely_ai/high: the score at or above its group\'s highAi, no pixel check taking the reading) ' +
-      'differs between the copy and the file as is; the copies are the decoded pixels (orientation applied, metadata gone) as JPEG q70 and at half size (cubic) as PNG',
+      'differs between the copy and the file as is; the copies are the decoded pixels (orientation applied, metadata gone) as JPEG q70 and at half size as PNG (sharp\'s cubic resize, which shrinks a JPEG while decoding it first)',
     skipped,
     summary: summary(rows),
     rows,

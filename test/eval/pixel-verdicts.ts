@@ -11,9 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { analyseFile, closeAnalysis } from '../../src/analysis/index.js';
+import { closeAnalysis } from '../../src/analysis/index.js';
 import { getModel } from '../../src/analysis/model-session.js';
-import { arg, DATASETS, imageMediaOf, labelledFiles, pixelChecksOf, REPO } from './capture-sets.js';
+import { analyseOrError, arg, DATASETS, imageMediaOf, type ImageMedia, labelledFiles, pixelChecksOf, REPO } from './capture-sets.js';
 
 const LIMIT = Number(arg('--limit', '0'));
 const MODELS = join(REPO, 'models');
@@ -94,19 +94,17 @@ async function main() {
       } catch {
         reencoded = false; // sharp here cannot decode HEIC: that file is measured as is only
       }
-      const variants: Array<readonly [Variant, string, 'image/png' | 'image/jpeg' | 'image/heic' | 'image/heif']> = [['as is', f.path, media]];
+      const variants: Array<readonly [Variant, string, ImageMedia]> = [['as is', f.path, media]];
       if (reencoded) variants.push(['JPEG q90', q90, 'image/jpeg']);
       for (const [variant, path, media] of variants) {
-        let r: Awaited<ReturnType<typeof analyseFile>>;
-        try {
-          r = await analyseFile(path, media, { modelsDir: MODELS });
-        } catch (e) {
-          // a file the product refuses to analyse is a result too (the API answers it with an error): kept, named
-          const code = (e as { code?: string }).code ?? 'error';
-          console.log('analysis failed:', f.path, variant, code, (e as Error).message);
-          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${code}`, score: null, guard: false, portrait: false, framed: false, checks: [] });
+        const a = await analyseOrError(path, media, MODELS);
+        if ('error' in a) {
+          // a file the product refuses to analyse is a result too: kept, named
+          console.log('analysis failed:', f.path, variant, a.error, a.message);
+          rows.push({ label: f.label, source: f.source, file: f.path.slice(MODERN.length + 1), variant, verdict: `error:${a.error}`, score: null, guard: false, portrait: false, framed: false, checks: [] });
           continue;
         }
+        const r = a.result;
         const ai = r.verdict.dimensions.find((d) => d.key === 'ai_detection');
         rows.push({
           label: f.label,

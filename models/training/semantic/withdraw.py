@@ -22,19 +22,25 @@ TRAINING = os.path.join(HERE, '..')
 WITHDRAWN = ['muset-ai/awesome-nano-banana-pro']
 
 
+NAMES = {r.replace('/', '__') for r in WITHDRAWN}
+
+
+def withdrawn(source, path):
+    """Whether a row or cache entry is a withdrawn source's: a row names its source ('v1/<name>'); derived sets
+    (valtilt's turned copies) keep it while their path changes."""
+    return str(source).split('/')[-1] in NAMES or any('/%s/' % n in str(path) for n in NAMES)
+
+
 def main():
     assert all(r in FORBIDDEN_REPOS for r in WITHDRAWN)
-    names = {r.replace('/', '__') for r in WITHDRAWN}
-    # a row names its source ('v1/<name>'); derived sets (valtilt's turned copies) keep it while their path changes
-    gone = lambda row: row.get('source', '').split('/')[-1] in names or any('/%s/' % n in row['path'] for n in names)  # noqa: E731
-    caches(names)
+    caches()
     files = sorted(glob.glob(os.path.join(TRAINING, 'runs', '*', 'scores-*.json'))
                    + glob.glob(os.path.join(TRAINING, '.cache', 'guard', 'features-*.json')))
     total = 0
     for p in files:
         d = json.load(open(p))
         rows = d['rows'] if isinstance(d, dict) else d
-        kept = [r for r in rows if not gone(r)]
+        kept = [r for r in rows if not withdrawn(r.get('source', ''), r['path'])]
         if len(kept) == len(rows):
             continue
         if isinstance(d, dict):
@@ -47,12 +53,11 @@ def main():
     print('rows removed:', total)
 
 
-def caches(names):
+def caches():
     """The evaluation caches (.cache/<model>/<set>.npz, sem_common.CACHE's layout): each entry's path added where it
     is missing, from the shipped run's rows in scorepack 1.6.0 (the order the cache was made in), then the entries of
-    withdrawn sources dropped."""
-    old = {}
-    pack = os.path.join(TRAINING, 'scorepack', '1.6.0.tar.xz')
+    withdrawn sources dropped. A cache with paths and nothing to drop is left as it is."""
+    old = None
     for p in sorted(glob.glob(os.path.join(TRAINING, '.cache', '*', '*.npz'))):
         name = os.path.basename(p)[:-4]
         if name.startswith('train_') or name.endswith('.tmp'):
@@ -62,17 +67,18 @@ def caches(names):
             continue
         n = len(d['row'])
         if 'path' not in d:
+            if old is None:
+                with tarfile.open(os.path.join(TRAINING, 'scorepack', '1.6.0.tar.xz')) as t:
+                    old = {m.name[len('runs/v1-ft-data2/scores-'):-len('.json')]: json.load(t.extractfile(m))['rows']
+                           for m in t.getmembers() if m.name.startswith('runs/v1-ft-data2/scores-')}
             if name not in old:
-                with tarfile.open(pack) as t:
-                    m = 'runs/v1-ft-data2/scores-%s.json' % name
-                    old[name] = json.load(t.extractfile(m))['rows'] if m in t.getnames() else None
-            if old[name] is None:
                 print('%-60s no recorded order: left as is' % os.path.relpath(p, TRAINING))
                 continue
             d['path'] = np.array([old[name][j]['path'] for j in d['row']])
             d['source'] = np.array([old[name][j]['source'] for j in d['row']])
-        keep = np.array([str(s).split('/')[-1] not in names and not any('/%s/' % x in str(q) for x in names)
-                         for s, q in zip(d.get('source', [''] * n), d['path'])])
+        elif not any(withdrawn(s, q) for s, q in zip(d.get('source', [''] * n), d['path'])):
+            continue
+        keep = np.array([not withdrawn(s, q) for s, q in zip(d.get('source', [''] * n), d['path'])])
         d = {k: (v[keep] if getattr(v, 'shape', ()) and len(v) == n else v) for k, v in d.items()}
         np.savez(p[:-4] + '.tmp.npz', **d)
         os.replace(p[:-4] + '.tmp.npz', p)
