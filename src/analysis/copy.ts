@@ -454,7 +454,9 @@ export function aggregationCopy(m: ModelManifest, kind: FileKind): string {
   const base =
     `${m.input.tileSize}px tiles at native resolution every ${m.tiling.stride}px (at most ${m.tiling.maxTiles}, evenly sampled), ` +
     `image score = mean of the ${m.aggregation.k} highest tile probabilities` +
-    ((m.tiling.heatmapMaxTiles ?? 0) > m.tiling.maxTiles ? `; the heatmap shows up to ${m.tiling.heatmapMaxTiles} tiles, sampled the same way` : '') +
+    ((m.tiling.heatmapMaxTiles ?? 0) > m.tiling.maxTiles
+      ? `; the heatmap shows up to ${m.tiling.heatmapMaxTiles} tiles, sampled the same way`
+      : '; the heatmap shows those same tiles, and any other tile of a part of the picture is scored on request') +
     (m.semantic ? `; the file score also weighs the whole picture's content (${contentModelsCopy(m.semantic, m.semantic2)}), so it is not the heatmap's tile scores alone` : '');
   return kind === 'pdf' ? `${base}; document score = the highest image or scanned-page score` : base;
 }

@@ -6,7 +6,7 @@
 // model scores low (the face finder's upright look alone runs, the usual case for a genuine photo without a face) and
 // twelve generated pictures in one that it scores high (above the rest's highAi: every turned look runs too, started
 // from the score's floor; the worst case). Then each stage alone, for where the time goes.
-// BENCH_BASELINE_REPO=DIR (a checkout of an earlier commit, e.g. `git worktree add`) times that code too, round by
+// BENCH_BASELINE_REPO=DIR (a checkout of an earlier commit, e.g. `git worktree add`) times that code and model too, round by
 // round interleaved with this one, so that the ratio is measured in one machine state.
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ type Analysis = { analyseFile: (p: string, m: 'image/jpeg', o: { modelsDir: stri
 const here = await import('../../src/analysis/index.js');
 const baseRepo = process.env.BENCH_BASELINE_REPO;
 const base: Analysis | null = baseRepo ? await import(path.join(path.resolve(baseRepo), 'src/analysis/index.ts')) : null;
+const baseModels = baseRepo ? path.join(path.resolve(baseRepo), 'models') : MODELS;
 const file = (await jpegs12mp(1))[0];
 const mosaic = await aiMosaic12mp();
 const ROUNDS = 7;
@@ -27,13 +28,14 @@ const endToEnd: Record<string, Record<string, unknown>> = {};
 for (const [name, picture] of cases) {
   endToEnd[name] = {};
   for (const threads of [2, 1]) {
-    const sides: Array<[string, Analysis]> = [['current', here as Analysis], ...(base ? ([['baseline', base]] as Array<[string, Analysis]>) : [])];
-    for (const [, m] of sides) await m.analyseFile(picture, 'image/jpeg', { modelsDir: MODELS, threads }); // warm-up: the model loaded
+    // each side with its own checkout's model (its manifest can differ: 1.6.2 scores fewer tiles than 1.6.1)
+    const sides: Array<[string, Analysis, string]> = [['current', here as Analysis, MODELS], ...(base ? ([['baseline', base, baseModels]] as Array<[string, Analysis, string]>) : [])];
+    for (const [, m, modelsDir] of sides) await m.analyseFile(picture, 'image/jpeg', { modelsDir, threads }); // warm-up: the model loaded
     const times: Record<string, number[]> = Object.fromEntries(sides.map(([k]) => [k, []]));
     for (let i = 0; i < ROUNDS; i++) {
-      for (const [k, m] of sides) {
+      for (const [k, m, modelsDir] of sides) {
         const t0 = performance.now();
-        await m.analyseFile(picture, 'image/jpeg', { modelsDir: MODELS, threads });
+        await m.analyseFile(picture, 'image/jpeg', { modelsDir, threads });
         times[k].push(performance.now() - t0);
       }
     }

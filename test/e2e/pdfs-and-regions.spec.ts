@@ -82,7 +82,7 @@ test('PDFs: permissions-only encryption is assessed, a password-locked PDF is no
 
 test('viewer on a large photo: reason, score and pixel size beside it; zoomed in, every tile of the part shown gets scored, once', async ({ appPage: page, core }) => {
   test.skip(!core.modelPresent, 'the heatmap needs the detector model');
-  // 2400 x 1600: 24 x 15 = 360 tiles; the analysis scores 32 for the file's score and 64 for the heatmap.
+  // 2400 x 1600: 24 x 15 = 360 tiles; the analysis scores 32, for the file's score and the heatmap (64 for the heatmap before 1.6.2).
   const W = 2400;
   const H = 1600;
   await page.getByLabel(/Case name for loose files/).fill('Large photo case');

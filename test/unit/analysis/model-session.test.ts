@@ -188,6 +188,14 @@ describe('manifest semantic2: a second content model beside semantic, fused as a
     expect(aggregationCopy(both, 'image')).toMatch(/also weighs the whole picture's content \(two more models read it resized to 224x224 and 299x299\), so it is not/);
   });
 
+  it('the aggregation copy says which tiles the heatmap shows: a denser sample, or those behind the score', () => {
+    const denser = ModelManifest.parse(manifest({ tiling: { stride: 64, maxTiles: 32, heatmapMaxTiles: 64 } }));
+    expect(aggregationCopy(denser, 'image')).toMatch(/at most 32, evenly sampled.*; the heatmap shows up to 64 tiles, sampled the same way/);
+    const same = ModelManifest.parse(manifest({ tiling: { stride: 64, maxTiles: 32 } }));
+    expect(aggregationCopy(same, 'image')).toMatch(/at most 32, evenly sampled.*; the heatmap shows those same tiles, and any other tile of a part of the picture is scored on request/);
+    expect(aggregationCopy(same, 'image')).not.toMatch(/up to \d+ tiles/);
+  });
+
   it('a semantic2 model is sha256-checked and loaded, run after semantic and fused as the third feature (semantic.onnx standing in for it)', async () => {
     const shipped = join(REPO, 'models', 'veracity-detector');
     const real = JSON.parse(readFileSync(join(shipped, 'manifest.json'), 'utf8')) as ModelManifest;
