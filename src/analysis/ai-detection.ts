@@ -28,6 +28,8 @@ export interface ImageScore {
 
 /** Tiles scored per ONNX run when the model accepts a batch dimension. */
 const BATCH = 8;
+/** The first batch's size: at least the aggregation's k of any shipped manifest (3), so that it alone gives a floor. */
+const FIRST_BATCH = 4;
 
 /** Indices of an even sample of n grid tiles down to max: floor(i*n/max), i = 0..max-1 (all of them when n <= max). */
 export function sampleIndices(n: number, max: number): number[] {
@@ -98,7 +100,8 @@ export async function scoreTiles(
   signal?: AbortSignal,
   /** Told after each batch, with the probabilities known so far (in `origins`' order; undefined where not yet known). */
   onBatch?: (probs: ReadonlyArray<number | undefined>) => void,
-  beforeHere?: () => Promise<void>,
+  /** Told how to read the probabilities known so far (as onBatch is given them), for a reading before its own batches. */
+  beforeHere?: (known: () => ReadonlyArray<number | undefined>) => Promise<void>,
   /** Asked before the tile thread takes each batch: false leaves the rest to this thread (the spare core has other work). */
   threadMayTake: () => boolean = () => true,
 ): Promise<number[]> {
@@ -111,7 +114,11 @@ export async function scoreTiles(
   const plane = tile * tile;
   const batch = manifest.input.batchDynamic ? BATCH : 1;
   const probs: Array<number | undefined> = new Array<number | undefined>(origins.length).fill(undefined);
-  const starts = Array.from({ length: Math.ceil(origins.length / batch) }, (_, i) => i * batch);
+  // The first batch is small (FIRST_BATCH): the tile thread takes it at once, and its scores give the analysis a floor
+  // under the file's score (scoreImage's onBatch) while this thread still runs the content models. A tile's score
+  // does not depend on the batch it is run in (checked: bit-identical at 1, 2, 4 and 8).
+  const first = Math.min(batch, FIRST_BATCH);
+  const starts = origins.length <= first ? [0] : [0, ...Array.from({ length: Math.ceil((origins.length - first) / batch) }, (_, i) => first + i * batch)];
   let next = 0;
   let failed = false; // once a batch fails, no other is started
   const take = (): number | null => (!failed && next < starts.length ? starts[next++] : null);
@@ -120,7 +127,7 @@ export async function scoreTiles(
       failed = true;
       throw err;
     });
-  const count = (b: number) => Math.min(batch, origins.length - b);
+  const count = (b: number) => Math.min(b === 0 ? first : batch, origins.length - b);
   const inputOf = (b: number): Float32Array => {
     const n = count(b);
     const input = new Float32Array(n * 3 * plane);
@@ -163,7 +170,7 @@ export async function scoreTiles(
     onBatch?.(probs);
   };
   const here = async () => {
-    await beforeHere?.();
+    await beforeHere?.(() => probs);
     for (let b = take(); b !== null; b = take()) {
       signal?.throwIfAborted();
       keep(b, await runHere(b));
@@ -229,12 +236,18 @@ export async function scoreImage(
   let semantic2Logit: number | undefined;
   const fused = manifest.semantic && manifest.fusion && model.semantic ? manifest.fusion : null;
   let contentDone = false;
-  const contentModels = async () => {
+  const contentModels = async (known: () => ReadonlyArray<number | undefined>) => {
     if (fused) {
       semanticLogit = await semanticLogitOf(model, img, signal);
       if (manifest.semantic2 && model.semantic2) semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
     }
     contentDone = true;
+    // the floor from the tiles the tile thread scored meanwhile, before this thread's other work holds it: one turn of
+    // the event loop first, to hear a batch the tile thread finished while the content models held this thread
+    if (onBatch) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      onBatch(known());
+    }
     await hooks.alsoHere?.();
   };
   const scoreOf = (artefact: number) => (fused ? fuseScores(fused, { semantic: semanticLogit!, semantic2: semantic2Logit, artefact }) : artefact);
