@@ -592,3 +592,21 @@ $PY scorepack.py pack --semantic kd3-sem7 --out scorepack/1.6.1.tar.xz
   && npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources '^forthtemple__imagegallery__held$' --out data27-grok-held-v161 \
   && npx tsx test/eval/pixel-flips.ts --out modern-v161 \
   && npx tsx test/eval/pixel-flips.ts --list test/eval/flips-val-raw.tsv --out val-raw-v161)
+# 35. Twenty-eighth session: 1.6.2 = 1.6.1 with the heatmap made of the 32 tiles behind the score (issue 21's 1-s
+#     target; MODEL_CARD "1.6.2"): the manifest's tiling loses heatmapMaxTiles (64), its version and aggregation text
+#     change, nothing else; ship_v11.py keeps a manifest's tiling, so later ships keep this one.
+$PY - <<'PY'
+import json
+p = '../veracity-detector/manifest.json'
+m = json.load(open(p))
+m['version'] = '1.6.2'
+m['tiling'].pop('heatmapMaxTiles', None)
+m['aggregation']['description'] = (
+    'Tiles of 192x192 at native resolution with origins (i*96, j*96) fully inside the image, row-major; when the grid '
+    'has N > 32 tiles, the tiles at indices floor(i*N/32), i = 0..31, make the file score. File score = mean of the 3 highest '
+    'tile probabilities (all of them when fewer). Images under 192px on a side are padded by reflection to one tile. The heatmap '
+    'shows these same tiles (from 1.6.2; before, up to 64 sampled the same way); every other tile of a part of the picture is '
+    'scored on request (POST .../regions), without changing the file score.')
+open(p, 'w').write(json.dumps(m, indent=2, ensure_ascii=False) + '\n')
+PY
+(cd ../.. && npm run bench -- pixel-latency)   # with BENCH_BASELINE_REPO=<a 1.6.1 checkout> for the comparison
