@@ -39,7 +39,9 @@ export function writeTable() {
     const vs = (row) => (row.baseline ? ` (baseline ${row.baseline.medianMs} ms: **ratio ${row.ratio}**)` : '');
     const s = Object.entries(pl.figures.stagesMs).map(([k, v]) => `${k} ${v}`).join(', ');
     const cases = Object.entries(pl.figures.endToEnd).map(
-      ([k, e]) => `${k}: 2 threads **${e.threads2.current.medianMs} ms**${vs(e.threads2)}; 1 thread ${e.threads1.current.medianMs} ms${vs(e.threads1)}`,
+      ([k, e]) =>
+        `${k}: 2 threads **${e.threads2.current.medianMs} ms**${vs(e.threads2)}; 1 thread ${e.threads1.current.medianMs} ms${vs(e.threads1)}` +
+        (e.threads1.current.cpuMedianMs ? `, CPU ${e.threads1.current.cpuMedianMs} ms${e.threads1.baseline?.cpuMedianMs ? ` (baseline ${e.threads1.baseline.cpuMedianMs} ms)` : ''}` : ''),
     );
     rows.push([
       `Pixel verdict, one 12-MP JPEG end to end (${pl.figures.model})`,
