@@ -3,12 +3,11 @@
 // scores nothing), leaves the verdict and GET .../regions as the analysis made them, and refuses a bad rectangle with
 // the spec's ApiError naming the field, storing nothing. Over real HTTP; on SQLite and, with VERACITY_TEST_BACKEND=pg,
 // on PostgreSQL. Its OpenAPI description is checked with the others' (openapi-and-responses.test.ts).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { FileRegions, JobResult, RegionTiles } from '../../src/api/schemas.js';
 import { REGION_TILES_MAX } from '../../src/api/limits.js';
+import { readManifest } from '../../src/analysis/model-session.js';
 import { MODELS_DIR, photoRgb } from '../unit/analysis/fixtures.js';
 import { assessOverHttp, expectError, sql, startCore, startListening, type TestCore } from './helpers.js';
 
@@ -18,8 +17,6 @@ import { assessOverHttp, expectError, sql, startCore, startListening, type TestC
  */
 const W = 2400;
 const H = 1600;
-const { tiling } = JSON.parse(readFileSync(join(MODELS_DIR, 'veracity-detector', 'manifest.json'), 'utf8')) as { tiling: { maxTiles: number; heatmapMaxTiles?: number } };
-const HEAT = tiling.heatmapMaxTiles ?? tiling.maxTiles;
 
 async function largePhoto(): Promise<Buffer> {
   return sharp(await photoRgb(W, H), { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
@@ -38,7 +35,8 @@ describe('POST /v1/jobs/{jobId}/files/{fileId}/regions (real model, real HTTP)',
     const regionsUrl = `${base}/v1/jobs/${job.jobId}/files/${result.file.id}/regions`;
     const analysed = FileRegions.parse(await (await fetch(regionsUrl, { headers: auth })).json());
     const grid = analysed.grids[0];
-    expect({ width: grid.width, height: grid.height, tiles: grid.tiles.length }).toEqual({ width: W, height: H, tiles: HEAT });
+    const { tiling } = await readManifest(MODELS_DIR);
+    expect({ width: grid.width, height: grid.height, tiles: grid.tiles.length }).toEqual({ width: W, height: H, tiles: tiling.heatmapMaxTiles ?? tiling.maxTiles });
 
     const post = (body: unknown, headers: Record<string, string> = auth) =>
       fetch(regionsUrl, { method: 'POST', body: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } });
