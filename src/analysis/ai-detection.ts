@@ -9,7 +9,7 @@ import type { LoadedModel } from './model-session.js';
 import { MAX_PIXELS, RESIZE_TIMEOUT_S, type RgbImage } from './decode-image.js';
 import type { ContentBranch, FusionFeatureName, ModelManifest } from './model-manifest.js';
 import { AnalysisError } from './analysis-results.js';
-import { TileRunFailure, TileThreadGone } from './tile-thread.js';
+import { CLAIMED_HERE, CLAIMED_THERE, TileBatchTakenBack, TileRunFailure, TileThreadGone } from './tile-thread.js';
 import { gridOrigins } from '../api/tile-grid.js';
 
 export { gridOrigins };
@@ -30,6 +30,8 @@ export interface ImageScore {
 const BATCH = 8;
 /** The first batch's size: at least the aggregation's k of any shipped manifest (3), so that it alone gives a floor. */
 const FIRST_BATCH = 4;
+/** Batches the tile thread may be handed ahead of time (scoreTiles). */
+export const THREAD_QUEUE = 3;
 
 /** Indices of an even sample of n grid tiles down to max: floor(i*n/max), i = 0..max-1 (all of them when n <= max). */
 export function sampleIndices(n: number, max: number): number[] {
@@ -119,9 +121,23 @@ export async function scoreTiles(
   // does not depend on the batch it is run in (checked: bit-identical at 1, 2, 4 and 8).
   const first = Math.min(batch, FIRST_BATCH);
   const starts = origins.length <= first ? [0] : [0, ...Array.from({ length: Math.ceil((origins.length - first) / batch) }, (_, i) => first + i * batch)];
+  const helper = model.tileThread;
+  // Who runs each batch handed to the tile thread (tile-thread.ts TileClaim). The thread is handed up to THREAD_QUEUE
+  // batches ahead: this thread cannot hand it the next one while onnxruntime or the pixel checks hold it, and the
+  // tile thread would otherwise wait idle meanwhile. A batch it has not begun when this thread runs out of its own is
+  // taken back and run here, so that neither thread waits for the other's queue at the end.
+  const claims = helper ? new Int32Array(new SharedArrayBuffer(4 * starts.length)) : null;
+  const handedOver: number[] = [];
   let next = 0;
   let failed = false; // once a batch fails, no other is started
-  const take = (): number | null => (!failed && next < starts.length ? starts[next++] : null);
+  const take = (): number | null => (!failed && next < starts.length ? next++ : null);
+  /** A batch handed to the thread that it has not begun (the last handed first), now this thread's; null if none. */
+  const takeBack = (): number | null => {
+    for (let k = handedOver.length - 1; k >= 0 && !failed; k--) {
+      if (Atomics.compareExchange(claims!, handedOver[k], 0, CLAIMED_HERE) === 0) return handedOver.splice(k, 1)[0];
+    }
+    return null;
+  };
   const stopOnFailure = (work: Promise<void>) =>
     work.catch((err: unknown) => {
       failed = true;
@@ -168,29 +184,41 @@ export async function scoreTiles(
       probs[b + i] = Math.min(1, Math.max(0, p));
     });
     onBatch?.(probs);
+    // the spare core is wanted elsewhere now (threadMayTake): what the thread has not begun comes back here
+    if (claims && !threadMayTake()) for (let i = takeBack(); i !== null; i = takeBack()) takenBack.push(i);
   };
+  /** Batches taken back from the thread when the spare core was wanted elsewhere: this thread runs them first. */
+  const takenBack: number[] = [];
+  const mine = (): number | null => (failed ? null : (takenBack.shift() ?? take() ?? (claims && takeBack())));
   const here = async () => {
     await beforeHere?.(() => probs);
-    for (let b = take(); b !== null; b = take()) {
+    for (let i = mine(); i !== null; i = mine()) {
       signal?.throwIfAborted();
-      keep(b, await runHere(b));
+      keep(starts[i], await runHere(starts[i]));
     }
   };
-  const helper = model.tileThread;
-  // the thread's batches; one it cannot run because it is gone is run here, and this thread takes the rest
-  const there = async () => {
-    for (let b = threadMayTake() ? take() : null; b !== null; b = threadMayTake() ? take() : null) {
+  // the thread's batches; one it cannot run because it is gone is run here (unless this thread took it back), and this
+  // thread takes the rest
+  const feed = async () => {
+    for (let i = threadMayTake() ? take() : null; i !== null; i = threadMayTake() ? take() : null) {
       signal?.throwIfAborted();
+      const b = starts[i];
+      handedOver.push(i);
+      let out: Float32Array;
       try {
-        keep(b, await helper!.run(inputOf(b), count(b)));
+        out = await helper!.run(inputOf(b), count(b), { claims: claims!, index: i });
       } catch (err) {
+        if (err instanceof TileBatchTakenBack) continue; // run here
         if (err instanceof TileRunFailure) throw new AnalysisError('result_unavailable', `the detector model failed to run: ${err.message}`);
         if (!(err instanceof TileThreadGone)) throw err;
-        keep(b, await runHere(b));
+        if (Atomics.compareExchange(claims!, i, 0, CLAIMED_HERE) !== CLAIMED_HERE) keep(b, await runHere(b));
         return;
       }
+      // (a thread that ran it without its claim, and this thread took it back meanwhile: kept there, not twice)
+      if (Atomics.compareExchange(claims!, i, 0, CLAIMED_THERE) !== CLAIMED_HERE) keep(b, out);
     }
   };
+  const there = () => Promise.all(Array.from({ length: THREAD_QUEUE }, feed)).then(() => undefined);
   // both settle before a failure is thrown, so that no batch is left running
   const settled = await Promise.allSettled(helper ? [stopOnFailure(here()), stopOnFailure(there())] : [here()]);
   for (const r of settled) if (r.status === 'rejected') throw r.reason;
@@ -209,6 +237,12 @@ export interface ScoreHooks {
   threadMayTake?: () => boolean;
   /** Other work for this thread, done after the content models and before its share of the tiles (the tile thread scores meanwhile). */
   alsoHere?: () => Promise<void> | void;
+  /**
+   * Told, once the first content model has run (the second one, about twice its time, still to run), a guess at the
+   * file's score: the fusion with the second content model's feature taken as the first's and the artefact feature at
+   * its mean. No bound, only a hint for work worth starting early (it depends on the picture alone, never on timing).
+   */
+  onFirstGuess?: (guess: number) => void;
 }
 
 export async function scoreImage(
@@ -239,6 +273,7 @@ export async function scoreImage(
   const contentModels = async (known: () => ReadonlyArray<number | undefined>) => {
     if (fused) {
       semanticLogit = await semanticLogitOf(model, img, signal);
+      if (hooks.onFirstGuess) hooks.onFirstGuess(firstGuess(fused, semanticLogit));
       if (manifest.semantic2 && model.semantic2) semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
     }
     contentDone = true;
@@ -328,6 +363,12 @@ export async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?
     throw new AnalysisError('result_unavailable', `the ${branch} model returned no finite score`);
   }
   return out[0];
+}
+
+/** ScoreHooks.onFirstGuess's guess: the fusion with semantic2 taken as `semantic` (same scale) and the artefact at its mean. */
+export function firstGuess(fusion: NonNullable<ModelManifest['fusion']>, semantic: number): number {
+  const z = fusion.features.reduce((s, f) => s + (f.weight * ((f.name === 'artefact' ? f.mean : semantic) - f.mean)) / f.std, fusion.bias);
+  return sigmoid(z);
 }
 
 /**

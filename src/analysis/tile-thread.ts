@@ -10,22 +10,42 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { InferenceSession } from 'onnxruntime-node';
 
-/** A batch for the thread: `count` normalised tiles, NCHW. */
+/** A batch for the thread: `count` normalised tiles, NCHW; with a claim slot where the batch may be taken back (TileClaim). */
 export interface TileRequest {
   id: number;
   input: Float32Array;
   count: number;
+  claim?: TileClaim;
 }
+
+/**
+ * Who runs a batch handed to the thread ahead of time: `claims[index]` is 0 while nobody has begun it, and is set (by
+ * compare-and-swap, Atomics) to CLAIMED_THERE by the thread as it begins it or to CLAIMED_HERE by the analysis thread
+ * taking it back. The thread skips a batch taken back (TileBatchTakenBack), so each batch runs exactly once.
+ */
+export interface TileClaim {
+  claims: Int32Array;
+  index: number;
+}
+export const CLAIMED_THERE = 1;
+export const CLAIMED_HERE = 2;
 /** The thread's answer: ready (its network loaded), a batch's raw outputs, or an error in words (id null: at loading). */
-export type TileReply = { type: 'ready' } | { type: 'result'; id: number; out: Float32Array } | { type: 'error'; id: number | null; message: string };
+export type TileReply =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; out: Float32Array }
+  | { type: 'taken_back'; id: number }
+  | { type: 'error'; id: number | null; message: string };
 
 const BOOT = fileURLToPath(new URL('./tile-worker.mjs', import.meta.url));
 /** A thread that has not loaded the network by then is given up: the analysis thread does the tiles. */
 const READY_TIMEOUT_MS = 60_000;
 
 export interface TileThread {
-  /** The network's raw outputs for `count` normalised tiles (NCHW); the input is handed over (detached). */
-  run(input: Float32Array, count: number): Promise<Float32Array>;
+  /**
+   * The network's raw outputs for `count` normalised tiles (NCHW); the input is handed over (detached). With a claim, the
+   * batch is skipped (rejected with TileBatchTakenBack) if the analysis thread took it back before the thread began it.
+   */
+  run(input: Float32Array, count: number, claim?: TileClaim): Promise<Float32Array>;
   close(): void;
   /** Why the thread takes no more batches (it died, or was closed); null while it does. */
   gone?(): string | null;
@@ -66,12 +86,12 @@ export function lastingTileThread(first: TileThread, start: () => Promise<TileTh
       });
   };
   return {
-    run(input, count) {
+    run(input, count, claim) {
       if (closed) return Promise.reject(new TileThreadGone('the tile thread is closed'));
       const why = current ? (current.gone?.() ?? null) : 'could not be started again';
       if (why === null) {
         // a thread that dies with this batch in flight: a fresh one is asked for at once
-        return current!.run(input, count).catch((err: unknown) => {
+        return current!.run(input, count, claim).catch((err: unknown) => {
           if (err instanceof TileThreadGone) restartOnce();
           throw err;
         });
@@ -93,6 +113,9 @@ export function lastingTileThread(first: TileThread, start: () => Promise<TileTh
 
 /** The thread is gone (it died, or was closed): its batch is to be run by the analysis thread. */
 export class TileThreadGone extends Error {}
+
+/** The analysis thread took the batch back before the tile thread began it (TileClaim): it is run there. */
+export class TileBatchTakenBack extends Error {}
 
 /** The network failed in the thread, in onnxruntime's words. */
 export class TileRunFailure extends Error {}
@@ -144,6 +167,7 @@ export async function startTileThread(
         if (closing) void worker.terminate(); // closed while this batch ran: its thread goes now
       }
       if (m.type === 'result') p.resolve(m.out);
+      else if (m.type === 'taken_back') p.reject(new TileBatchTakenBack('the batch was taken back'));
       else p.reject(new TileRunFailure(m.message));
     });
     worker.on('error', (err) => fail(`failed: ${err.message}`));
@@ -154,13 +178,13 @@ export async function startTileThread(
     return null;
   }
   return {
-    run(input, count) {
+    run(input, count, claim) {
       if (gone) return Promise.reject(new TileThreadGone(`the tile thread ${gone}`));
       const id = ++nextId;
       return new Promise<Float32Array>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.ref();
-        worker.postMessage({ id, input, count } satisfies TileRequest, [input.buffer as ArrayBuffer]);
+        worker.postMessage({ id, input, count, ...(claim ? { claim } : {}) } satisfies TileRequest, [input.buffer as ArrayBuffer]);
       });
     },
     close() {

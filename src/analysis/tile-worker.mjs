@@ -21,6 +21,11 @@ try {
 }
 port.on('message', (req) => {
   const fail = (err) => port.postMessage({ type: 'error', id: req.id, message: message(err) });
+  // a batch handed over ahead of time that the analysis thread took back meanwhile (tile-thread.ts TileClaim): skipped
+  if (req.claim && Atomics.compareExchange(req.claim.claims, req.claim.index, 0, 1) !== 0) {
+    port.postMessage({ type: 'taken_back', id: req.id });
+    return;
+  }
   let running;
   try {
     running = session.run({ [inputName]: new ort.Tensor('float32', req.input, [req.count, 3, tileSize, tileSize]) });

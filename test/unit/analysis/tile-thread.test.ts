@@ -7,10 +7,18 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalysisError, analyseFile } from '../../../src/analysis/index.js';
-import { gridOrigins, sampleIndices, scoreImage, scoreTiles } from '../../../src/analysis/ai-detection.js';
+import { THREAD_QUEUE, gridOrigins, sampleIndices, scoreImage, scoreTiles } from '../../../src/analysis/ai-detection.js';
 import { decodeImageBuffer } from '../../../src/analysis/decode-image.js';
 import { closeModel, getModel, type LoadedModel, sessionOptions } from '../../../src/analysis/model-session.js';
-import { TILE_THREAD_RESTARTS, lastingTileThread, startTileThread, type TileThread } from '../../../src/analysis/tile-thread.js';
+import {
+  CLAIMED_HERE,
+  TILE_THREAD_RESTARTS,
+  TileBatchTakenBack,
+  lastingTileThread,
+  startTileThread,
+  type TileClaim,
+  type TileThread,
+} from '../../../src/analysis/tile-thread.js';
 import { HAS_MODEL, MODELS_DIR, REPO, makeJpeg, tempDir } from './fixtures.js';
 
 const tmp = tempDir();
@@ -51,6 +59,39 @@ describe.skipIf(!HAS_MODEL)('the tile thread', () => {
     expect(await scoreImage(m, portrait, { kind: 'image' })).toEqual(await scoreImage(alone(m), portrait, { kind: 'image' }));
   });
 
+  it('batches handed to the thread ahead of time that it has not begun are taken back by the analysis thread when it runs out of its own: each batch is run once, every score as the analysis thread alone gives it', async () => {
+    const m = await getModel(MODELS_DIR, 1);
+    const img = await decodeImageBuffer(readFileSync(tmp.write('big4.jpg', await makeJpeg(2400, 1800))), 'image/jpeg');
+    const origins = manyOrigins(m, img.width, img.height);
+    let handed = 0;
+    let takenBack = 0;
+    let ranThere = 0;
+    // a thread that gets its first batch at once and every later one only once the analysis thread, out of its own,
+    // has taken it back (as a thread still busy with a long batch would)
+    const claimedHere = async (claim: TileClaim) => {
+      while (Atomics.load(claim.claims, claim.index) !== CLAIMED_HERE) await new Promise((r) => setTimeout(r, 10));
+    };
+    const late: TileThread = {
+      run: (input, count, claim) => {
+        expect(claim).toBeDefined();
+        return (handed++ === 0 ? Promise.resolve() : claimedHere(claim!)).then(() =>
+          m.tileThread!.run(input, count, claim).then(
+            (out) => (ranThere++, out),
+            (err: unknown) => {
+              if (err instanceof TileBatchTakenBack) takenBack++;
+              throw err;
+            },
+          ),
+        );
+      },
+      close: () => undefined,
+    };
+    expect(await scoreTiles({ ...m, tileThread: late }, img, origins)).toEqual(await scoreTiles(alone(m), img, origins));
+    expect(ranThere).toBe(1);
+    expect(takenBack).toBeGreaterThanOrEqual(THREAD_QUEUE - 1); // run here instead
+    expect(ranThere + takenBack).toBe(handed); // and none twice
+  });
+
   it('with as many ONNX threads as cores there is no tile thread (the sessions already use every core)', async () => {
     const m = await getModel(MODELS_DIR, availableParallelism());
     expect(m.tileThread).toBeUndefined();
@@ -73,8 +114,9 @@ describe.skipIf(!HAS_MODEL)('the tile thread', () => {
     };
     expect(await scoreTiles({ ...m, tileThread: dying }, img, origins)).toEqual(await scoreTiles(alone(m), img, origins));
     // the batch in flight was finished (a thread is never stopped inside onnxruntime's run: that can end the process);
-    // the next one found the thread gone, was run here, and this thread took the rest
-    expect(runs).toBe(2);
+    // the others handed over with it (THREAD_QUEUE in all) and the next one found the thread gone, were run here, and
+    // this thread took the rest
+    expect(runs).toBe(THREAD_QUEUE + 1);
     await expect(thread!.run(new Float32Array(3 * 192 * 192), 1)).rejects.toThrow(/the tile thread is closed/);
   });
 
