@@ -18,6 +18,7 @@ import {
   type Grey,
   greyToLookAt,
   loadFaceFinder,
+  lookCoarseAt,
   lookUprightAt,
   type LookPart,
   MAX_FACE_ASPECT,
@@ -146,6 +147,7 @@ export async function loadFaceFinderThread(
     },
     lookUpright: async (img: RgbImage, signal?: AbortSignal) =>
       lookUprightAt({ params, findGrey }, await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels), signal),
+    lookCoarse: (img: RgbImage, signal?: AbortSignal) => lookCoarseAt({ findGrey }, img, maxAspect, maxGreyPixels, signal),
     findGrey,
     close() {
       closed = true;

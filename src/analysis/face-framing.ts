@@ -30,12 +30,16 @@ export const FFHQ_FRAMING = {
   maxSide: 0.75,
 } as const;
 
+/** Whether a picture of width x height is square enough to be framed as FFHQ's faces are (whatever its faces). */
+export function squareForFraming(width: number, height: number): boolean {
+  return width > 0 && height > 0 && Math.abs(width - height) <= FFHQ_FRAMING.squareTolerance * Math.max(width, height);
+}
+
 /** Whether a picture of width x height whose face finder read `faces` is framed as StyleGAN's FFHQ faces are. */
 export function ffhqFramed(width: number, height: number, faces: FaceReading | null): boolean {
   const f = FFHQ_FRAMING;
   // FFHQ's faces are aligned upright: a face only a turned look found (face-finder.ts `search`) is not framed so
-  if (!faces?.centre || faces.angle || width <= 0 || height <= 0) return false;
-  if (Math.abs(width - height) > f.squareTolerance * Math.max(width, height)) return false;
+  if (!faces?.centre || faces.angle || !squareForFraming(width, height)) return false;
   const [x, y] = faces.centre;
   return (
     Math.abs(x - f.centreX) <= f.toleranceX &&

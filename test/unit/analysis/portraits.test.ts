@@ -304,6 +304,54 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
     }
   });
 
+  it('a selfie scored below the rest\'s highAi reads the same in either group: the calibrated looks are not made, a coarse look finds its face for the portrait note; a square picture still gets the calibrated look', async () => {
+    const model = await getModel(MODELS_DIR, 1);
+    const { thresholds, portraits } = model.manifest;
+    const finder = model.faces!;
+    const calibrated = (await finder.find(await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg'))).largest;
+    const [lookUpright, lookCoarse] = [finder.lookUpright, finder.lookCoarse];
+    const calls = { upright: 0, coarse: 0 };
+    finder.lookUpright = (im, signal) => (calls.upright++, lookUpright(im, signal));
+    finder.lookCoarse = (im, signal) => (calls.coarse++, lookCoarse(im, signal));
+    try {
+      const r = await analyseFile(SELFIE, 'image/jpeg', { modelsDir: MODELS_DIR });
+      const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
+      expect(d.score).toBeLessThan(thresholds.highAi);
+      expect(detectorReading(d.score, thresholds)).toEqual(detectorReading(d.score, portraits!.thresholds));
+      expect(calls).toEqual({ upright: 0, coarse: 1 });
+      const note = r.findings.find((f) => f.code === 'pixels.portrait')!;
+      expect(note.facts.faceShare).toBeGreaterThanOrEqual(portraits!.minFace);
+      expect(Math.abs((note.facts.faceShare as number) - calibrated)).toBeLessThan(0.05); // near the calibrated look's share
+      expect(d.findings!.map((f) => f.message).join(' ')).toMatch(/rarely catches faces made by GANs/);
+      // the same selfie cut square (a GAN face's framing is read from the calibrated look): that look is made
+      const square = tmp.write('square-selfie.jpg', await sharp(SELFIE).resize(480, 480, { fit: 'cover' }).jpeg({ quality: 95 }).toBuffer());
+      calls.upright = calls.coarse = 0;
+      await analyseFile(square, 'image/jpeg', { modelsDir: MODELS_DIR });
+      expect(calls).toEqual({ upright: 1, coarse: 0 });
+    } finally {
+      Object.assign(finder, { lookUpright, lookCoarse });
+    }
+  });
+
+  it('a portrait scored above the rest\'s highAi is grouped by the calibrated looks, never by the coarse one', async () => {
+    const model = await getModel(MODELS_DIR, 1);
+    const finder = model.faces!;
+    const lookCoarse = finder.lookCoarse;
+    let coarse = 0;
+    // a coarse look that sees no face: where the group can matter its reading must not count
+    finder.lookCoarse = async () => (coarse++, { faces: 0, largest: 0, centre: null });
+    try {
+      const r = await analyseFile(OFFICIAL, 'image/jpeg', { modelsDir: MODELS_DIR });
+      const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
+      expect(d.score).toBeGreaterThan(model.manifest.thresholds.highAi);
+      expect(coarse).toBeLessThanOrEqual(1); // made or not (the first content model's guess decides), it is not read
+      expect({ assessment: d.assessment, confidence: d.confidence }).toEqual(detectorReading(d.score, model.manifest.portraits!.thresholds));
+      expect(r.findings.map((f) => f.code)).toContain('pixels.portrait');
+    } finally {
+      finder.lookCoarse = lookCoarse;
+    }
+  });
+
   it('a picture without a face is read against the rest\'s thresholds, with no portrait note', async () => {
     const model = await getModel(MODELS_DIR, 1);
     const path = tmp.write('no-face.jpg', await makeJpeg(640, 480));
