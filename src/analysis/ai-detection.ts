@@ -241,8 +241,10 @@ export interface ScoreHooks {
    * Told, once the first content model has run (the second one, about twice its time, still to run), a guess at the
    * file's score: the fusion with the second content model's feature taken as the first's and the artefact feature at
    * its mean. No bound, only a hint for work worth starting early (it depends on the picture alone, never on timing).
+   * Awaited before the second content model: what it starts can be handed to another thread first (this one cannot
+   * hand anything over while onnxruntime holds it).
    */
-  onFirstGuess?: (guess: number) => void;
+  onFirstGuess?: (guess: number) => Promise<void> | void;
 }
 
 export async function scoreImage(
@@ -273,7 +275,7 @@ export async function scoreImage(
   const contentModels = async (known: () => ReadonlyArray<number | undefined>) => {
     if (fused) {
       semanticLogit = await semanticLogitOf(model, img, signal);
-      if (hooks.onFirstGuess) hooks.onFirstGuess(firstGuess(fused, semanticLogit));
+      if (hooks.onFirstGuess) await hooks.onFirstGuess(firstGuess(fused, semanticLogit));
       if (manifest.semantic2 && model.semantic2) semantic2Logit = await semanticLogitOf(model, img, signal, 'semantic2');
     }
     contentDone = true;

@@ -145,8 +145,11 @@ export async function loadFaceFinderThread(
       signal?.throwIfAborted();
       return findGrey(grey, signal);
     },
-    lookUpright: async (img: RgbImage, signal?: AbortSignal) =>
-      lookUprightAt({ params, findGrey }, await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels), signal),
+    async lookUpright(img: RgbImage, signal?: AbortSignal, onGrey?: () => void) {
+      const look = lookUprightAt({ params, findGrey }, await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels), signal);
+      onGrey?.();
+      return look;
+    },
     lookCoarse: (img: RgbImage, signal?: AbortSignal) => lookCoarseAt({ findGrey }, img, maxAspect, maxGreyPixels, signal),
     findGrey,
     close() {

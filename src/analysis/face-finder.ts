@@ -132,9 +132,10 @@ export interface FaceFinder {
   find(img: RgbImage, signal?: AbortSignal): Promise<FaceReading>;
   /**
    * The upright look now, and the turned ones only if the caller asks for them (`turn`): the two together give
-   * exactly find()'s reading. The analysis asks only where the reading can depend on them (ai-detection.ts).
+   * exactly find()'s reading. The analysis asks only where the reading can depend on them (ai-detection.ts). `onGrey`
+   * is told once the grey picture is made and the look is being handed over (its thread needs nothing more of the caller's).
    */
-  lookUpright(img: RgbImage, signal?: AbortSignal): Promise<UprightLook>;
+  lookUpright(img: RgbImage, signal?: AbortSignal, onGrey?: () => void): Promise<UprightLook>;
   /**
    * A quick upright look at a smaller, approximate grey picture (coarseGrey): not the calibrated reading. The analysis
    * uses it only where the picture's group cannot change its reading (detectors/ai-detection.ts), for the portrait note.
@@ -268,7 +269,11 @@ export async function loadFaceFinder(cascadeXml: Buffer, params: FaceFinderParam
       signal?.throwIfAborted();
       return findGrey(grey, signal);
     },
-    lookUpright: async (img, signal) => lookUprightAt({ params, findGrey }, await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels), signal),
+    lookUpright: async (img, signal, onGrey) => {
+      const look = lookUprightAt({ params, findGrey }, await greyToLookAt(img, params.shortSide, maxAspect, maxGreyPixels), signal);
+      onGrey?.();
+      return look;
+    },
     lookCoarse: (img, signal) => lookCoarseAt({ findGrey }, img, maxAspect, maxGreyPixels, signal),
     findGrey,
   };
