@@ -104,6 +104,14 @@ export function groupMattersFrom(manifest: ModelManifest, floor: number): boolea
 export const EARLY_LOOK_GUESS = 0.6;
 
 /**
+ * Pictures of more pixels than this that are not square get the coarse look where the group cannot matter; smaller
+ * ones the calibrated upright look, which costs little more there (its grey picture is made from few pixels) and is
+ * exact: on small pictures the coarse look's grey picture is hardly smaller, and it changed the group of 11 of 2,236
+ * 4:3 cuts of the shared training set's small pictures (test/eval/results/coarse-faces.json).
+ */
+export const COARSE_ABOVE_PIXELS = 1_000_000;
+
+/**
  * The model's score of a picture and its threshold group. The face finder runs while the networks do (they hold this
  * thread, the finder has its own). Its calibrated looks (the upright one; then, where it found no face, the turned
  * ones: a tilted camera, a lost orientation tag) are made only where the picture's reading can depend on its group
@@ -111,10 +119,10 @@ export const EARLY_LOOK_GUESS = 0.6;
  * the score alike. They start as soon as the score's floor (scoreImage's onAtLeast) shows they will be needed, so a
  * picture scored high does not wait for all of them after the networks. Everywhere else one upright look gives the
  * portrait note, which there decides nothing: a square picture, which may be framed as a GAN face (face-framing.ts),
- * always gets the calibrated one, which the framing note reads; any other picture the coarse one (FaceFinder.lookCoarse,
- * about a third of the cost on a 12-MP photo), unless the first content model guesses it high (EARLY_LOOK_GUESS).
- * What is lost: on a picture the group cannot change, the portrait note of a face only a turned look, or only the
- * calibrated look, would find (test/eval/results/coarse-faces.json: none of the pictures that are not square).
+ * always gets the calibrated one, which the framing note reads, and so does a picture of at most COARSE_ABOVE_PIXELS;
+ * any larger one the coarse one (FaceFinder.lookCoarse, about a third of the cost on a 12-MP photo), unless the first
+ * content model guesses it high (EARLY_LOOK_GUESS). What is lost: on a picture the group cannot change, the portrait
+ * note of a face only a turned look, or only the calibrated look, would find (test/eval/results/coarse-faces.json).
  */
 async function scoreAndGroup(
   model: LoadedModel,
@@ -128,9 +136,10 @@ async function scoreAndGroup(
   const calibrate = (onGrey?: () => void): Promise<UprightLook> => (calibrated ??= finder!.lookUpright(image, signal, onGrey));
   let turning: Promise<FaceReading> | null = null;
   const turn = (): Promise<FaceReading> => (turning ??= calibrate().then((l) => (l.turn ? l.turn(signal) : l.reading)));
-  const square = squareForFraming(image.width, image.height);
-  // The look whose reading is used where the group cannot matter: for a square picture the calibrated upright look,
-  // started now; for any other, chosen by the first content model's guess (onFirstGuess): the calibrated upright look
+  // a square picture, and one so small that the calibrated look costs little more than the coarse one
+  const calibratedNow = squareForFraming(image.width, image.height) || image.width * image.height <= COARSE_ABOVE_PIXELS;
+  // The look whose reading is used where the group cannot matter: for those the calibrated upright look, started now;
+  // for any other, chosen by the first content model's guess (onFirstGuess): the calibrated upright look
   // where the guess says the group may well matter (it is then under way before the floor asks for it), else the
   // coarse look. The guess depends on the picture alone, so the choice does too. A model without content models
   // gives no guess: the coarse look, started now.
@@ -140,7 +149,7 @@ async function scoreAndGroup(
     look.catch(() => undefined); // read below (a failure is heard there, not as an unhandled rejection meanwhile)
   };
   const guessing = !!(manifest.fusion && manifest.semantic && model.semantic);
-  if (finder && (square || !guessing)) choose(square ? calibrate().then((l) => l.reading) : finder.lookCoarse(image, signal));
+  if (finder && (calibratedNow || !guessing)) choose(calibratedNow ? calibrate().then((l) => l.reading) : finder.lookCoarse(image, signal));
   const onFirstGuess = async (guess: number) => {
     if (!finder || chosen) return;
     if (guess < EARLY_LOOK_GUESS) return choose(finder.lookCoarse(image, signal));

@@ -305,17 +305,19 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
     }
   });
 
-  it('a selfie scored below the rest\'s highAi reads the same in either group: the calibrated looks are not made, a coarse look finds its face for the portrait note; a square picture still gets the calibrated look', async () => {
+  it('a large selfie scored below the rest\'s highAi reads the same in either group: the calibrated looks are not made, a coarse look finds its face for the portrait note; the same selfie small, or cut square, gets the calibrated look', async () => {
     const model = await getModel(MODELS_DIR, 1);
     const { thresholds, portraits } = model.manifest;
     const finder = model.faces!;
-    const calibrated = (await finder.find(await decodeImageBuffer(readFileSync(SELFIE), 'image/jpeg'))).largest;
+    // the phone selfie upright (its EXIF turns it) brought up to 1200 x 1600 (1.9 MP: above COARSE_ABOVE_PIXELS)
+    const large = tmp.write('selfie-1600.jpg', await sharp(SELFIE).rotate().resize(1200, 1600).jpeg({ quality: 92 }).toBuffer());
+    const calibrated = (await finder.find(await decodeImageBuffer(readFileSync(large), 'image/jpeg'))).largest;
     const [lookUpright, lookCoarse] = [finder.lookUpright, finder.lookCoarse];
     const calls = { upright: 0, coarse: 0 };
-    finder.lookUpright = (im, signal) => (calls.upright++, lookUpright(im, signal));
+    finder.lookUpright = (im, signal, onGrey) => (calls.upright++, lookUpright(im, signal, onGrey));
     finder.lookCoarse = (im, signal) => (calls.coarse++, lookCoarse(im, signal));
     try {
-      const r = await analyseFile(SELFIE, 'image/jpeg', { modelsDir: MODELS_DIR });
+      const r = await analyseFile(large, 'image/jpeg', { modelsDir: MODELS_DIR });
       const d = r.verdict.dimensions.find((x) => x.key === 'ai_detection')!;
       expect(d.score).toBeLessThan(thresholds.highAi);
       expect(detectorReading(d.score, thresholds)).toEqual(detectorReading(d.score, portraits!.thresholds));
@@ -324,11 +326,14 @@ describe.skipIf(!HAS_MODEL)('portraits through the whole analysis (the shipped m
       expect(note.facts.faceShare).toBeGreaterThanOrEqual(portraits!.minFace);
       expect(Math.abs((note.facts.faceShare as number) - calibrated)).toBeLessThan(0.05); // near the calibrated look's share
       expect(d.findings!.map((f) => f.message).join(' ')).toMatch(/rarely catches faces made by GANs/);
-      // the same selfie cut square (a GAN face's framing is read from the calibrated look): that look is made
+      // the selfie as taken (640 x 480, 0.3 MP) and cut square (a GAN face's framing is read from the calibrated look)
       const square = tmp.write('square-selfie.jpg', await sharp(SELFIE).resize(480, 480, { fit: 'cover' }).jpeg({ quality: 95 }).toBuffer());
-      calls.upright = calls.coarse = 0;
-      await analyseFile(square, 'image/jpeg', { modelsDir: MODELS_DIR });
-      expect(calls).toEqual({ upright: 1, coarse: 0 });
+      for (const path of [SELFIE, square]) {
+        calls.upright = calls.coarse = 0;
+        const small = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS_DIR });
+        expect(small.verdict.dimensions.find((x) => x.key === 'ai_detection')!.score).toBeLessThan(thresholds.highAi);
+        expect(calls).toEqual({ upright: 1, coarse: 0 });
+      }
     } finally {
       Object.assign(finder, { lookUpright, lookCoarse });
     }
