@@ -3,7 +3,7 @@
 // their heatmap, the face check, the pixel guards; fusion and the verdict's words), in this one process, the model
 // loaded first. With 2 ONNX threads and with 1 (what each of the desktop's two analysis processes runs; with one, the
 // model's tile thread scores tiles on the other core). Median of 7 after a warm-up. Two pictures: a photo-like one the
-// model scores low (the face finder's upright look alone runs, the usual case for a genuine photo without a face) and
+// model scores low (the face check's coarse look alone runs, the usual case for a genuine photo without a face) and
 // twelve generated pictures in one that it scores high (above the rest's highAi: every turned look runs too, started
 // from the score's floor; the worst case). Then each stage alone, for where the time goes.
 // BENCH_BASELINE_REPO=DIR (a checkout of an earlier commit, e.g. `git worktree add`) times that code and model too, round by
@@ -86,7 +86,7 @@ writeResult(
   {
     model: `${model.manifest.name}@${model.manifest.version}`,
     images: {
-      photoScoredLow: '4000x3000 JPEG (generated photo-like, no face; scored below the rest\'s highAi: the upright look only)',
+      photoScoredLow: '4000x3000 JPEG (generated photo-like, no face; scored below the rest\'s highAi: the face check\'s coarse look only)',
       generatedScoredHigh: mosaic
         ? '4000x3000 JPEG q92 of twelve Stable Diffusion 1.x pictures (shared gen_sd1), no face; scored above the rest\'s highAi: every turned look runs'
         : 'not measured (no ../shared/datasets)',
