@@ -270,7 +270,7 @@ export async function scoreImage(
   // threads to itself), so that the tiles' running top-k mean gives a floor under the fused score.
   let semanticLogit: number | undefined;
   let semantic2Logit: number | undefined;
-  const fused = manifest.semantic && manifest.fusion && model.semantic ? manifest.fusion : null;
+  const fused = contentFusion(model);
   let contentDone = false;
   const contentModels = async (known: () => ReadonlyArray<number | undefined>) => {
     if (fused) {
@@ -367,10 +367,15 @@ export async function semanticLogitOf(model: LoadedModel, img: RgbImage, signal?
   return out[0];
 }
 
+/** The fusion a model's file score is made with (its content model loaded); null where the score is the tiles' alone. */
+export function contentFusion(model: LoadedModel): NonNullable<ModelManifest['fusion']> | null {
+  return model.manifest.semantic && model.manifest.fusion && model.semantic ? model.manifest.fusion : null;
+}
+
 /** ScoreHooks.onFirstGuess's guess: the fusion with semantic2 taken as `semantic` (same scale) and the artefact at its mean. */
 export function firstGuess(fusion: NonNullable<ModelManifest['fusion']>, semantic: number): number {
-  const z = fusion.features.reduce((s, f) => s + (f.weight * ((f.name === 'artefact' ? f.mean : semantic) - f.mean)) / f.std, fusion.bias);
-  return sigmoid(z);
+  const artefactMean = fusion.features.find((f) => f.name === 'artefact')?.mean ?? 0;
+  return fuseScores(fusion, { semantic, semantic2: semantic, artefact: sigmoid(artefactMean) });
 }
 
 /**

@@ -181,7 +181,7 @@ export const COARSE_SHORT_SIDE = 240;
 
 /** lookCoarse for a finder: the upright look at coarseGrey's picture (no face in a picture not looked at, see greyToLookAt). */
 export async function lookCoarseAt(finder: Pick<FaceFinder, 'findGrey'>, img: RgbImage, maxAspect: number, maxGreyPixels: number, signal?: AbortSignal): Promise<FaceReading> {
-  if (Math.max(img.width, img.height) > maxAspect * Math.min(img.width, img.height)) return NO_FACE;
+  if (tooLongToLookAt(img, maxAspect)) return NO_FACE;
   signal?.throwIfAborted();
   return finder.findGrey(coarseGrey(img, COARSE_SHORT_SIDE, maxGreyPixels), signal, { part: 'upright' });
 }
@@ -433,8 +433,19 @@ export const MAX_FACE_ASPECT = 8;
  * looked at: no portrait (see MAX_FACE_ASPECT).
  */
 export async function greyToLookAt(img: RgbImage, shortSide: number, maxAspect: number, maxGreyPixels: number): Promise<Grey | null> {
-  if (Math.max(img.width, img.height) > maxAspect * Math.min(img.width, img.height)) return null;
+  if (tooLongToLookAt(img, maxAspect)) return null;
   return greyForFaces(img, shortSide, maxGreyPixels);
+}
+
+/** Whether a picture is longer than maxAspect to 1: the finder does not look at it (MAX_FACE_ASPECT). */
+function tooLongToLookAt(img: Size, maxAspect: number): boolean {
+  return Math.max(img.width, img.height) > maxAspect * Math.min(img.width, img.height);
+}
+
+/** The grey picture's size: the shorter side brought down to at most shortSide and the whole to at most maxPixels, aspect kept. */
+function greySize(img: Size, shortSide: number, maxPixels: number): Size {
+  const s = Math.min(1, shortSide / Math.min(img.width, img.height), Math.sqrt(maxPixels / (img.width * img.height)));
+  return { width: Math.max(1, Math.round(img.width * s)), height: Math.max(1, Math.round(img.height * s)) };
 }
 
 /**
@@ -460,9 +471,7 @@ const FROM_LINEAR = Uint8Array.from({ length: 4097 }, (_, i) => {
  * greyForFaces' picture, not equal to it, so its reading is never the calibrated one (see lookCoarse).
  */
 export function coarseGrey(img: RgbImage, shortSide: number, maxPixels = MAX_GREY_PIXELS): Grey {
-  const s = Math.min(1, shortSide / Math.min(img.width, img.height), Math.sqrt(maxPixels / (img.width * img.height)));
-  const width = Math.max(1, Math.round(img.width * s));
-  const height = Math.max(1, Math.round(img.height * s));
+  const { width, height } = greySize(img, shortSide, maxPixels);
   const data = Buffer.allocUnsafe(width * height);
   const src = img.data;
   const sx = img.width / width;
@@ -498,9 +507,7 @@ export async function greyForFaces(
   shortSide: number,
   maxPixels = MAX_GREY_PIXELS,
 ): Promise<{ width: number; height: number; data: Buffer }> {
-  const s = Math.min(1, shortSide / Math.min(img.width, img.height), Math.sqrt(maxPixels / (img.width * img.height)));
-  const width = Math.max(1, Math.round(img.width * s));
-  const height = Math.max(1, Math.round(img.height * s));
+  const { width, height } = greySize(img, shortSide, maxPixels);
   const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 }, limitInputPixels: MAX_PIXELS })
     .timeout({ seconds: RESIZE_TIMEOUT_S })
     .greyscale()

@@ -184,7 +184,7 @@ export async function startTileThread(
       return new Promise<Float32Array>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.ref();
-        worker.postMessage({ id, input, count, ...(claim ? { claim } : {}) } satisfies TileRequest, [input.buffer as ArrayBuffer]);
+        worker.postMessage({ id, input, count, claim } satisfies TileRequest, [input.buffer as ArrayBuffer]);
       });
     },
     close() {

@@ -22,6 +22,7 @@ try {
 port.on('message', (req) => {
   const fail = (err) => port.postMessage({ type: 'error', id: req.id, message: message(err) });
   // a batch handed over ahead of time that the analysis thread took back meanwhile (tile-thread.ts TileClaim): skipped
+  // (0: nobody has begun it; 1: CLAIMED_THERE, this thread's)
   if (req.claim && Atomics.compareExchange(req.claim.claims, req.claim.index, 0, 1) !== 0) {
     port.postMessage({ type: 'taken_back', id: req.id });
     return;

@@ -6,7 +6,7 @@
 // photographed or scanned page of text (document-guard.ts).
 import { bandOfReading, DETECTOR_BANDS, detectorReading, type DetectorThresholds } from '../../api/detector-bands.js';
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
-import { type ImageScore, scoreImage } from '../ai-detection.js';
+import { contentFusion, type ImageScore, scoreImage } from '../ai-detection.js';
 import type { RgbImage } from '../decode-image.js';
 import type { FaceReading, UprightLook } from '../face-finder.js';
 import { ffhqFramed, FRAMING_FINDING, squareForFraming } from '../face-framing.js';
@@ -148,7 +148,7 @@ async function scoreAndGroup(
     chosen = look;
     look.catch(() => undefined); // read below (a failure is heard there, not as an unhandled rejection meanwhile)
   };
-  const guessing = !!(manifest.fusion && manifest.semantic && model.semantic);
+  const guessing = contentFusion(model) !== null; // scoreImage's onFirstGuess is told only where the score is fused
   if (finder && (calibratedNow || !guessing)) choose(calibratedNow ? calibrate().then((l) => l.reading) : finder.lookCoarse(image, signal));
   const onFirstGuess = async (guess: number) => {
     if (!finder || chosen) return;
