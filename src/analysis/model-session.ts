@@ -9,7 +9,7 @@ import type { InferenceSession as OrtSession } from 'onnxruntime-node';
 import { AnalysisError } from './analysis-results.js';
 import type { FaceFinder, FaceFinderParams } from './face-finder.js';
 import { loadFaceFinderThread } from './face-finder-thread.js';
-import { type ContentModel, ModelManifest } from './model-manifest.js';
+import { ModelManifest } from './model-manifest.js';
 import { lastingTileThread, startTileThread, type TileThread } from './tile-thread.js';
 
 /** The model the product ships and uses by default (models/<name>/manifest.json). */
@@ -106,35 +106,38 @@ async function loadModel(modelsDir: string, threads: number): Promise<LoadedMode
   // are checked, loaded here and handed to the thread.
   const spareCore = threads < availableParallelism();
   const bytes = spareCore ? await readFile(modelPath).catch(() => undefined) : undefined;
-  const session = await openSession(modelPath, manifest.sha256, manifest.input.name, manifest.output.name, threads, bytes);
-  const opened: OrtSession[] = [session];
-  // A content model's session, checked as the artefact model's (sha256, names); a failure releases those already open.
-  const openContent = async (spec: ContentModel | undefined): Promise<OrtSession | undefined> => {
-    if (!spec) return undefined;
-    try {
-      const content = await openSession(join(dir, spec.file), spec.sha256, spec.input.name, spec.output.name, threads);
-      opened.push(content);
-      return content;
-    } catch (err) {
-      for (const o of opened) await o.release().catch(() => undefined);
-      throw err;
-    }
-  };
-  const semantic = await openContent(manifest.semantic);
-  const semantic2 = await openContent(manifest.semantic2);
-  let faces: FaceFinder | undefined;
-  if (manifest.portraits) {
-    try {
-      faces = await openFaceFinder(dir, manifest.portraits.finder, manifest.portraits.minFace);
-    } catch (err) {
-      for (const o of opened) await o.release().catch(() => undefined);
-      throw err;
-    }
-  }
   const spec = { inputName: manifest.input.name, outputName: manifest.output.name, tileSize: manifest.input.tileSize, options: sessionOptions(1) };
   const startThread = () => startTileThread(new Uint8Array(bytes!.buffer, bytes!.byteOffset, bytes!.length), spec);
-  // a thread that cannot start here gives none; one that starts and later dies is started afresh (lastingTileThread)
-  const first = bytes ? await startThread() : null;
+  // The face finder's and the tile thread's loading (OpenCV's WebAssembly, a second session of the artefact network)
+  // run on threads of their own: started first, so that they load while this thread opens the three sessions, instead
+  // of one after the other. A thread that cannot start here gives none; one that starts and later dies is started
+  // afresh (lastingTileThread).
+  const firstThread = bytes ? startThread() : Promise.resolve(null);
+  const finder = manifest.portraits ? openFaceFinder(dir, manifest.portraits.finder, manifest.portraits.minFace) : Promise.resolve(undefined);
+  finder.catch(() => undefined); // awaited below; a refusal while the sessions open is not unhandled
+  const opened: OrtSession[] = [];
+  // A session, checked against the manifest (sha256, names); a failure anywhere releases what was opened or started.
+  const open = async (file: string, sha256: string, inputName: string, outputName: string, from?: Buffer): Promise<OrtSession> => {
+    const s = await openSession(file, sha256, inputName, outputName, threads, from);
+    opened.push(s);
+    return s;
+  };
+  let session: OrtSession;
+  let semantic: OrtSession | undefined;
+  let semantic2: OrtSession | undefined;
+  let faces: FaceFinder | undefined;
+  try {
+    session = await open(modelPath, manifest.sha256, manifest.input.name, manifest.output.name, bytes);
+    if (manifest.semantic) semantic = await open(join(dir, manifest.semantic.file), manifest.semantic.sha256, manifest.semantic.input.name, manifest.semantic.output.name);
+    if (manifest.semantic2) semantic2 = await open(join(dir, manifest.semantic2.file), manifest.semantic2.sha256, manifest.semantic2.input.name, manifest.semantic2.output.name);
+    faces = await finder;
+  } catch (err) {
+    for (const o of opened) await o.release().catch(() => undefined);
+    (await finder.catch(() => undefined))?.close();
+    (await firstThread.catch(() => null))?.close();
+    throw err;
+  }
+  const first = await firstThread;
   const tileThread = first ? lastingTileThread(first, startThread) : undefined;
   return { manifest, session, semantic, semantic2, faces, tileThread, version: `${manifest.name}@${manifest.version}`, modelPath };
 }
