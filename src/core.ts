@@ -17,7 +17,8 @@ import { createFileStore } from './jobs/file-store.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createLocalJobEvents } from './jobs/local-events.js';
 import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
-import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
+import { startPools, warmUpOf } from './jobs/warm-up.js';
+import { WorkerPool, type WarmReport, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
@@ -37,6 +38,11 @@ export interface Core {
   uiToken: string | null;
   /** Port the server listens on (set by listen()); 80 until then, which is what inject() sends in Host. */
   setPort(port: number): void;
+  /**
+   * The first analysis process and the probe process, started with the core (config.warmWorkers): settled once each has
+   * loaded what its first file needs, with what each reported; empty lists when they start with the first file instead.
+   */
+  warmedUp: Promise<{ analysis: WarmReport[]; probe: WarmReport[] }>;
   close(): Promise<void>;
 }
 
@@ -74,8 +80,9 @@ export async function createCore(
   const events = createLocalJobEvents();
   const store = createFileStore(config.dataDir);
   const common = { spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30 };
-  const analysisPool = new WorkerPool({ ...common, size: config.analysisWorkers, name: 'analysis', lowPriority: true });
-  const probePool = new WorkerPool({ ...common, size: 1, name: 'probe' });
+  const warm = warmUpOf(config);
+  const analysisPool = new WorkerPool({ ...common, size: config.analysisWorkers, name: 'analysis', lowPriority: true, warm: warm.analysis });
+  const probePool = new WorkerPool({ ...common, size: 1, name: 'probe', warm: warm.probe });
   let port = 80;
   const uiToken = opts.uiToken === undefined ? (config.uiToken ?? crypto.randomBytes(24).toString('base64url')) : opts.uiToken;
   const jobs = createJobService({
@@ -111,8 +118,11 @@ export async function createCore(
   if (recovered.requeued || recovered.swept.tmp || recovered.swept.orphans) {
     log?.info(recovered, 'recovered after restart');
   }
+  // Every file after a start would otherwise wait for its process to load the model (the first ones that long).
+  const warmedUp = config.warmWorkers ? startPools({ analysis: analysisPool, probe: probePool }, log ?? undefined) : Promise.resolve({ analysis: [], probe: [] });
   let closed = false;
   return {
+    warmedUp,
     app,
     db,
     apps,

@@ -11,6 +11,7 @@ import { createAnalysisRunner } from './jobs/analysis-runner.js';
 import { createCaseService } from './jobs/case-service.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
+import { startPools, warmUpOf } from './jobs/warm-up.js';
 import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
@@ -121,7 +122,7 @@ export async function createTeamApiNode(
     });
     await keys.ensureDefaultApplications();
     // Previews are made here, for the person waiting on them; analysis runs on worker nodes only.
-    const probePool = new WorkerPool({ spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30, size: 1, name: 'probe' });
+    const probePool = new WorkerPool({ spawn: opts.workerSpawn, entry: opts.workerEntry, maxRssBytes: 3 * 2 ** 30, size: 1, name: 'probe', warm: warmUpOf(config).probe });
     const jobs = createJobService({
       store: backend.jobsStore,
       blobs: backend.blobs,
@@ -164,6 +165,7 @@ export async function createTeamApiNode(
     });
     const recovered = await jobs.recover();
     if (recovered.swept.tmp) log?.info(recovered, 'swept leftover uploads');
+    if (config.warmWorkers) void startPools({ probe: probePool }, log ?? undefined);
     let closed = false;
     const node: TeamApiNode = {
       app,
@@ -222,6 +224,7 @@ export async function createTeamWorker(
     size: config.analysisWorkers,
     name: 'analysis',
     lowPriority: true,
+    warm: warmUpOf(config).analysis,
   });
   const runner = createAnalysisRunner({
     store: backend.jobsStore,
@@ -240,6 +243,7 @@ export async function createTeamWorker(
   });
   await backend.blobs.sweepLeftovers(async () => new Set());
   runner.start();
+  if (config.warmWorkers) void startPools({ analysis: pool }, opts.log);
   let closed = false;
   return {
     backend,

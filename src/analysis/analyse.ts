@@ -25,13 +25,32 @@ export interface AnalyseOptions {
 }
 
 export async function analyseFile(path: string, mediaType: MediaType, opts: AnalyseOptions): Promise<FileAnalysis> {
+  return analyse(() => readFile(path, { signal: opts.signal }), mediaType, opts);
+}
+
+/**
+ * Readies an analysis process before its first file (src/jobs/warm-up.ts): the model loaded, and a made-up picture
+ * (1024 x 768 of noise, JPEG) analysed end to end, so that what a first analysis sets up on every path (libvips,
+ * each network's first run at the batch sizes files use, the tile and face finder threads) is done before a person's
+ * file arrives. Its reading is thrown away; nothing is stored. Returns the model's name.
+ */
+export async function warmAnalysis(modelsDir: string, threads = 1): Promise<string> {
+  const { default: sharp } = await import('sharp');
+  const picture = await sharp({ create: { width: 1024, height: 768, channels: 3, background: { r: 120, g: 130, b: 110 }, noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  await analyse(() => Promise.resolve(picture), 'image/jpeg', { modelsDir, threads, trustAnchorsFile: null });
+  return (await getModel(modelsDir, threads)).version;
+}
+
+async function analyse(read: () => Promise<Buffer>, mediaType: MediaType, opts: AnalyseOptions): Promise<FileAnalysis> {
   const { signal } = opts;
   try {
     // The model first: without it there is no result to give (DECISIONS 22), whatever the metadata says.
     const model = await getModel(opts.modelsDir, opts.threads ?? 1);
     const trustAnchors = await loadTrustAnchors(opts.trustAnchorsFile);
     signal?.throwIfAborted();
-    const bytes = await readFile(path, { signal });
+    const bytes = await read();
     const kind: FileKind = mediaType === 'application/pdf' ? 'pdf' : 'image';
     const image = kind === 'image' ? await decodeImageBuffer(bytes, mediaType, signal) : null;
     const pdf = kind === 'pdf' ? await openPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length).slice(), signal) : null;

@@ -70,6 +70,26 @@ export async function openPdf(data: Uint8Array, signal?: AbortSignal): Promise<P
   }
 }
 
+/** A one-page PDF of nothing (warmPdfReader). */
+const BLANK_PDF = Buffer.from(
+  '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n' +
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 8 8] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+  'latin1',
+);
+
+/**
+ * Loads pdf.js and its document reader (its first document costs about 2 s here, the modules' loading) by opening a
+ * blank page, so that the first PDF a person drops is not the one that pays it.
+ */
+export async function warmPdfReader(): Promise<void> {
+  const doc = await openPdf(new Uint8Array(BLANK_PDF));
+  try {
+    await doc.getPage(1);
+  } finally {
+    await doc.destroy();
+  }
+}
+
 /** Whether the document is encrypted (pdf.js opens those with an empty user password, permissions only, without asking). */
 export async function isEncrypted(doc: PDFDocumentProxy): Promise<boolean> {
   const { info } = await doc.getMetadata();

@@ -30,6 +30,13 @@ export const CoreConfig = z.object({
   queueMaxFiles: Int(1, 100_000).default(200),
   analysisWorkers: Int(1, 64).default(Math.max(1, Math.min(2, os.availableParallelism()))),
   threadsPerWorker: Int(1, 64).default(1),
+  /**
+   * Start the first analysis process and the probe process with the core, each loading its modules (and the model)
+   * before any file arrives (src/jobs/warm-up.ts): otherwise the first file after a start waits for that (about 5 s
+   * on 2 cores).
+   * VERACITY_WARM_WORKERS=0 leaves them to start with the first file.
+   */
+  warmWorkers: z.preprocess((v) => (v === '0' || v === 'false' ? false : v === '1' || v === 'true' ? true : v), z.boolean()).default(true),
   /** Wall-clock bound of one file's analysis; the worker is killed past it. */
   fileTimeoutMs: Int(1000, 600_000).default(60_000),
   probeTimeoutMs: Int(500, 120_000).default(15_000),
@@ -91,6 +98,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Rec
     queueMaxFiles: 'VERACITY_QUEUE_MAX_FILES',
     analysisWorkers: 'VERACITY_ANALYSIS_WORKERS',
     threadsPerWorker: 'VERACITY_THREADS_PER_WORKER',
+    warmWorkers: 'VERACITY_WARM_WORKERS',
     fileTimeoutMs: 'VERACITY_FILE_TIMEOUT_MS',
     probeTimeoutMs: 'VERACITY_PROBE_TIMEOUT_MS',
     waitWindowMs: 'VERACITY_WAIT_WINDOW_MS',

@@ -1,8 +1,8 @@
 // The body of an analysis worker process. Decoding, PDF parsing and inference run here, never on the event
 // loop that answers HTTP; a crash or a hostile file takes down this process only, and the pool replaces it.
 import { AnalysisError } from '../analysis/index.js';
-import { analyseFile, closeAnalysis, previewFile, probeFile, scoreRegionTiles } from '../analysis/index.js';
-import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
+import { analyseFile, closeAnalysis, previewFile, probeFile, scoreRegionTiles, warmUp } from '../analysis/index.js';
+import type { WarmUp, WorkerRequest, WorkerResponse } from './worker-protocol.js';
 
 let current: AbortController | null = null;
 
@@ -66,3 +66,17 @@ async function handle(msg: WorkerRequest): Promise<void> {
 
 process.on('disconnect', parentGone);
 send({ id: 0, ok: true, result: 'ready' });
+
+// Started ahead of its first task (WorkerPool.start): it loads what that task would load first, and says when it is
+// done. A task that arrives meanwhile is taken at once and waits only for what it needs (the same model load).
+const warm = process.env.VERACITY_WARM;
+if (warm) {
+  void (async () => {
+    try {
+      const opts = JSON.parse(warm) as WarmUp;
+      send({ id: 0, warm: { model: await warmUp(opts, () => current === null) } });
+    } catch (err) {
+      send({ id: 0, warm: { error: err instanceof Error ? err.message : String(err) } });
+    }
+  })();
+}

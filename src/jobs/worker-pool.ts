@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../config/config.js';
-import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
+import type { WarmUp, WorkerRequest, WorkerResponse } from './worker-protocol.js';
 
 export class WorkerTaskError extends Error {
   constructor(
@@ -58,7 +58,12 @@ export interface WorkerPoolOptions {
   name: string;
   /** Run the workers at the lowest CPU priority (batch analysis), so the HTTP process is always served first. */
   lowPriority?: boolean;
+  /** What each worker loads as it starts, before its first task (start() starts them ahead of any task). */
+  warm?: WarmUp;
 }
+
+/** What a worker started with a warm-up reported: the model it loaded (null: a probe process), or why not. */
+export type WarmReport = { model: string | null } | { error: string };
 
 /** Niceness of worker processes (0 = the server's own priority, 19 = the lowest). */
 const WORKER_NICE = 19;
@@ -82,6 +87,8 @@ export class WorkerPool {
   private closed = false;
   /** Called whenever a running task settles (close() waits on it for its grace period). */
   private readonly settled = new Set<() => void>();
+  /** Each worker started with a warm-up: what it reported (or that it stopped first). */
+  private readonly warmed = new WeakMap<ChildProcess, Promise<WarmReport>>();
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.slots = Array.from({ length: opts.size }, () => ({ child: null, busy: null, taskId: 0, timer: null, memTimer: null }));
@@ -100,15 +107,47 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * Starts the first `count` workers (all by default) ahead of any task, one after the other, each once the one before
+   * it has reported, so that each loads what its first task needs (options.warm) while nobody waits; resolves with what
+   * each worker started with a warm-up reported (none without options.warm). Tasks are taken as usual meanwhile: one
+   * that arrives first goes to the first worker and waits only for the part of its loading it needs.
+   */
+  async start(count = this.slots.length): Promise<WarmReport[]> {
+    const reports: WarmReport[] = [];
+    for (const slot of this.slots.slice(0, count)) {
+      if (this.closed) break;
+      const report = this.warmed.get(this.ensureChild(slot));
+      if (report) reports.push(await report);
+    }
+    return reports;
+  }
+
   private spawn(): ChildProcess {
     const entry = this.opts.entry ?? DEFAULT_ENTRY;
     if (this.opts.spawn) return this.opts.spawn(entry);
+    const warm = this.opts.warm;
     const child = fork(entry, [], {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       execArgv: ['--max-old-space-size=2048'],
-      env: { ...process.env, VERACITY_WORKER: this.opts.name },
+      env: { ...process.env, VERACITY_WORKER: this.opts.name, ...(warm ? { VERACITY_WARM: JSON.stringify(warm) } : {}) },
       serialization: 'advanced',
     });
+    if (warm) {
+      this.warmed.set(
+        child,
+        new Promise<WarmReport>((resolve) => {
+          const onMessage = (m: WorkerResponse) => {
+            if (m.id !== 0 || !('warm' in m)) return;
+            child.off('message', onMessage);
+            resolve(m.warm);
+          };
+          child.on('message', onMessage);
+          // 'close', not 'exit': the pool takes its own 'exit' listeners off a process it stops
+          child.once('close', (code, signal) => resolve({ error: `the process stopped before it was ready (${signal ?? `exit ${code}`})` }));
+        }),
+      );
+    }
     // Analysis is batch work that keeps every core busy: at the lowest priority, so the HTTP process (polls, the UI)
     // is answered first; analysis still gets every idle cycle. test/bench/responsiveness: busy p99 21-52 ms at nice 0,
     // 9-44 ms at nice 10, 26-31 ms at nice 19 under a load average of 8 on 2 cores (server run-queue wait 61-73 ms/s
@@ -206,6 +245,7 @@ export class WorkerPool {
       slot.busy.onStage?.(msg.stage);
       return;
     }
+    if ('warm' in msg) return; // id 0, never a task's (read at spawn)
     const task = this.settle(slot)!;
     if (msg.ok) task.resolve(msg.result);
     else task.reject(new WorkerTaskError('failed', msg.error.code, msg.error.message));

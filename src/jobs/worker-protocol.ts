@@ -18,4 +18,16 @@ export type WorkerResponse =
   /** Sent by an analysis worker when the file is decoded and the detectors begin (per-file stage, issue #13). */
   | { id: number; stage: 'analysing' }
   | { id: number; ok: true; result: ProbeResult | FileAnalysis | PreviewImage | number[] | 'ready' }
-  | { id: number; ok: false; error: { code: AnalysisErrorCode; message: string } };
+  | { id: number; ok: false; error: { code: AnalysisErrorCode; message: string } }
+  /**
+   * Sent once by a worker started with a warm-up (WorkerPoolOptions.warm), when it is done: the model it loaded (null
+   * for a probe process), or why it could not (the model missing or refused: each file then says so, as without it).
+   */
+  | { id: 0; warm: { model: string | null } | { error: string } };
+
+/** What a worker is told to get ready before its first task (the VERACITY_WARM variable of its environment, as JSON). */
+export interface WarmUp {
+  /** The analysis' model: loaded and each network run once. Absent: the probe's modules and pdf.js only. */
+  modelsDir?: string;
+  threads?: number;
+}

@@ -104,7 +104,9 @@ export async function startCore(
   opts: { workerEntry?: string; dataDir?: string; now?: () => Date } = {},
 ): Promise<TestCore> {
   const dataDir = opts.dataDir ?? tempDir();
-  const config = loadConfig({ dataDir, modelsDir: tempDir('veracity-nomodel-'), logLevel: 'silent', rendererDir: tempDir('veracity-norenderer-'), ...overrides }, {});
+  // The worker processes start with the first file, as they did before warmWorkers: a core made for a test that sends no file
+  // (most of them) would otherwise load the model for nothing; tests of the warm-up ask for it.
+  const config = loadConfig({ dataDir, modelsDir: tempDir('veracity-nomodel-'), logLevel: 'silent', rendererDir: tempDir('veracity-norenderer-'), warmWorkers: false, ...overrides }, {});
   if (onPg) return startTeamCore(config, dataDir, opts);
   const core = await createCore(config, { workerEntry: opts.workerEntry, now: opts.now });
   open.push(core);

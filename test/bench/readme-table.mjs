@@ -34,6 +34,19 @@ export function writeTable() {
     const wait = q ? `; server main thread waiting for a CPU ${q.busyMsPerSecond} ms/s busy vs ${q.idleMsPerSecond} ms/s idle` : '';
     rows.push(['Responsiveness, GET /v1/jobs/{id}?wait=false', `${r.figures.rounds ?? 1} rounds, busy (20-file job, ${b.polls} polls) p50 ${b.p50Ms} ms, **p99 ${b.p99Ms} ms**; idle p50 ${i.p50Ms} ms, p99 ${i.p99Ms} ms${wait}`, 'busy p99 < 20 ms', met(r.modelPresent ? b.p99Ms < 20 : null), when(r)]);
   }
+  const ff = load('first-file');
+  if (ff && ff.figures.summary) {
+    const s = ff.figures.summary;
+    const pause = ff.figures.pauseMs / 1000;
+    const one = (k) => `${round1(s[k].firstMedianMs)} s (then ${round1(s[k].secondMedianMs)} s)`;
+    rows.push([
+      `First 12-MP JPEG after a start, median of ${ff.figures.rounds}`,
+      `sent ${pause} s after start: processes warmed up with the core **${one(`warm, after ${pause} s`)}**, started with the file ${one(`cold, after ${pause} s`)} (**ratio ${ff.figures.warmOverCold.afterPause}**); sent at once: ${one('warm, at once')} against ${one('cold, at once')} (ratio ${ff.figures.warmOverCold.atOnce})`,
+      'none (the first file should not wait for the model)',
+      '–',
+      when(ff),
+    ]);
+  }
   const pl = load('pixel-latency');
   if (pl) {
     const vs = (row) => (row.baseline ? ` (baseline ${row.baseline.medianMs} ms: **ratio ${row.ratio}**)` : '');

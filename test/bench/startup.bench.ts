@@ -1,6 +1,7 @@
 // Start-up: time from spawning `veracity serve` to the first answered request, and to the model being ready (the
-// first analysis of a small image completed: the worker loads the model lazily). Cold (fresh data dir: database,
-// migrations, keys) and warm (existing data dir) starts.
+// first analysis of a small image completed, sent as soon as the server answers: the first analysis process starts
+// loading the model with the core, config.warmWorkers). Cold (fresh data dir: database, migrations, keys) and warm
+// (existing data dir) starts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeJpeg } from '../unit/analysis/fixtures.js';

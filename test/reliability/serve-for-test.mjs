@@ -9,7 +9,7 @@ const { coreReady } = await import('../../src/api/core-ready.ts');
 const { announceReady } = await import('../../src/ready-signal.ts');
 
 const overrides = JSON.parse(process.env.REL_CONFIG ?? '{}');
-const config = loadConfig({ dataDir: process.env.REL_DATA_DIR, modelsDir: process.env.REL_MODELS_DIR, ...overrides });
+const config = loadConfig({ dataDir: process.env.REL_DATA_DIR, modelsDir: process.env.REL_MODELS_DIR, warmWorkers: false, ...overrides });
 const core = await createCore(config, { workerEntry: process.env.REL_WORKER || undefined });
 const url = await listen(core);
 announceReady(coreReady(url, null));

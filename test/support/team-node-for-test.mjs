@@ -15,7 +15,7 @@ const team = {
   keySecret: keySecretFromEnv(),
   ...JSON.parse(process.env.TEAM_OPTIONS ?? '{}'),
 };
-const config = loadConfig({ dataDir: process.env.TEAM_DATA_DIR, modelsDir: process.env.TEAM_MODELS_DIR, logLevel: 'silent', ...JSON.parse(process.env.TEAM_CONFIG ?? '{}') });
+const config = loadConfig({ dataDir: process.env.TEAM_DATA_DIR, modelsDir: process.env.TEAM_MODELS_DIR, logLevel: 'silent', warmWorkers: false, ...JSON.parse(process.env.TEAM_CONFIG ?? '{}') });
 let node;
 if (process.env.TEAM_ROLE === 'api') {
   node = await createTeamApiNode(config, team);

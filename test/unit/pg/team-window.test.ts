@@ -29,7 +29,7 @@ describe('the window on team API nodes (VERACITY_UI_TOKEN)', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'veracity-team-window-'));
     team = { databaseUrl: await server.createDatabase('window'), keySecret: keySecretFromEnv({ VERACITY_KEY_SECRET: newKeySecret() }) };
     const config = (name: string) =>
-      loadConfig({ dataDir: path.join(dir, name), modelsDir: path.join(dir, 'no-models'), rendererDir: path.join(dir, 'no-renderer'), logLevel: 'silent' }, {});
+      loadConfig({ dataDir: path.join(dir, name), modelsDir: path.join(dir, 'no-models'), rendererDir: path.join(dir, 'no-renderer'), logLevel: 'silent', warmWorkers: false }, {});
     apiA = await createTeamApiNode(config('a'), { ...team, uiToken: UI });
     apiB = await createTeamApiNode(config('b'), { ...team, uiToken: UI });
     closed = await createTeamApiNode(config('c'), team);
