@@ -94,9 +94,9 @@ export async function removeTrustAnchor(file: string, fingerprintSha256: string)
 /**
  * What a worker process does before its first file, so that file does not wait for it. An analysis process (with
  * `modelsDir`): the model, with a made-up picture analysed end to end (warmAnalysis), then pdf.js if `idle()` says no
- * file is being worked on. A probe process: the
- * probe's modules and pdf.js (a PDF's first probe otherwise takes about 2 s longer). Resolves with the model's name (or
- * null without one); rejects as getModel does (a model missing or refused).
+ * file is being worked on. A probe process: the probe's modules and pdf.js (a PDF's first probe otherwise takes about
+ * 2 s longer). Resolves with the model's name (or null without one); rejects as getModel does (a model missing or
+ * refused).
  */
 export async function warmUp(opts: { modelsDir?: string; threads?: number } = {}, idle: () => boolean = () => true): Promise<string | null> {
   let model: string | null = null;
