@@ -118,7 +118,7 @@ export async function createCore(
   if (recovered.requeued || recovered.swept.tmp || recovered.swept.orphans) {
     log?.info(recovered, 'recovered after restart');
   }
-  // Every file after a start would otherwise wait for its process to load the model (the first ones that long).
+  // The first file after a start would otherwise wait for its analysis process to load the model (about 5 s here).
   const warmedUp = config.warmWorkers ? startPools({ analysis: analysisPool, probe: probePool }, log ?? undefined) : Promise.resolve({ analysis: [], probe: [] });
   let closed = false;
   return {

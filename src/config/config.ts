@@ -33,8 +33,7 @@ export const CoreConfig = z.object({
   /**
    * Start the first analysis process and the probe process with the core, each loading its modules (and the model)
    * before any file arrives (src/jobs/warm-up.ts): otherwise the first file after a start waits for that (about 5 s
-   * on 2 cores).
-   * VERACITY_WARM_WORKERS=0 leaves them to start with the first file.
+   * on 2 cores). VERACITY_WARM_WORKERS=0 leaves them to start with the first file.
    */
   warmWorkers: z.preprocess((v) => (v === '0' || v === 'false' ? false : v === '1' || v === 'true' ? true : v), z.boolean()).default(true),
   /** Wall-clock bound of one file's analysis; the worker is killed past it. */
