@@ -12,7 +12,7 @@ import { createCaseService } from './jobs/case-service.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
 import { startPools, warmUpOf } from './jobs/warm-up.js';
-import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
+import { WorkerPool, type WarmReport, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
@@ -87,6 +87,8 @@ export interface TeamApiNode {
   jobs: JobService;
   config: CoreConfig;
   setPort(port: number): void;
+  /** The probe process started with the node (config.warmWorkers), settled once it has loaded its code and pdf.js. */
+  warmedUp: Promise<{ analysis: WarmReport[]; probe: WarmReport[] }>;
   close(): Promise<void>;
 }
 
@@ -165,7 +167,7 @@ export async function createTeamApiNode(
     });
     const recovered = await jobs.recover();
     if (recovered.swept.tmp) log?.info(recovered, 'swept leftover uploads');
-    if (config.warmWorkers) void startPools({ probe: probePool }, log ?? undefined);
+    const warmedUp = config.warmWorkers ? startPools({ probe: probePool }, log ?? undefined) : Promise.resolve({ analysis: [], probe: [] });
     let closed = false;
     const node: TeamApiNode = {
       app,
@@ -173,6 +175,7 @@ export async function createTeamApiNode(
       keys,
       jobs,
       config,
+      warmedUp,
       setPort(p) {
         port = p;
       },
@@ -196,6 +199,8 @@ export interface TeamWorkerNode {
   backend: PgBackend;
   /** Resolves when no file taken by this node is under analysis or being recorded. */
   whenIdle(): Promise<void>;
+  /** The first analysis process, started with the node (config.warmWorkers): settled once it has loaded the model. */
+  warmedUp: Promise<{ analysis: WarmReport[]; probe: WarmReport[] }>;
   close(): Promise<void>;
 }
 
@@ -243,10 +248,11 @@ export async function createTeamWorker(
   });
   await backend.blobs.sweepLeftovers(async () => new Set());
   runner.start();
-  if (config.warmWorkers) void startPools({ analysis: pool }, opts.log);
+  const warmedUp = config.warmWorkers ? startPools({ analysis: pool }, opts.log) : Promise.resolve({ analysis: [], probe: [] });
   let closed = false;
   return {
     backend,
+    warmedUp,
     whenIdle: () => runner.whenIdle(),
     async close() {
       if (closed) return;

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobList, JobResult } from '../../../src/api/schemas.js';
 import { loadConfig, type CoreConfig } from '../../../src/config/config.js';
 import { createTeamApiNode, createTeamWorker, keySecretFromEnv, newKeySecret, type TeamApiNode, type TeamOptions, type TeamWorkerNode } from '../../../src/team-core.js';
-import { makeJpeg } from '../analysis/fixtures.js';
+import { readManifest } from '../../../src/analysis/model-session.js';
+import { HAS_MODEL, makeJpeg, MODELS_DIR } from '../analysis/fixtures.js';
 import { SLOW_WORKER, body, multipart, filePart } from '../../api/helpers.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 
@@ -154,6 +155,30 @@ describe('team server on PostgreSQL (2 API nodes, 1 worker)', () => {
       expect(rows.map((r) => [r.file_id, r.size])).toEqual([[done.results[0].file.id, done.results[0].file.size]]);
     } finally {
       await smallWorker?.close();
+      await api.close();
+    }
+  });
+
+  it('each node starts its process ahead of the first file: an API node its probe process, a worker node its first analysis process with the model loaded, which then analyses the first file', { timeout: 240_000, skip: !HAS_MODEL }, async () => {
+    expect(await apiA.warmedUp).toEqual({ analysis: [], probe: [{ model: null }] });
+    const warm: TeamOptions = { databaseUrl: await server.createDatabase('warm'), keySecret: team.keySecret };
+    const api = await createTeamApiNode(config('warm-api', { warmWorkers: false }), warm);
+    let warmWorker: TeamWorkerNode | undefined;
+    try {
+      expect(await api.warmedUp).toEqual({ analysis: [], probe: [] });
+      warmWorker = await createTeamWorker(config('warm-w', { modelsDir: MODELS_DIR }), warm);
+      const manifest = await readManifest(MODELS_DIR);
+      expect(await warmWorker.warmedUp).toEqual({ analysis: [{ model: `${manifest.name}@${manifest.version}` }], probe: [] });
+      const images = (await api.backend.keyStore.listApplications()).find((a) => a.kind === 'images')!.id;
+      const warmKey = (await api.keys.issueKey(images, 'warm team')).token;
+      const { body: payload, contentType } = await multipart([filePart(await makeJpeg(640, 480), 'a.jpg')]);
+      const res = await api.app.inject({ method: 'POST', url: '/v1/assess?wait=true', payload, headers: { 'content-type': contentType, authorization: `Bearer ${warmKey}` } });
+      expect(res.statusCode).toBe(200);
+      const done = body(res, JobResult);
+      expect(done.results[0]?.status).toBe('completed');
+      expect(done.results[0]?.dimensions?.map((d) => d.key)).toContain('ai_detection');
+    } finally {
+      await warmWorker?.close();
       await api.close();
     }
   });
