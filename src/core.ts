@@ -17,8 +17,8 @@ import { createFileStore } from './jobs/file-store.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createLocalJobEvents } from './jobs/local-events.js';
 import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
-import { startPools, warmUpOf } from './jobs/warm-up.js';
-import { WorkerPool, type WarmReport, type WorkerPoolOptions } from './jobs/worker-pool.js';
+import { startPools, warmUpOf, type WarmedUp } from './jobs/warm-up.js';
+import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
@@ -42,7 +42,7 @@ export interface Core {
    * The first analysis process and the probe process, started with the core (config.warmWorkers): settled once each has
    * loaded what its first file needs, with what each reported; empty lists when they start with the first file instead.
    */
-  warmedUp: Promise<{ analysis: WarmReport[]; probe: WarmReport[] }>;
+  warmedUp: Promise<WarmedUp>;
   close(): Promise<void>;
 }
 
@@ -119,7 +119,7 @@ export async function createCore(
     log?.info(recovered, 'recovered after restart');
   }
   // The first file after a start would otherwise wait for its analysis process to load the model (about 5 s here).
-  const warmedUp = config.warmWorkers ? startPools({ analysis: analysisPool, probe: probePool }, log ?? undefined) : Promise.resolve({ analysis: [], probe: [] });
+  const warmedUp = startPools(config, { analysis: analysisPool, probe: probePool }, log ?? undefined);
   let closed = false;
   return {
     warmedUp,

@@ -11,8 +11,8 @@ import { createAnalysisRunner } from './jobs/analysis-runner.js';
 import { createCaseService } from './jobs/case-service.js';
 import { createJobService, jobServiceSettings, type JobService } from './jobs/job-service.js';
 import { createTrustAnchorSettings } from './jobs/trust-anchor-settings.js';
-import { startPools, warmUpOf } from './jobs/warm-up.js';
-import { WorkerPool, type WarmReport, type WorkerPoolOptions } from './jobs/worker-pool.js';
+import { startPools, warmUpOf, type WarmedUp } from './jobs/warm-up.js';
+import { WorkerPool, type WorkerPoolOptions } from './jobs/worker-pool.js';
 import { loadOrCreateReportSigningKey } from './report/signing-key.js';
 import { buildApp } from './server/app.js';
 import { createCoreLogger } from './server/request-logger.js';
@@ -88,7 +88,7 @@ export interface TeamApiNode {
   config: CoreConfig;
   setPort(port: number): void;
   /** The probe process started with the node (config.warmWorkers), settled once it has loaded its code and pdf.js. */
-  warmedUp: Promise<{ analysis: WarmReport[]; probe: WarmReport[] }>;
+  warmedUp: Promise<WarmedUp>;
   close(): Promise<void>;
 }
 
@@ -167,7 +167,7 @@ export async function createTeamApiNode(
     });
     const recovered = await jobs.recover();
     if (recovered.swept.tmp) log?.info(recovered, 'swept leftover uploads');
-    const warmedUp = config.warmWorkers ? startPools({ probe: probePool }, log ?? undefined) : Promise.resolve({ analysis: [], probe: [] });
+    const warmedUp = startPools(config, { probe: probePool }, log ?? undefined);
     let closed = false;
     const node: TeamApiNode = {
       app,
@@ -200,7 +200,7 @@ export interface TeamWorkerNode {
   /** Resolves when no file taken by this node is under analysis or being recorded. */
   whenIdle(): Promise<void>;
   /** The first analysis process, started with the node (config.warmWorkers): settled once it has loaded the model. */
-  warmedUp: Promise<{ analysis: WarmReport[]; probe: WarmReport[] }>;
+  warmedUp: Promise<WarmedUp>;
   close(): Promise<void>;
 }
 
@@ -248,7 +248,7 @@ export async function createTeamWorker(
   });
   await backend.blobs.sweepLeftovers(async () => new Set());
   runner.start();
-  const warmedUp = config.warmWorkers ? startPools({ analysis: pool }, opts.log) : Promise.resolve({ analysis: [], probe: [] });
+  const warmedUp = startPools(config, { analysis: pool }, opts.log);
   let closed = false;
   return {
     backend,

@@ -1,5 +1,5 @@
 // Worker processes started with the core, ahead of the first file (config.warmWorkers): each loads what its first task
-// needs (the probe's modules and pdf.js; the analysis' modules and the model, each network run once) while nobody waits.
+// needs (the probe's modules and pdf.js; the model, with a made-up picture analysed end to end) while nobody waits.
 import type { CoreConfig } from '../config/config.js';
 import type { WarmReport, WorkerPool } from './worker-pool.js';
 import type { WarmUp } from './worker-protocol.js';
@@ -10,8 +10,18 @@ export function warmUpOf(config: CoreConfig): { analysis?: WarmUp; probe?: WarmU
   return { analysis: { modelsDir: config.modelsDir, threads: config.threadsPerWorker }, probe: {} };
 }
 
-/** Starts each pool's first process ahead of the first file (WorkerPool.start), logging what each reported. */
-export function startPools(pools: { analysis?: WorkerPool; probe?: WorkerPool }, log?: { info: (o: object, m: string) => void }): Promise<{ analysis: WarmReport[]; probe: WarmReport[] }> {
+/** What the pools' first processes reported (Core.warmedUp and the team nodes'); empty lists without a warm-up. */
+export interface WarmedUp {
+  analysis: WarmReport[];
+  probe: WarmReport[];
+}
+
+/**
+ * Starts each pool's first process ahead of the first file (WorkerPool.start) where config.warmWorkers says so, logging
+ * what each reported; without it, nothing is started and the lists are empty.
+ */
+export function startPools(config: Pick<CoreConfig, 'warmWorkers'>, pools: { analysis?: WorkerPool; probe?: WorkerPool }, log?: { info: (o: object, m: string) => void }): Promise<WarmedUp> {
+  if (!config.warmWorkers) return Promise.resolve({ analysis: [], probe: [] });
   const started = Date.now();
   const one = async (pool: WorkerPool | undefined, name: string) => {
     // One process each: the first file goes to the first analysis process, and a second one loading beside it would

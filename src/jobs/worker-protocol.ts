@@ -27,7 +27,7 @@ export type WorkerResponse =
 
 /** What a worker is told to get ready before its first task (the VERACITY_WARM variable of its environment, as JSON). */
 export interface WarmUp {
-  /** The analysis' model: loaded and each network run once. Absent: the probe's modules and pdf.js only. */
+  /** The analysis' model: loaded, with a made-up picture analysed end to end. Absent: the probe's modules and pdf.js only. */
   modelsDir?: string;
   threads?: number;
 }
