@@ -20,9 +20,17 @@ const PROBE_MS = 60_000;
 /** The per-file bound, raised for the same reason: analysis workers run at nice 19 and a busy machine starves them. */
 const FILE_MS = 240_000;
 
+/** A core's address: it listens from its first request on (the shared core serves several tests). */
+const listening = new WeakMap<TestCore, Promise<string>>();
+function baseOf(core: TestCore): Promise<string> {
+  let base = listening.get(core);
+  if (!base) listening.set(core, (base = startListening(core)));
+  return base;
+}
+
 /** POST /v1/assess over a socket, then GET the job until it is terminal (wait=true answers 202 past 30 s). */
 async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, key = core.imagesKey): Promise<Map<string, FileResult> & { jobId: string; base: string }> {
-  const base = await startListening(core);
+  const base = await baseOf(core);
   const parts: Part[] = files.map(([name, data]) => ({ name: 'file', data, filename: name, contentType: 'application/octet-stream' }));
   const { body, contentType } = await multipart(parts);
   const auth = { authorization: `Bearer ${key}` };
@@ -33,6 +41,24 @@ async function assessOverHttp(core: TestCore, files: Array<[string, Buffer]>, ke
   for (let i = 0; job.status === 'processing' && i < 10; i++) job = JobResult.parse(await (await fetch(`${base}/v1/jobs/${job.jobId}?wait=true`, { headers: auth })).json());
   expect(job.status, JSON.stringify(job.results.filter((r) => r.status !== 'completed').map((r) => [r.file.name, r.status, r.error]))).toBe('completed');
   return Object.assign(new Map(job.results.map((r) => [r.file.name, r])), { jobId: job.jobId, base });
+}
+
+/**
+ * The authorities the tests below sign with, and one core, shared by every test of this file that sends files to an
+ * installation with anchors: its data dir holds all three roots as an installation keeps them (a PEM bundle,
+ * trust-anchors.pem). One core, so its analysis and probe processes load the model and pdf.js once, not per test.
+ */
+let authorities: { main: TestAuthority; chain: TestAuthority; link: TestAuthority } | undefined;
+const authority = () => (authorities ??= { main: makeAuthority(pki.dir, 'API Test Root'), chain: makeAuthority(pki.dir, 'Chain Test Root'), link: makeAuthority(pki.dir, 'Link Test Root') });
+let shared: Promise<TestCore> | undefined;
+function anchoredCore(): Promise<TestCore> {
+  if (!shared) {
+    const dataDir = tempDir('veracity-api-', 'file');
+    const { main, chain, link } = authority();
+    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), [main, chain, link].map((a) => a.certPem.trim()).join('\n') + '\n', { mode: 0o600 });
+    shared = startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS, fileTimeoutMs: FILE_MS }, { dataDir, lifetime: 'file' });
+  }
+  return shared;
 }
 
 const codesOf = (r: FileResult | undefined, key: string) => r?.dimensions?.find((d) => d.key === key)?.findings?.map((f) => f.code) ?? [];
@@ -46,17 +72,11 @@ describe.skipIf(!HAS_MODEL)('verified Content Credentials through POST /v1/asses
   let stranger: TestSigner;
   let expired: TestSigner;
   let results: Map<string, FileResult>;
-  /** A core whose data dir holds the anchors as an installation keeps them: a PEM bundle, trust-anchors.pem. */
-  const anchoredCore = () => {
-    const dataDir = tempDir();
-    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
-    return startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS, fileTimeoutMs: FILE_MS }, { dataDir });
-  };
   let photo: Buffer;
   const capture = { claimGenerator: 'Veracity Test Camera', actions: [{ action: 'c2pa.created', digitalSourceType: 'digitalCapture', softwareAgent: 'Test Firmware 1.0' }] };
 
   beforeAll(async () => {
-    ca = makeAuthority(pki.dir, 'API Test Root');
+    ca = authority().main;
     camera = issueSigner(ca, 'API Test Camera');
     generator = issueSigner(ca, 'API Test Generator');
     expired = issueSigner(ca, 'API Expired Camera', { start: '20200101000000Z', end: '20210101000000Z' });
@@ -192,16 +212,14 @@ describe.skipIf(!HAS_MODEL || onPg)('the Content Credentials manifest chain thro
 
   it('the manifest chain as a specialist reads it: signer and trust, time-stamped signing time, tool, actions, ingredients and whether their manifests validated; an altered ingredient manifest named', async () => {
     // An edit that keeps Content Credentials: the capture (time-stamped) is its parent ingredient.
-    const ca = makeAuthority(pki.dir, 'Chain Test Root');
+    const ca = authority().chain;
     const photo = await makeJpeg(256, 192);
     const stamped = await signC2pa(photo, issueSigner(ca, 'API Test Camera'), capture, issueSigner(ca, 'API Test Time-Stamp Authority', { tsa: true }));
     const edit = await signC2paEdit(await sharp(stamped).modulate({ brightness: 1.1 }).jpeg().toBuffer(), stamped, 'IMG_0001.jpg', issueSigner(ca, 'API Test Editor'), {
       claimGenerator: 'Veracity Test Editor',
       actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }],
     });
-    const dataDir = tempDir();
-    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
-    const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS }, { dataDir });
+    const core = await anchoredCore();
     const edits = await assessOverHttp(core, [
       ['edited-with-credentials.jpg', edit],
       ['ingredient-altered.jpg', replaceOnce(edit, 'Test Firmware 1.0', 'Test Firmware 2.0')],
@@ -260,15 +278,13 @@ describe.skipIf(!HAS_MODEL || onPg)("an ingredient's hashed link through POST /v
   const edit = { claimGenerator: 'Veracity Test Editor', actions: [{ action: 'c2pa.color_adjustments', softwareAgent: 'Test Editor 2.0' }] };
 
   it("a link whose hash does not match the ingredient's manifest, every signature valid and every signer trusted: the code verbatim, the ingredient named, never authentic", async () => {
-    const ca = makeAuthority(pki.dir, 'Link Test Root');
+    const ca = authority().link;
     const camera = issueSigner(ca, 'Link Test Camera');
     const editor = issueSigner(ca, 'Link Test Editor');
     const photo = await makeJpeg(256, 192);
     const original = await signC2pa(photo, camera, capture);
     const pixels = await sharp(original).modulate({ brightness: 1.1 }).jpeg().toBuffer();
-    const dataDir = tempDir();
-    fs.writeFileSync(path.join(dataDir, 'trust-anchors.pem'), ca.certPem, { mode: 0o600 });
-    const core = await startCore({ modelsDir: MODELS_DIR, probeTimeoutMs: PROBE_MS, fileTimeoutMs: FILE_MS }, { dataDir });
+    const core = await anchoredCore();
     const results = await assessOverHttp(core, [
       ['intact-link.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit)],
       ['wrong-link-hash.jpg', await signC2paEdit(pixels, original, 'IMG_0001.jpg', editor, edit, { tamperLink: 'hash' })],

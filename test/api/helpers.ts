@@ -28,26 +28,33 @@ export const SLOW_WORKER = path.join(REPO, 'test', 'fixtures', 'workers', 'slow-
 /** The active backend: the v1 suite runs on both (`VERACITY_TEST_BACKEND=pg vitest run test/api`). */
 export const onPg = process.env.VERACITY_TEST_BACKEND === 'pg';
 
-const open: { close(): Promise<void> }[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+/**
+ * How long a core or temp dir lives: 'test' (the default) ends after the test that made it; 'file' after the test
+ * file, for a core several tests share (its analysis processes then load the model once, not once per test).
+ */
+export type Lifetime = 'test' | 'file';
+const open: Record<Lifetime, { close(): Promise<void> }[]> = { test: [], file: [] };
+const dirs: Record<Lifetime, string[]> = { test: [], file: [] };
+async function release(lifetime: Lifetime): Promise<void> {
+  await Promise.all(open[lifetime].splice(0).map((c) => c.close()));
+  for (const d of dirs[lifetime].splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+afterEach(() => release('test'));
 
 let postgres: Promise<TestPostgres> | undefined;
 /** A team server's database and secret per data dir: a core started again on a data dir reopens the same database. */
 const teams = new Map<string, { databaseUrl: string; keySecret: Uint8Array }>();
 afterAll(async () => {
+  await release('file');
   const server = postgres;
   postgres = undefined;
   teams.clear();
   if (server) await (await server).stop();
 });
 
-export function tempDir(prefix = 'veracity-api-'): string {
+export function tempDir(prefix = 'veracity-api-', lifetime: Lifetime = 'test'): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
+  dirs[lifetime].push(d);
   return d;
 }
 
@@ -101,15 +108,19 @@ async function withKeys(core: Omit<TestCore, 'imagesKey' | 'pdfsKey' | 'imagesAp
 /** A core on a fresh data dir. `modelsDir` defaults to an empty dir: results end in result_unavailable, deterministically. */
 export async function startCore(
   overrides: Partial<Record<keyof CoreConfig, unknown>> = {},
-  opts: { workerEntry?: string; dataDir?: string; now?: () => Date } = {},
+  opts: { workerEntry?: string; dataDir?: string; now?: () => Date; lifetime?: Lifetime } = {},
 ): Promise<TestCore> {
-  const dataDir = opts.dataDir ?? tempDir();
+  const lifetime = opts.lifetime ?? 'test';
+  const dataDir = opts.dataDir ?? tempDir('veracity-api-', lifetime);
   // The worker processes start with the first file, as they did before warmWorkers: a core made for a test that sends no file
   // (most of them) would otherwise load the model for nothing; tests of the warm-up ask for it.
-  const config = loadConfig({ dataDir, modelsDir: tempDir('veracity-nomodel-'), logLevel: 'silent', rendererDir: tempDir('veracity-norenderer-'), warmWorkers: false, ...overrides }, {});
-  if (onPg) return startTeamCore(config, dataDir, opts);
+  const config = loadConfig(
+    { dataDir, modelsDir: tempDir('veracity-nomodel-', lifetime), logLevel: 'silent', rendererDir: tempDir('veracity-norenderer-', lifetime), warmWorkers: false, ...overrides },
+    {},
+  );
+  if (onPg) return startTeamCore(config, dataDir, { ...opts, lifetime });
   const core = await createCore(config, { workerEntry: opts.workerEntry, now: opts.now });
-  open.push(core);
+  open[lifetime].push(core);
   return withKeys({
     backend: 'sqlite',
     app: core.app,
@@ -149,7 +160,7 @@ async function describeTeamWork(pool: PgPool): Promise<string> {
 }
 
 /** A team API node and an in-process team worker on this file's PostgreSQL; the data dir is their blob directory. */
-async function startTeamCore(config: CoreConfig, dataDir: string, opts: { workerEntry?: string; now?: () => Date }): Promise<TestCore> {
+async function startTeamCore(config: CoreConfig, dataDir: string, opts: { workerEntry?: string; now?: () => Date; lifetime: Lifetime }): Promise<TestCore> {
   postgres ??= startPostgres();
   const server = await postgres;
   let team = teams.get(dataDir);
@@ -177,7 +188,7 @@ async function startTeamCore(config: CoreConfig, dataDir: string, opts: { worker
     await node.close();
     await worker.close();
   };
-  open.push({ close });
+  open[opts.lifetime].push({ close });
   const store = node.backend.jobsStore;
   const pool = node.backend.pool;
   // Settled when no file of any node is still processing and the worker has recorded what it took. Bounded: a file
