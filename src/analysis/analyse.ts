@@ -12,7 +12,7 @@ import type { Finding } from './finding.js';
 import { fuse } from './fusion.js';
 import { getModel } from './model-session.js';
 import { openPdf, PdfRefusal } from './pdf-document.js';
-import { loadTrustAnchors } from './trust-anchors.js';
+import type { TrustAnchor } from './trust-anchors.js';
 
 export interface AnalyseOptions {
   modelsDir: string;
@@ -48,7 +48,9 @@ async function analyse(read: () => Promise<Buffer>, mediaType: MediaType, opts: 
   try {
     // The model first: without it there is no result to give (DECISIONS 22), whatever the metadata says.
     const model = await getModel(opts.modelsDir, opts.threads ?? 1);
-    const trustAnchors = await loadTrustAnchors(opts.trustAnchorsFile);
+    // Read when a file's Content Credentials are judged, at most once per file (with the X.509 code they need).
+    let anchors: Promise<TrustAnchor[]> | undefined;
+    const trustAnchors = () => (anchors ??= import('./trust-anchors.js').then((m) => m.loadTrustAnchors(opts.trustAnchorsFile)));
     signal?.throwIfAborted();
     const bytes = await read();
     const kind: FileKind = mediaType === 'application/pdf' ? 'pdf' : 'image';

@@ -24,6 +24,7 @@ import {
 import * as pkijs from 'pkijs';
 import type { C2paManifest, SignerTrust } from '../api/schemas.js';
 import type { MediaType } from './analysis-results.js';
+import { TRUST_CODES } from './c2pa-codes.js';
 import { readPdfC2paStore, type PdfStore } from './pdf-c2pa-store.js';
 import { sourceTypeCode } from './source-types.js';
 import { chainsToAnchor, type TrustAnchor } from './trust-anchors.js';
@@ -105,21 +106,7 @@ export interface C2paValidation {
 
 export type C2paReading = { kind: 'manifest'; manifest: C2paValidation } | { kind: 'unreadable'; reason: string };
 
-/** Codes about who signed and when: they lower what a manifest proves, they do not say it was tampered with. */
-export const TRUST_CODES = new Set([
-  'signingCredential.untrusted',
-  'signingCredential.expired',
-  'signingCredential.invalid',
-  'signingCredential.ocsp.skipped',
-  'signingCredential.ocsp.inaccessible',
-  'signingCredential.ocsp.unknown',
-  'timeStamp.untrusted',
-  'timeStamp.outsideValidity',
-  'timeStamp.malformed',
-  'ingredient.unknownProvenance',
-  'manifest.unknownProvenance',
-  'algorithm.deprecated',
-]);
+export { TRUST_CODES };
 
 const MAX_STORE = 16 * 1024 * 1024;
 

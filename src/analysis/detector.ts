@@ -21,8 +21,11 @@ export interface DetectorContext {
   /** The opened document for PDFs (destroyed by analyse.ts after every detector ran); null for images. */
   pdf: PDFDocumentProxy | null;
   model: LoadedModel;
-  /** The configured C2PA trust anchors (none: every signer is "not established"). */
-  trustAnchors: TrustAnchor[];
+  /**
+   * The configured C2PA trust anchors (none: every signer is "not established"), read on the first call: only a file
+   * with Content Credentials needs them (c2pa-reading.ts).
+   */
+  trustAnchors: () => Promise<TrustAnchor[]>;
   signal?: AbortSignal;
   /**
    * Outputs of other detectors, by key: for a PDF those that ran before this one (the registry's order); for a picture,

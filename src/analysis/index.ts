@@ -111,6 +111,9 @@ export async function warmUp(opts: { modelsDir?: string; threads?: number } = {}
   if (!idle()) return model;
   const pdf = await import('./pdf-document.js');
   await pdf.warmPdfReader();
+  // then the C2PA and X.509 code, which a file loads only if it has Content Credentials (c2pa-reading.ts); a probe
+  // process never reads them
+  if (opts.modelsDir && idle()) await (await import('./c2pa-reading.js')).loadC2paReader();
   return model;
 }
 

@@ -6,10 +6,10 @@ import exifr from 'exifr';
 import type { MediaType } from './analysis-results.js';
 import type { FactValue } from './finding.js';
 import { heifItemData } from './image-headers.js';
-import { validateC2pa, type C2paValidation } from './c2pa-validation.js';
+import { readC2pa, type TrustAnchorSource } from './c2pa-reading.js';
+import type { C2paValidation } from './c2pa-validation.js';
 import { editorOf } from './editing-software.js';
 import { AI_SOURCE_TYPES, PARTLY_AI_TYPES, sourceTypeCode } from './source-types.js';
-import type { TrustAnchor } from './trust-anchors.js';
 
 /** Software names of AI image generators (matched case-insensitively in software, creator-tool and claim fields). */
 const AI_GENERATORS: Array<[RegExp, string]> = [
@@ -180,7 +180,7 @@ export function aiIngredientOf(active: C2paValidation): AiSource | null {
   return null;
 }
 
-export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors: TrustAnchor[] = []): Promise<ProvenanceMetadata> {
+export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors: TrustAnchorSource = []): Promise<ProvenanceMetadata> {
   const f: ProvenanceMetadata = {
     c2pa: null,
     c2paUnreadable: null,
@@ -197,7 +197,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
   };
 
   // C2PA / Content Credentials, validated by the C2PA library; the signer judged against the trust anchors
-  const c2pa = await validateC2pa(buf, mediaType, anchors);
+  const c2pa = await readC2pa(buf, mediaType, anchors);
   if (c2pa?.kind === 'manifest') f.c2pa = c2pa.manifest;
   else if (c2pa?.kind === 'unreadable') f.c2paUnreadable = c2pa.reason;
   const active = f.c2pa;

@@ -47,6 +47,17 @@ export function writeTable() {
       when(ff),
     ]);
   }
+  const ap = load('analysis-process');
+  if (ap) {
+    const cases = Object.keys(ap.figures).filter((k) => k.startsWith('this: ')).map((k) => k.slice('this: '.length));
+    const one = (c) => {
+      const f = ap.figures[`this: ${c}`];
+      const ratio = ap.figures[`ratio (this / baseline): ${c}`];
+      const base = ap.figures[`baseline: ${c}`];
+      return `${c}: **${round1(f.medianAnswerMs)} s**, CPU ${round1(f.medianCpuMs)} s` + (ratio ? ` (baseline ${round1(base.medianAnswerMs)} s, CPU ${round1(base.medianCpuMs)} s: **ratio ${ratio.answer}**, CPU ${ratio.cpu})` : '');
+    };
+    rows.push([`A fresh analysis process's first file, median of ${ap.figures.rounds}`, cases.map(one).join('; '), 'none', '–', when(ap)]);
+  }
   const pl = load('pixel-latency');
   if (pl) {
     const vs = (row) => (row.baseline ? ` (baseline ${row.baseline.medianMs} ms: **ratio ${row.ratio}**)` : '');

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const benches = ['startup', 'cold-start', 'cold-start-window', 'api-overhead', 'responsiveness', 'memory', 'throughput', 'pg-queue', 'team', 'c2pa', 'worker-recovery', 'report', 'model-memory', 'pixel-latency', 'first-file'].filter((b) => only.length === 0 || only.includes(b));
+const benches = ['startup', 'cold-start', 'cold-start-window', 'api-overhead', 'responsiveness', 'memory', 'throughput', 'pg-queue', 'team', 'c2pa', 'worker-recovery', 'report', 'model-memory', 'pixel-latency', 'first-file', 'analysis-process'].filter((b) => only.length === 0 || only.includes(b));
 const started = Date.now();
 const failed = [];
 for (const b of benches) {

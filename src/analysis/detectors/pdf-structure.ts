@@ -2,13 +2,12 @@
 // updates, XMP history, active content), plus the provenance it carries: its own C2PA manifest and the metadata of
 // the JPEGs embedded in it (a DCTDecode stream is a whole JPEG file, EXIF, XMP and C2PA included).
 import type { C2paManifest } from '../../api/schemas.js';
-import { validateC2pa } from '../c2pa-validation.js';
+import { readC2pa, type TrustAnchorSource } from '../c2pa-reading.js';
 import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
 import type { Finding } from '../finding.js';
 import { readPdfStructure, type PdfStructure } from '../pdf-structure.js';
 import { aiIngredientOf, readProvenance } from '../provenance.js';
-import type { TrustAnchor } from '../trust-anchors.js';
 import { aiSourceFinding, c2paIngredientFindings, c2paManifestFinding, c2paSourceType, c2paStatusFindings, provenanceOutput } from './provenance.js';
 
 export const pdfStructureDetector: Detector = {
@@ -70,8 +69,8 @@ export function structureOutput(s: PdfStructure): DetectorOutput & { dimension: 
  * C2PA in a PDF is an embedded manifest store, validated like an image's (the data hash over the document's bytes);
  * a generative source type decides (weight 1), its validation statuses follow the manifest.
  */
-async function pdfC2pa(pdf: Buffer, anchors: TrustAnchor[]): Promise<{ findings: Finding[]; manifests?: C2paManifest[] }> {
-  const reading = await validateC2pa(pdf, 'application/pdf', anchors);
+async function pdfC2pa(pdf: Buffer, anchors: TrustAnchorSource): Promise<{ findings: Finding[]; manifests?: C2paManifest[] }> {
+  const reading = await readC2pa(pdf, 'application/pdf', anchors);
   if (reading?.kind === 'unreadable') return { findings: [{ code: 'provenance.c2pa.unreadable', facts: { reason: reading.reason.slice(0, 200) }, weight: 0 }] };
   if (!reading) return { findings: [] };
   const active = reading.manifest;

@@ -3,7 +3,7 @@
 // with the specification's codes; capture evidence is graded (a capture signed by a trusted signer above an untrusted
 // one, above camera EXIF); absence of metadata is never evidence of authenticity.
 import type { C2paValidation } from '../c2pa-validation.js';
-import { TRUST_CODES } from '../c2pa-validation.js';
+import { TRUST_CODES } from '../c2pa-codes.js';
 import { dimensionOf } from '../copy.js';
 import type { Detector, DetectorOutput } from '../detector.js';
 import type { Finding } from '../finding.js';
