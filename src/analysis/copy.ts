@@ -58,6 +58,7 @@ const pixelScore = (reading: keyof typeof PIXEL_READING) => (f: Facts) => {
   const where = !page
     ? ''
     : ` (highest on ${f.scannedPage ? `page ${page} (scanned page, ${size})` : `page ${page}, image ${text(f, 'image')} (${size})`}, of ${num(f, 'count')} analysed)`;
+  if (f.setAside) return `The pixel detector's AI score is ${pct(num(f, 'score'))}${where}, but it is set aside for this picture.`;
   return `The pixel detector's AI score is ${pct(num(f, 'score'))}${where}; it ${PIXEL_READING[reading]}.`;
 };
 

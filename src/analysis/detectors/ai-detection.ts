@@ -242,8 +242,14 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
       weight: 0,
     });
   }
-  return { dimension, findings: [pixelFinding(dimension, {}, group.calibration), ...notes], regions: [scored.grid] };
+  // A score a pixel check took out of the detector's hands is not "in the uncertain band" (a chart may score 98 %): its
+  // sentence says it is not read, and the check's note says why.
+  const setAside = notes.some((n) => SET_ASIDE_BY.has(n.code));
+  return { dimension, findings: [pixelFinding(dimension, setAside ? { setAside: true } : {}, group.calibration), ...notes], regions: [scored.grid] };
 }
+
+/** The pixel checks that take a picture's reading out of the detector's hands (its score then decides nothing). */
+const SET_ASIDE_BY = new Set(['pixels.thermal', 'pixels.line_art', 'pixels.document', 'pixels.not_photographic']);
 
 async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
   const { model, signal } = ctx;

@@ -77,6 +77,9 @@ describe.skipIf(!HAS_MODEL)('photo guard in the analysis, with the real model', 
       expect(r.findings.map((f) => f.code)).not.toContain('pixels.score.generated');
       expect(r.verdict.assessment).toBe('inconclusive');
       expect(r.verdict.display.description).toMatch(/flat colour and hard edges/);
+      // its score, whatever it is, is not said to be "in the uncertain band": it is not read
+      expect(r.verdict.display.description, file).toMatch(/The pixel detector's AI score is \d+%, but it is set aside for this picture\./);
+      expect(r.verdict.display.description, file).not.toMatch(/uncertain band/);
     }
   });
 
@@ -84,6 +87,7 @@ describe.skipIf(!HAS_MODEL)('photo guard in the analysis, with the real model', 
     for (const file of ['capture/nikon-coolpix-s3100-640x480.jpg', 'capture/hp-photosmart-433-640x480.jpg']) {
       const r = await analyseFile(fixturePath(file), 'image/jpeg', { modelsDir: MODELS_DIR });
       expect(r.findings.map((f) => f.code)).not.toContain('pixels.not_photographic');
+      expect(r.verdict.display.description, file).not.toMatch(/set aside/);
     }
   });
 
