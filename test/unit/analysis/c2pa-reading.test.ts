@@ -2,15 +2,17 @@
 // without a JUMBF box. These tests hold the pre-check to the full reader's own answer, so that skipping the library
 // never hides Content Credentials: on signed, altered, broken and real-world files it lets the reader through, and on
 // every picture it turns away the reader finds nothing either.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaType } from '../../../src/analysis/analysis-results.js';
 import { mayHoldC2pa, readC2pa } from '../../../src/analysis/c2pa-reading.js';
+import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { validateC2pa } from '../../../src/analysis/c2pa-validation.js';
 import { parseTrustAnchors, type TrustAnchor } from '../../../src/analysis/trust-anchors.js';
 import { issueSigner, makeAuthority, pkiDir, replaceOnce, signC2pa, signPdfC2pa, type TestSigner } from '../../support/c2pa-signing.js';
-import { DATASETS, REPO, jpegSegment, makeJpeg, makePng, textPdf, withJpegSegments } from './fixtures.js';
+import { DATASETS, HAS_MODEL, MODELS_DIR, REPO, jpegSegment, makeJpeg, makePng, textPdf, withJpegSegments } from './fixtures.js';
 
 const pki = pkiDir();
 afterAll(() => pki.cleanup());
@@ -108,4 +110,26 @@ describe('the C2PA library is loaded only for files that may hold Content Creden
     expect(mayHoldC2pa(textPdf(), 'application/pdf')).toBe(true);
     expect(await readC2pa(textPdf(), 'application/pdf', anchors)).toEqual(await validateC2pa(textPdf(), 'application/pdf', anchors));
   });
+});
+
+describe.skipIf(!HAS_MODEL)('a broken trust anchors file, read only when a store is judged (real model)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'veracity-reading-'));
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await closeAnalysis();
+  });
+
+  it('never reads as "no anchors": a signed picture fails with the reason; a picture without Content Credentials, which needs no anchors, gets its verdict', async () => {
+    const broken = join(dir, 'trust-anchors.pem');
+    writeFileSync(broken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    const plain = join(dir, 'plain.jpg');
+    writeFileSync(plain, await makeJpeg(128, 96));
+    const signed = join(dir, 'signed.jpg');
+    writeFileSync(signed, await signC2pa(readFileSync(plain), camera, capture));
+    const opts = { modelsDir: MODELS_DIR, trustAnchorsFile: broken };
+    await expect(analyseFile(signed, 'image/jpeg', opts)).rejects.toThrow(/certificate 1 is not a valid X\.509/);
+    const r = await analyseFile(plain, 'image/jpeg', opts);
+    expect(r.verdict.dimensions.map((d) => d.key)).toContain('ai_detection');
+    expect(r.findings.map((f) => f.code).filter((c) => c.startsWith('provenance.c2pa') || c.startsWith('signingCredential'))).toEqual([]);
+  }, 120_000);
 });
