@@ -106,7 +106,6 @@ export interface C2paValidation {
 
 export type C2paReading = { kind: 'manifest'; manifest: C2paValidation } | { kind: 'unreadable'; reason: string };
 
-export { TRUST_CODES };
 
 const MAX_STORE = 16 * 1024 * 1024;
 

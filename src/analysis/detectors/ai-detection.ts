@@ -209,47 +209,32 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
   };
   const { scored, group } = await scoreAndGroup(ctx.model, image, { kind: 'image' }, ctx.signal, readChecks);
   const { thermal, colours, guard, page } = checks!; // set: scoreImage always runs alsoHere before its tiles
-  let dimension = aiDimension(scored.score, group.thresholds);
   const notes: Finding[] = [...portraitNote(ctx.model.manifest, group), ...framingNote(image, group.faces)];
+  // A pixel check that takes the reading out of the detector's hands: the score is shown but decides nothing, either way.
+  let check: Finding | null = null;
   if (thermal?.consistent) {
     // A thermal camera's false-colour rendering of the temperatures it recorded (the radiometric image in the file
     // explains the picture's colours): not the photographs the detector was trained and calibrated on.
-    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
-    notes.push({
-      code: 'pixels.thermal',
-      facts: { maker: thermal.maker, rawWidth: thermal.rawWidth, rawHeight: thermal.rawHeight, agreement: thermal.agreement },
-      weight: 0,
-    });
+    const { maker, rawWidth, rawHeight, agreement } = thermal;
+    check = { code: 'pixels.thermal', facts: { maker, rawWidth, rawHeight, agreement }, weight: 0 };
   } else if (colours <= LINE_ART_COLOURS) {
     // Flat graphics (logos, line art, bilevel scans) lack the photographic texture the detector reads.
-    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
-    notes.push({ code: 'pixels.line_art', facts: { colours }, weight: 0 });
+    check = { code: 'pixels.line_art', facts: { colours }, weight: 0 };
   } else if (page?.page) {
     // A photographed or scanned page of text: the detector reads most genuine ones as AI, so its score is no reading.
-    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
-    notes.push({
-      code: 'pixels.document',
-      facts: { strokes: round3(page.features.strokes), paper: round3(page.features.paper) },
-      weight: 0,
-    });
+    check = { code: 'pixels.document', facts: { strokes: round3(page.features.strokes), paper: round3(page.features.paper) }, weight: 0 };
   } else if (guard?.notPhotographic) {
     // Screenshots, charts, logos, pages: flat fills and hard edges, not the photographs the detector was calibrated
-    // on (their JPEG noise reads as strongly "AI"). The score is shown but decides nothing, either way.
-    dimension = { ...dimension, assessment: 'inconclusive', confidence: 'low' };
-    notes.push({
-      code: 'pixels.not_photographic',
-      facts: { flat: round3(guard.features.flat), hardEdges: round3(guard.features.step), topColours: round3(guard.features.top4) },
-      weight: 0,
-    });
+    // on (their JPEG noise reads as strongly "AI").
+    const { flat, step, top4 } = guard.features;
+    check = { code: 'pixels.not_photographic', facts: { flat: round3(flat), hardEdges: round3(step), topColours: round3(top4) }, weight: 0 };
   }
-  // A score a pixel check took out of the detector's hands is not "in the uncertain band" (a chart may score 98 %): its
-  // sentence says it is not read, and the check's note says why.
-  const setAside = notes.some((n) => SET_ASIDE_BY.has(n.code));
-  return { dimension, findings: [pixelFinding(dimension, setAside ? { setAside: true } : {}, group.calibration), ...notes], regions: [scored.grid] };
+  const read = aiDimension(scored.score, group.thresholds);
+  const dimension: Dimension = check ? { ...read, assessment: 'inconclusive', confidence: 'low' } : read;
+  if (check) notes.push(check);
+  // A score set aside is not "in the uncertain band" (a chart may score 98 %): its sentence says so, the check's note why.
+  return { dimension, findings: [pixelFinding(dimension, check ? { setAside: true } : {}, group.calibration), ...notes], regions: [scored.grid] };
 }
-
-/** The pixel checks that take a picture's reading out of the detector's hands (its score then decides nothing). */
-const SET_ASIDE_BY = new Set(['pixels.thermal', 'pixels.line_art', 'pixels.document', 'pixels.not_photographic']);
 
 async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
   const { model, signal } = ctx;
