@@ -16,3 +16,12 @@ export const TRUST_CODES: ReadonlySet<string> = new Set([
   'manifest.unknownProvenance',
   'algorithm.deprecated',
 ]);
+
+/** Hard-binding mismatches: the bytes of the file are not the bytes that were signed. */
+export const BYTES_CHANGED: ReadonlySet<string> = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch', 'assertion.collectionHash.mismatch']);
+
+/**
+ * A manifest not bound to these bytes: they changed since signing, the box hash names boxes the file does not have in
+ * that order, or nothing binds it at all. Such a manifest may have been copied from another file.
+ */
+export const UNBOUND: ReadonlySet<string> = new Set([...BYTES_CHANGED, 'assertion.boxesHash.unknownBox', 'claim.hardBindings.missing']);

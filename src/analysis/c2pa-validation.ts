@@ -1,6 +1,6 @@
 // Content Credentials (C2PA) validated by @trustnxt/c2pa-ts (claim signature, certificate profile and validity,
-// time-stamp, hashed URIs of every assertion, hard bindings: data hash, BMFF hash), with one decision taken here: who
-// is trusted. The library answers `signingCredential.trusted` for any well-formed certificate in its validity period,
+// time-stamp, hashed URIs of every assertion, hard bindings: data hash, BMFF hash; the box hash in c2pa-box-hash.ts),
+// with one decision taken here: who is trusted. The library answers `signingCredential.trusted` for any well-formed certificate in its validity period,
 // so that answer is replaced by the product's own chain check against the configured trust anchors
 // (trust-anchors.ts), and a time-stamp counts as trusted only when its authority chains to an anchor too.
 import { createHash } from 'node:crypto';
@@ -24,6 +24,7 @@ import {
 import * as pkijs from 'pkijs';
 import type { C2paManifest, SignerTrust } from '../api/schemas.js';
 import type { MediaType } from './analysis-results.js';
+import { checkBoxHash } from './c2pa-box-hash.js';
 import { TRUST_CODES } from './c2pa-codes.js';
 import { readPdfC2paStore, type PdfStore } from './pdf-c2pa-store.js';
 import { sourceTypeCode } from './source-types.js';
@@ -559,10 +560,46 @@ async function chainOf(
 }
 
 /**
+ * What the active manifest's hard binding says of this file, where the library said nothing. The library checks the
+ * binding only when nothing else failed, so a signer's lapsed or malformed certificate (a trust code: the claim still
+ * counts, lowered) left it unchecked; it is checked here then. A box hash, which the library does not check, is
+ * checked in c2pa-box-hash.ts. A manifest that no binding ties to these bytes fails with `claim.hardBindings.missing`.
+ * A signature proves who signed a claim, only the binding ties it to these bytes: unchecked, the manifest would read
+ * as valid in any file it was copied into. Nothing is added where the claim itself failed (it proves nothing anyway).
+ */
+async function bindingStatuses(m: Manifest, entries: ValidationStatusEntry[], asset: ValidatedAsset, bytes: Buffer, mediaType: MediaType): Promise<ValidationStatusEntry[]> {
+  if (entries.some((e) => BINDING.test(String(e.code)))) return [];
+  if (entries.some((e) => e.success === false && !TRUST_CODES.has(String(e.code)))) return [];
+  const bindings = m.assertions?.getHardBindings() ?? [];
+  const missing = { code: 'claim.hardBindings.missing' as ValidationStatusCode, success: false, explanation: 'no hard binding ties the claim to the file bytes' };
+  if (bindings.length !== 1) return [missing];
+  const [binding] = bindings;
+  if (binding.label === 'c2pa.hash.boxes') {
+    const content = (binding.sourceBox?.contentBoxes[0] as { content?: unknown } | undefined)?.content;
+    const url = `self#jumbf=/c2pa/${m.label ?? ''}/c2pa.assertions/${binding.label}`;
+    const alg = m.claim?.defaultAlgorithm ? String(m.claim.defaultAlgorithm) : undefined;
+    return [checkBoxHash(content, bytes, mediaType, alg, url) as ValidationStatusEntry];
+  }
+  let found: ValidationStatusEntry[];
+  try {
+    found = (await binding.validateAgainstAsset(asset)).statusEntries;
+  } catch (err) {
+    found = [{ code: 'general.error' as ValidationStatusCode, explanation: (err as Error).message, success: false }];
+  }
+  return found.length ? found : [missing];
+}
+
+/**
  * The library's ingredient statuses left out: it reports `ingredient.manifest.validated` for every link it can parse,
  * hash unchecked; linkStatus checks the links instead.
  */
 const withoutUncheckedLinks = (entries: ValidationStatusEntry[]) => entries.filter((e) => String(e.code) !== 'ingredient.manifest.validated');
+
+/** What the library validates a manifest against: the file's asset. */
+type ValidatedAsset = Parameters<ManifestStore['validate']>[0];
+
+/** A JUMBF box (`jumb`) and the C2PA store's label (`c2pa`) in the file's bytes: what every embedded store holds. */
+const holdsC2paBox = (bytes: Buffer) => bytes.includes('jumb') && bytes.includes('c2pa');
 
 /**
  * Validates the file's C2PA manifest store (the active manifest, against the file's bytes) and judges its signer
@@ -578,9 +615,11 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
     jumbf = asset.getManifestJUMBF();
   } catch (err) {
     // The container itself could not be walked; a store may or may not be inside.
-    return bytes.includes('c2pa') && bytes.includes('jumb') ? { kind: 'unreadable', reason: (err as Error).message } : null;
+    return holdsC2paBox(bytes) ? { kind: 'unreadable', reason: (err as Error).message } : null;
   }
-  if (!jumbf) return null;
+  // A store the library cannot find in a file that holds one (cut off, or its boxes broken): damaged Content
+  // Credentials, never "no Content Credentials" (what they declared is unknown, so they must not vanish unsaid).
+  if (!jumbf) return holdsC2paBox(bytes) ? { kind: 'unreadable', reason: 'the Content Credentials block is damaged or cut off' } : null;
   if (jumbf.length > MAX_STORE) return { kind: 'unreadable', reason: 'the manifest store is larger than 16 MiB' };
   let store: ManifestStore;
   try {
@@ -593,10 +632,11 @@ export async function validateC2pa(bytes: Buffer, mediaType: MediaType, anchors:
   const boxes = manifestBytes(store);
   let entries: ValidationStatusEntry[];
   try {
-    entries = withoutUncheckedLinks((await store.validate(asset as Parameters<ManifestStore['validate']>[0])).statusEntries);
+    entries = withoutUncheckedLinks((await store.validate(asset as ValidatedAsset)).statusEntries);
   } catch (err) {
     entries = [{ code: 'general.error' as ValidationStatusCode, explanation: (err as Error).message, success: false }];
   }
+  entries = [...entries, ...(await bindingStatuses(m, entries, asset as ValidatedAsset, bytes, mediaType))];
   const judged = await decideTrust(m, entries, anchors);
   const { chain, ingredientStatuses, ingredientFailures, linksValidated } = await chainOf(store, m, judged, anchors, boxes);
   const statuses = [...judged.statuses, ...linksValidated, ...ingredientStatuses];

@@ -352,6 +352,7 @@ export const FINDING_COPY = {
   'verdict.c2pa_edited_after_signing': () => 'The file was edited after it was signed, so its Content Credentials no longer describe it and it cannot be called authentic.',
   'verdict.c2pa_ingredient_invalid': () => "An ingredient's Content Credentials fail validation, so the file's Content Credentials cannot show it is authentic.",
   'verdict.c2pa_invalid': () => 'The Content Credentials fail validation (tampered with or damaged), so the file cannot be called authentic.',
+  'verdict.c2pa_unreadable': () => 'The file holds Content Credentials that cannot be read, so what they declared is unknown and the file cannot be called authentic.',
   'verdict.c2pa_decided': () => 'A trusted signature decided: the pixel reading does not override the cryptography.',
   'verdict.capture_vs_framing': () =>
     "The camera metadata would make this picture authentic, but its face is framed as generated faces are, so the metadata does not clear it.",

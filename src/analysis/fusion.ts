@@ -5,6 +5,7 @@ import { detectorReading } from '../api/detector-bands.js';
 import type { ConfidenceLevel, Dimension, VerdictAssessment } from '../api/schemas.js';
 import { dimensionOf } from './copy.js';
 import { isResaveSign } from './capture/signs.js';
+import { BYTES_CHANGED } from './c2pa-codes.js';
 import { FRAMING_FINDING } from './face-framing.js';
 import { isC2paStatus, type Finding } from './finding.js';
 import type { ModelManifest } from './model-manifest.js';
@@ -45,6 +46,7 @@ export const FUSION_CODES = {
   pixelsVsCapture: 'verdict.pixels_vs_capture',
   c2paEditedAfterSigning: 'verdict.c2pa_edited_after_signing',
   c2paInvalid: 'verdict.c2pa_invalid',
+  c2paUnreadable: 'verdict.c2pa_unreadable',
   c2paIngredientInvalid: 'verdict.c2pa_ingredient_invalid',
   c2paDecided: 'verdict.c2pa_decided',
   noPixelScore: 'pixels.none',
@@ -73,11 +75,11 @@ const CAPTURE_EVIDENCE: Record<string, ConfidenceLevel> = {
 const C2PA_CAPTURE = new Set(['provenance.capture.c2pa_trusted', 'provenance.capture.c2pa_trusted_edited', 'provenance.capture.c2pa_signed']);
 /** Capture evidence that counts only when the capture detector confirms the file is built as that camera builds it. */
 const NEEDS_CONFIRMATION = new Set(['provenance.capture.camera_exif', 'provenance.capture.c2pa_signed']);
-/** C2PA statuses saying the file's bytes are not the bytes that were signed. */
-const C2PA_BYTES_CHANGED = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch', 'assertion.collectionHash.mismatch']);
 /** C2PA statuses that lower what a valid manifest proves (the signer or the signing time is not established). */
 /** An ingredient whose own manifest fails validation or is missing (provenance detector): a broken link in the chain. */
 const C2PA_INGREDIENT_INVALID = 'provenance.c2pa.ingredient_invalid';
+/** A C2PA store in the file that cannot be read (provenance detector, pdf-structure detector). */
+const C2PA_UNREADABLE = 'provenance.c2pa.unreadable';
 const C2PA_LOWERING = new Set(['signingCredential.untrusted', 'signingCredential.expired', 'signingCredential.invalid', 'timeStamp.untrusted']);
 /** The capture detector's finding that the file is built as the camera its metadata names builds its files. */
 const CAPTURE_CONSISTENT = 'capture.consistent';
@@ -115,9 +117,10 @@ const MORE_NOTES = 3;
  *    still clears it (a recorded square crop is an edit, not a generator).
  * 4. Nothing scoreable (a PDF without raster images) and no strong provenance: inconclusive, low.
  * Content Credentials (C2PA) come first, because they are cryptography rather than words:
- * 0. A C2PA manifest that fails validation (signature, hashed URI, hard binding: a status finding of weight > 0) is
- *    evidence of tampering: never `authentic`, and the evidence says what broke ("edited after it was signed" when
- *    the bytes changed). A valid manifest from a trusted signer (`signingCredential.trusted`) decides whatever the
+ * 0. A C2PA manifest that fails validation (signature, hashed URI, hard binding: a status finding of weight > 0), or a
+ *    store that is there but cannot be read, is evidence of tampering: never `authentic`, and the evidence says what
+ *    broke ("edited after it was signed" when the bytes changed); the pixels still decide `ai_generated` where rule
+ *    2 lets them (a broken manifest pasted into a generated picture must not hide it). A valid manifest from a trusted signer (`signingCredential.trusted`) decides whatever the
  *    pixels say: a capture with nothing edited since (`provenance.capture.c2pa_trusted`) -> `authentic`/high; a
  *    generative-AI declaration -> `ai_generated`/high. An untrusted, unestablished or expired signer lowers a capture
  *    to camera-EXIF strength (low, and only when the capture detector confirms the file). A manifest with an
@@ -146,6 +149,8 @@ export function fuse(input: FusionInput): FusedVerdict {
   const pixelsHighAi = ai?.assessment === 'likely_ai' && ai.confidence === 'high';
   const pixelsDecide = findings.some((f) => f.code === PIXELS_DECIDE);
   const c2paFailures = findings.filter((f) => isC2paStatus(f.code) && f.weight > 0);
+  // A store that is there but cannot be read (cut off, its boxes broken) may have declared anything.
+  const c2paUnreadable = findings.some((f) => f.code === C2PA_UNREADABLE);
   const c2paTrusted = !c2paFailures.length && !c2paIngredients.length && findings.some((f) => f.code === 'signingCredential.trusted');
   const trustedCapture = c2paTrusted && claim?.code === 'provenance.capture.c2pa_trusted';
   const trustedAi = c2paTrusted && provenance.some((f) => f.code === 'provenance.ai.c2pa_generator' || f.code === 'provenance.ai.c2pa_ingredient');
@@ -157,10 +162,12 @@ export function fuse(input: FusionInput): FusedVerdict {
     assessment = 'ai_generated';
     confidence = !trustedAi && ai?.assessment === 'likely_authentic' && ai.confidence === 'high' ? 'medium' : 'high';
     if (ai?.assessment === 'likely_authentic') notes.push(note(trustedAi ? FUSION_CODES.c2paDecided : FUSION_CODES.metadataDecided));
-  } else if (c2paFailures.length) {
+  } else if ((c2paFailures.length || c2paUnreadable) && !pixelsDecide) {
+    // Broken Content Credentials stop `authentic`; they do not hide what the pixels show (rule 2 still decides).
     assessment = 'inconclusive';
     confidence = 'low';
-    notes.push(note(c2paFailures.some((f) => C2PA_BYTES_CHANGED.has(f.code)) ? FUSION_CODES.c2paEditedAfterSigning : FUSION_CODES.c2paInvalid));
+    if (!c2paFailures.length) notes.push(note(FUSION_CODES.c2paUnreadable));
+    else notes.push(note(c2paFailures.some((f) => BYTES_CHANGED.has(f.code)) ? FUSION_CODES.c2paEditedAfterSigning : FUSION_CODES.c2paInvalid));
   } else if (trustedCapture) {
     assessment = 'authentic';
     confidence = 'high';

@@ -6,6 +6,7 @@ import exifr from 'exifr';
 import type { MediaType } from './analysis-results.js';
 import type { FactValue } from './finding.js';
 import { heifItemData } from './image-headers.js';
+import { UNBOUND } from './c2pa-codes.js';
 import { readC2pa, type TrustAnchorSource } from './c2pa-reading.js';
 import type { C2paValidation } from './c2pa-validation.js';
 import { editorOf } from './editing-software.js';
@@ -200,7 +201,9 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
   const c2pa = await readC2pa(buf, mediaType, anchors);
   if (c2pa?.kind === 'manifest') f.c2pa = c2pa.manifest;
   else if (c2pa?.kind === 'unreadable') f.c2paUnreadable = c2pa.reason;
-  const active = f.c2pa;
+  // A manifest whose hard binding fails (or that has none) describes other bytes: it may have been copied from
+  // another file, so what it declares is not this file's declaration (its statuses still say what broke).
+  const active = f.c2pa && !f.c2pa.statuses.some((s) => s.manifest === undefined && !s.success && UNBOUND.has(s.code)) ? f.c2pa : null;
   if (active) {
     const created = active.actions.find((a) => a.digitalSourceType);
     if (created?.digitalSourceType) f.digitalSourceType = created.digitalSourceType;
@@ -225,6 +228,8 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
     }
   }
 
+  let dstInXmp = false;
+
   // PNG generator chunks
   let pngXmp: string | null = null;
   if (mediaType === 'image/png') {
@@ -248,7 +253,10 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
   const xmp = pngXmp ?? findXmp(buf);
   if (xmp) {
     const dst = xmpSourceType(xmp);
-    if (dst && !f.digitalSourceType) f.digitalSourceType = dst;
+    if (dst && !f.digitalSourceType) {
+      f.digitalSourceType = dst;
+      dstInXmp = true;
+    }
     for (const field of ['xmp:CreatorTool', 'tiff:Software', 'photoshop:Credit', 'stEvt:softwareAgent']) {
       const v = xmpField(xmp, field);
       if (!v) continue;
@@ -310,7 +318,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
     if (ed && !f.editors.includes(ed)) f.editors.push(ed);
   }
   if (f.digitalSourceType && AI_SOURCE_TYPES.has(f.digitalSourceType) && !f.aiGenerator) {
-    setAi(active?.claimGenerator ?? 'a generative model', 'provenance.ai.source_type', { sourceType: f.digitalSourceType, declaredIn: active ? 'c2pa' : 'xmp' });
+    setAi(dstInXmp ? 'a generative model' : (active?.claimGenerator ?? 'a generative model'), 'provenance.ai.source_type', { sourceType: f.digitalSourceType, declaredIn: dstInXmp ? 'xmp' : 'c2pa' });
   }
   f.software = [...new Set(f.software)];
   return f;

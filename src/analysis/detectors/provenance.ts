@@ -17,9 +17,6 @@ import { AI_SOURCE_TYPES, CAPTURE_SOURCE_TYPES, PARTLY_AI_TYPES as PARTLY_AI } f
  */
 const NON_EDITING_ACTIONS = new Set(['c2pa.created', 'c2pa.published', 'c2pa.managed', 'c2pa.repackaged', 'c2pa.edited.metadata']);
 
-/** Hard-binding mismatches: the bytes of the file are not the bytes that were signed. */
-export const C2PA_BYTES_CHANGED = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch', 'assertion.collectionHash.mismatch']);
-
 export const provenanceDetector: Detector = {
   key: 'provenance',
   appliesTo: (kind) => kind === 'image',

@@ -16,7 +16,7 @@ import { X509Certificate } from '@peculiar/x509';
 import { asTimeStampResp, certificateKeyUsageError, normalisedJumbfUri, validateC2pa, type C2paValidation } from '../../../src/analysis/c2pa-validation.js';
 import { aiIngredientOf } from '../../../src/analysis/provenance.js';
 import { issueSigner, makeAuthority, pkiDir, signC2pa, signC2paEdit, type TestAuthority, type TestSigner } from '../../support/c2pa-signing.js';
-import { REPO, makeJpeg } from './fixtures.js';
+import { REPO, makeJpeg, makePng, tEXt } from './fixtures.js';
 
 const WHISK = join(REPO, 'test', 'fixtures', 'c2pa-real', 'google-whisk-1024.jpeg');
 const AZURE_2X = join(REPO, 'test', 'fixtures', 'c2pa-real', 'azure-openai-2x-1536x1024.png');
@@ -169,5 +169,106 @@ describe('the certificate profile: which extended key usages a manifest signer m
     expect(certificateKeyUsageError(eku('serverAuth'), true)).toBe('signingCredential.invalid');
     expect(certificateKeyUsageError(eku('2.5.29.37.0'), true)).toBe('signingCredential.invalid');
     expect(certificateKeyUsageError(eku('timeStamping,emailProtection'), true)).toBe('signingCredential.invalid');
+  });
+});
+
+// Content Credentials copied from the file they were signed for into another (the attack: a signature proves who
+// signed the claim; only the hard binding ties the claim to these bytes), and a store cut short.
+describe('Content Credentials copied into another file, or cut short', () => {
+  const CANON = join(REPO, 'test', 'fixtures', 'capture', 'canon-powershot-s50-640x480.jpg');
+  const dir = mkdtempSync(join(tmpdir(), 'c2pa-transplant-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The JPEG's marker segments before the scan, each as [start, end) of the whole segment. */
+  function segments(buf: Buffer): { marker: number; start: number; end: number }[] {
+    const out: { marker: number; start: number; end: number }[] = [];
+    for (let at = 2; at + 4 <= buf.length && buf[at] === 0xff && buf[at + 1] !== 0xda; ) {
+      const end = at + 2 + buf.readUInt16BE(at + 2);
+      out.push({ marker: buf[at + 1], start: at, end });
+      at = end;
+    }
+    return out;
+  }
+  const app11 = (buf: Buffer) => segments(buf).filter((s) => s.marker === 0xeb);
+  /** `into` with `from`'s C2PA store (its APP11 segments) put right after SOI, as a C2PA writer puts it. */
+  function jpegWithStoreOf(from: Buffer, into: Buffer): Buffer {
+    const store = app11(from).map((s) => from.subarray(s.start, s.end));
+    return Buffer.concat([into.subarray(0, 2), ...store, into.subarray(2)]);
+  }
+  /** The PNG's chunks, each as [start, end) and type. */
+  function chunks(buf: Buffer): { type: string; start: number; end: number }[] {
+    const out: { type: string; start: number; end: number }[] = [];
+    for (let at = 8; at + 12 <= buf.length; ) {
+      const end = at + 12 + buf.readUInt32BE(at);
+      out.push({ type: buf.toString('latin1', at + 4, at + 8), start: at, end });
+      at = end;
+    }
+    return out;
+  }
+  /** `into` with `from`'s caBX chunk right after IHDR, as c2pa-rs puts it. */
+  function pngWithStoreOf(from: Buffer, into: Buffer): Buffer {
+    const store = chunks(from).find((c) => c.type === 'caBX')!;
+    return Buffer.concat([into.subarray(0, 33), from.subarray(store.start, store.end), into.subarray(33)]);
+  }
+  const codes = (m: C2paValidation) => m.statuses.map((s) => `${s.success ? '' : '!'}${s.code}`);
+  async function manifestOf(bytes: Buffer, type: 'image/png' | 'image/jpeg'): Promise<C2paValidation> {
+    const r = await validateC2pa(bytes, type, []);
+    if (r?.kind !== 'manifest') throw new Error(`no manifest: ${JSON.stringify(r)}`);
+    return r.manifest;
+  }
+  async function analysed(name: string, bytes: Buffer, type: 'image/png' | 'image/jpeg') {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    const r = await analyseFile(path, type, { modelsDir: MODELS });
+    return { verdict: r.verdict, codes: r.findings.map((f) => f.code) };
+  }
+
+  it("a box-hash binding (Azure OpenAI's 1.x PNG) is checked: the file it was signed for matches; pasted into another PNG it does not", async () => {
+    const azure = readFileSync(AZURE_1X);
+    expect(codes(await manifestOf(azure, 'image/png'))).toContain('assertion.boxesHash.match');
+    const pasted = await manifestOf(pngWithStoreOf(azure, await makePng(320, 240)), 'image/png');
+    expect(codes(pasted)).toContain('!assertion.boxesHash.mismatch');
+    expect(pasted.valid).toBe(false);
+    // a chunk added to the signed file (a text chunk before its pixels) is a box the hash does not name
+    const idat = chunks(azure).find((c) => c.type === 'IDAT')!;
+    const added = Buffer.concat([azure.subarray(0, idat.start), tEXt('Comment', 'added later'), azure.subarray(idat.start)]);
+    expect(codes(await manifestOf(added, 'image/png'))).toContain('!assertion.boxesHash.unknownBox');
+  });
+
+  it("pasted into another picture, a generator's manifest no longer declares that picture AI-generated, and never clears it", async () => {
+    const canon = readFileSync(CANON);
+    const whisk = readFileSync(WHISK);
+    const jpeg = await analysed('whisk-into-canon.jpg', jpegWithStoreOf(whisk, canon), 'image/jpeg');
+    expect(jpeg.codes).toContain('assertion.dataHash.mismatch');
+    expect(jpeg.codes.filter((c) => c.startsWith('provenance.ai.'))).toEqual([]);
+    expect(jpeg.verdict.assessment).toBe('inconclusive');
+    expect(jpeg.verdict.display.description).toMatch(/edited after it was signed/);
+    // the camera photo alone is authentic: the pasted manifest is what stops it
+    expect((await analysed('canon.jpg', canon, 'image/jpeg')).verdict.assessment).toBe('authentic');
+    const png = await analysed('azure-into-png.png', pngWithStoreOf(readFileSync(AZURE_1X), await makePng(320, 240)), 'image/png');
+    expect(png.codes).toContain('assertion.boxesHash.mismatch');
+    expect(png.codes.filter((c) => c.startsWith('provenance.ai.'))).toEqual([]);
+    expect(png.verdict.assessment).not.toBe('authentic');
+  });
+
+  it('a store cut short, or its boxes broken, is "cannot be read", never "no Content Credentials", and stops authentic', async () => {
+    const canon = readFileSync(CANON);
+    const store = app11(readFileSync(WHISK));
+    const whisk = readFileSync(WHISK);
+    const first = whisk.subarray(store[0].start, store[0].end);
+    // the first APP11 segment kept to 3,000 bytes (its length field fixed), the rest dropped
+    const cut = Buffer.from(first.subarray(0, 3000));
+    cut.writeUInt16BE(cut.length - 2, 2);
+    // the store's box headers kept, its content replaced with noise
+    const noise = Buffer.from(first);
+    for (let i = 64; i < noise.length; i++) noise[i] = (i * 7919) & 0xff;
+    for (const [name, seg] of [['cut', cut], ['noise', noise]] as const) {
+      const bytes = Buffer.concat([canon.subarray(0, 2), seg, canon.subarray(2)]);
+      expect((await validateC2pa(bytes, 'image/jpeg', []))?.kind, name).toBe('unreadable');
+      const r = await analysed(`${name}.jpg`, bytes, 'image/jpeg');
+      expect(r.codes, name).toContain('provenance.c2pa.unreadable');
+      expect(r.verdict.assessment, name).toBe('inconclusive');
+      expect(r.verdict.display.description, name).toMatch(/cannot be read/);
+    }
   });
 });

@@ -9,9 +9,12 @@ import { aiDimension, fuse } from '../../../src/analysis/fusion.js';
 const T = { decision: 0.5, highAi: 0.8, highAuthentic: 0.2, inconclusiveBand: [0.4, 0.6] as [number, number] };
 const finding = (code: string, weight = 0, facts: Finding['facts'] = {}): Finding => ({ code, facts, weight });
 
-function verdict(score: number, findings: Finding[]) {
+/** A model whose calibration lets the pixels decide `ai_generated` above highAi (every shipped model since 1.3.1). */
+const CAL = { pixelsDecide: true, realAtHighAi: 0.03, aiAtHighAi: 0.55, split: 'validation' };
+
+function verdict(score: number, findings: Finding[], calibration?: typeof CAL) {
   const dims = [aiDimension(score, T)];
-  const fused = fuse({ dimensions: dims, findings: [pixelFinding(dims[0]), ...findings] });
+  const fused = fuse({ dimensions: dims, findings: [pixelFinding(dims[0], {}, calibration), ...findings] });
   return { ...writeVerdict(fused), codes: fused.evidence.map((f) => f.code) };
 }
 
@@ -73,6 +76,30 @@ describe('fusion rule 0: Content Credentials', () => {
     // camera EXIF confirmed by the file does not rescue a manifest that fails validation either
     const exif = [finding('provenance.camera', 0, { make: 'Leica' }), finding('provenance.capture.camera_exif', -0.2), finding('capture.consistent', -0.6, { make: 'Leica' })];
     expect(verdict(0.05, [MANIFEST, finding('assertion.dataHash.mismatch', 0.6), ...exif])).toMatchObject({ assessment: 'inconclusive' });
+  });
+
+  it('a failing manifest stops authentic but never hides pixels that decide: pasted into a generated picture, it is still ai_generated', () => {
+    // Content Credentials whose bytes or claim changed, pasted into a picture the pixels call generated (the attack:
+    // any broken manifest turned an AI verdict into inconclusive)
+    for (const failure of [finding('assertion.hashedURI.mismatch', 0.6), finding('assertion.dataHash.mismatch', 0.6), finding('claimSignature.mismatch', 0.6)]) {
+      const v = verdict(0.95, [MANIFEST, failure, UNTRUSTED, SIGNED_CAPTURE], CAL);
+      expect(v, failure.code).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
+      expect(v.codes).toEqual(expect.arrayContaining(['pixels.score.generated', failure.code]));
+      // below highAi the pixels do not decide, and the failure still stops authentic
+      expect(verdict(0.05, [MANIFEST, failure, UNTRUSTED, SIGNED_CAPTURE], CAL), failure.code).toMatchObject({ assessment: 'inconclusive' });
+    }
+  });
+
+  it('a store that is there but cannot be read -> never authentic, the card says why; the pixels still decide', () => {
+    const unreadable = finding('provenance.c2pa.unreadable', 0, { reason: 'the Content Credentials block is damaged or cut off' });
+    const exif = [finding('provenance.camera', 0, { make: 'Canon' }), finding('provenance.capture.camera_exif', -0.2), finding('capture.consistent', -0.6, { make: 'Canon' })];
+    // the same camera data without the broken store is authentic
+    expect(verdict(0.05, exif, CAL)).toMatchObject({ assessment: 'authentic' });
+    const v = verdict(0.05, [unreadable, ...exif], CAL);
+    expect(v).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
+    expect(v.codes).toEqual(expect.arrayContaining(['provenance.c2pa.unreadable', 'verdict.c2pa_unreadable']));
+    expect(v.display.description).toMatch(/Content Credentials that cannot be read, so what they declared is unknown/);
+    expect(verdict(0.95, [unreadable], CAL)).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
   });
 
   it('an untrusted, unestablished or expired signer lowers a capture to camera-EXIF strength, and the card says so', () => {
