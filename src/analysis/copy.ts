@@ -306,6 +306,8 @@ export const FINDING_COPY = {
   // from another module, so each sentence still reads when a fact is missing.
   'capture.exif.absent': () => 'The photo carries no camera data to check against the way the file is built.',
   'capture.consistent': (f) => `The way the file is built matches what ${an(camera(f))} writes.`,
+  'capture.jpeg.software_layout': () =>
+    'The file is laid out as libjpeg-based software writes JPEGs (a JFIF header, one table per marker), not as cameras write them: a program saved it, so its camera data no longer shows what the camera wrote.',
   'capture.qtable.standard_ijg': (f) =>
     `The photo was compressed with the standard settings of common software${text(f, 'quality') ? ` (quality ${text(f, 'quality')})` : ''} rather than a camera's own, so a program saved it after any camera did.`,
   'capture.qtable.maker_mismatch': (f) =>

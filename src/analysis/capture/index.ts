@@ -93,6 +93,7 @@ const W = {
   heicPhone: -0.5,
   notCaptureFormat: 0.5,
   consistent: -0.6,
+  softwareLayout: 0.5,
 };
 
 const always = (t: MakerTraits | undefined, count: (t: MakerTraits) => number, of: (t: MakerTraits) => number) =>
@@ -135,6 +136,10 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       // No camera or phone writes a photo as PNG with camera EXIF: it was converted or assembled.
       if (maker) add('capture.format.not_capture', { format: 'PNG', make: md.make }, W.notCaptureFormat);
     } else if (mediaType === 'image/jpeg' && md.jpeg) {
+      // A JFIF header with libjpeg's table layout: the file was written by libjpeg-based software, not by the camera,
+      // whatever tables it was given (an encoder can be handed a camera's tables, and exiftool copies the rest). 2 of
+      // the catalogue's 328 originals read consistent show it (a Canon EOS 20D's and an HTC Desire's, both re-saved).
+      if (md.jpeg.jfif && md.jpeg.libjpegLayout) add('capture.jpeg.software_layout', {}, W.softwareLayout);
       positive = checkTables(md, traits, known, add) || positive;
       signal?.throwIfAborted();
       positive = (await checkThumbnail(buf, md, traits, add)) || positive;

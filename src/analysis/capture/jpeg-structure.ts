@@ -20,6 +20,13 @@ export interface JpegStructure {
   xmp: string | null;
   /** Offset of the first scan's entropy-coded data, or -1. */
   scanStart: number;
+  /** A JFIF APP0 header: what libjpeg-based software writes first, and what cameras, which write Exif first, rarely do. */
+  jfif: boolean;
+  /**
+   * The tables laid out as libjpeg writes them (jcmarker.c): one table per DQT segment, the frame, then one table per
+   * DHT segment, before the first scan. Cameras mostly put every table of a kind in one segment.
+   */
+  libjpegLayout: boolean;
 }
 
 // DQT stores values in zig-zag order (ITU T.81 figure A.6); we keep natural order so tables read as 8x8 matrices.
@@ -65,10 +72,14 @@ export function* jpegSegments(buf: Buffer): Generator<JpegSegment> {
 }
 
 export function readJpegStructure(buf: Buffer): JpegStructure {
-  const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1 };
+  const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1, jfif: false, libjpegLayout: false };
+  // The table and frame markers before the first scan, each with how many tables it holds: 'Q1 Q1 F H1 H1 H1 H1'.
+  const layout: string[] = [];
   for (const { marker, start, end } of jpegSegments(buf)) {
+    if (marker === 0xc4) layout.push(`H${huffmanTables(buf, start, end)}`);
+    else if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc8 && marker !== 0xcc) layout.push('F');
     if (marker === 0xda) out.scanStart = end;
-    else if (marker === 0xdb) readDqt(buf, start, end, out.tables);
+    else if (marker === 0xdb) layout.push(`Q${readDqt(buf, start, end, out.tables)}`);
     else if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !out.frame) {
       out.frame = readSof(buf, start, end, marker);
     } else if (marker >= 0xe0 && marker <= 0xef) {
@@ -80,22 +91,39 @@ export function readJpegStructure(buf: Buffer): JpegStructure {
       }
     } else if (marker === 0xfe) out.segments.push('COM');
   }
+  out.jfif = out.segments.includes('APP0:JFIF');
+  out.libjpegLayout = out.scanStart > 0 && /^(Q1 )+F( H1)+$/.test(layout.join(' '));
   return out;
 }
 
-function readDqt(buf: Buffer, start: number, end: number, tables: Map<number, number[]>): void {
+/** How many Huffman tables one DHT segment holds (each: class/id, 16 counts, then that many symbols). */
+function huffmanTables(buf: Buffer, start: number, end: number): number {
+  let n = 0;
+  for (let p = start; p + 17 <= end; n++) {
+    let symbols = 0;
+    for (let i = 1; i <= 16; i++) symbols += buf[p + i];
+    p += 17 + symbols;
+  }
+  return n;
+}
+
+/** Reads a DQT segment's tables into `tables`; returns how many it holds. */
+function readDqt(buf: Buffer, start: number, end: number, tables: Map<number, number[]>): number {
   let p = start;
+  let n = 0;
   while (p < end) {
     const pq = buf[p] >> 4;
     const tq = buf[p] & 15;
     p += 1;
     const size = pq ? 128 : 64;
-    if (p + size > end || tq > 3) return;
+    if (p + size > end || tq > 3) return n;
     const t = new Array<number>(64);
     for (let i = 0; i < 64; i++) t[ZIGZAG[i]] = pq ? buf.readUInt16BE(p + 2 * i) : buf[p + i];
     tables.set(tq, t);
     p += size;
+    n += 1;
   }
+  return n;
 }
 
 function readSof(buf: Buffer, start: number, end: number, marker: number): JpegFrame | null {

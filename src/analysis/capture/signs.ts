@@ -13,6 +13,7 @@ export const RESAVE_SIGNS: ReadonlySet<string> = new Set([
   'capture.software.edited',
   'capture.xmp.edit_history',
   'capture.qtable.standard_ijg',
+  'capture.jpeg.software_layout',
   'capture.size.not_device',
   'capture.size.resized',
   'capture.makernote.missing',

@@ -1,0 +1,118 @@
+// A forgery that passed the capture check (an adversarial audit): an AI picture encoded with a camera's own
+// quantization tables (any encoder takes them), every tag copied from that camera's photo with exiftool, and the EXIF
+// thumbnail made again from the new pixels. Tables, tags and thumbnail then all agree, and 17 of 20 such files were
+// `authentic`. What the forger's encoder does not copy is how the camera lays the file out: libjpeg (PIL, sharp,
+// ImageMagick, exiftool's inputs) writes a JFIF header and one table per marker. Here a camera original is laid out
+// that way with its bytes otherwise unchanged (the same tables, the same scan), so the layout is all that differs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readCapture } from '../../../src/analysis/capture/index.js';
+import { readJpegStructure } from '../../../src/analysis/capture/jpeg-structure.js';
+import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
+import { REPO, tempDir } from './fixtures.js';
+
+const CAPTURE = join(REPO, 'test', 'fixtures', 'capture');
+const MODELS = join(REPO, 'models');
+const tmp = tempDir();
+afterAll(async () => {
+  tmp.cleanup();
+  await closeAnalysis();
+});
+
+const segment = (marker: number, payload: Buffer) => {
+  const head = Buffer.from([0xff, marker, 0, 0]);
+  head.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([head, payload]);
+};
+const JFIF = segment(0xe0, Buffer.from([0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]));
+
+/** Each table of a DQT or DHT payload on its own. */
+function tablesOf(marker: number, p: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at < p.length; ) {
+    let size: number;
+    if (marker === 0xdb) size = 1 + (p[at] >> 4 ? 128 : 64);
+    else {
+      let symbols = 0;
+      for (let i = 1; i <= 16; i++) symbols += p[at + i];
+      size = 17 + symbols;
+    }
+    out.push(p.subarray(at, at + size));
+    at += size;
+  }
+  return out;
+}
+
+/**
+ * The same JPEG laid out as libjpeg writes it: SOI, (JFIF), the APPn segments, one DQT per table, the frame, one DHT
+ * per table, then the scan unchanged. `jfif` and `split` choose which of the two traits the file gets.
+ */
+function relaidOut(jpeg: Buffer, { jfif, split }: { jfif: boolean; split: boolean }): Buffer {
+  const app: Buffer[] = [];
+  const dqt: Buffer[] = [];
+  const dht: Buffer[] = [];
+  const other: Buffer[] = [];
+  let sof: Buffer | null = null;
+  let at = 2;
+  while (jpeg[at + 1] !== 0xda) {
+    const marker = jpeg[at + 1];
+    const end = at + 2 + jpeg.readUInt16BE(at + 2);
+    const whole = jpeg.subarray(at, end);
+    const payload = jpeg.subarray(at + 4, end);
+    if (marker >= 0xe0 && marker <= 0xef) app.push(whole);
+    else if (marker === 0xdb || marker === 0xc4) (marker === 0xdb ? dqt : dht).push(...(split ? tablesOf(marker, payload).map((t) => segment(marker, t)) : [whole]));
+    else if (marker >= 0xc0 && marker <= 0xcf) sof = whole;
+    else other.push(whole);
+    at = end;
+  }
+  return Buffer.concat([jpeg.subarray(0, 2), ...(jfif ? [JFIF] : []), ...app, ...dqt, sof!, ...dht, ...other, jpeg.subarray(at)]);
+}
+
+async function capture(buf: Buffer) {
+  const m = await sharp(buf).metadata();
+  return readCapture({ buf, mediaType: 'image/jpeg', width: m.width!, height: m.height! });
+}
+
+describe("a camera photo laid out as libjpeg writes JPEGs: the camera's tables and thumbnail no longer make it the camera's", () => {
+  const files = ['canon-powershot-s50-640x480.jpg', 'kodak-dc280-896x592.jpg', 'nikon-coolpix-s3100-640x480.jpg', 'sony-fd200-640x480.jpg'];
+
+  it('the original is consistent; with a JFIF header and one table per marker it is a re-save, whatever tables and thumbnail it has', async () => {
+    for (const name of files) {
+      const original = readFileSync(join(CAPTURE, name));
+      expect((await capture(original)).status, name).toBe('consistent');
+      const forged = relaidOut(original, { jfif: true, split: true });
+      // the pixels are the camera's, bit for bit
+      expect((await sharp(forged).raw().toBuffer()).equals(await sharp(original).raw().toBuffer()), name).toBe(true);
+      expect(readJpegStructure(forged)).toMatchObject({ jfif: true, libjpegLayout: true });
+      const r = await capture(forged);
+      expect(r.status, name).toBe('resaved');
+      expect(r.findings.map((f) => f.code), name).toEqual(expect.arrayContaining(['capture.jpeg.software_layout', 'capture.qtable.known_maker', 'capture.thumbnail.match']));
+    }
+  });
+
+  it('either trait alone is a camera\'s (HP writes one table per marker, iPhones a JFIF header): still consistent', async () => {
+    for (const name of files) {
+      const original = readFileSync(join(CAPTURE, name));
+      for (const traits of [{ jfif: true, split: false }, { jfif: false, split: true }]) {
+        const r = await capture(relaidOut(original, traits));
+        expect(r.status, `${name} ${JSON.stringify(traits)}`).toBe('consistent');
+        expect(r.findings.map((f) => f.code)).not.toContain('capture.jpeg.software_layout');
+      }
+    }
+    // the camera that writes one table per marker, as it wrote it
+    const hp = readJpegStructure(readFileSync(join(CAPTURE, 'hp-photosmart-433-640x480.jpg')));
+    expect(hp).toMatchObject({ jfif: false, libjpegLayout: true });
+  });
+
+  it('through the whole analysis: the original is authentic, the re-laid-out copy inconclusive and the card says why', async () => {
+    const original = readFileSync(join(CAPTURE, 'canon-powershot-s50-640x480.jpg'));
+    const a = await analyseFile(tmp.write('original.jpg', original), 'image/jpeg', { modelsDir: MODELS });
+    expect(a.verdict.assessment).toBe('authentic');
+    const path = tmp.write('forged.jpg', relaidOut(original, { jfif: true, split: true }));
+    const b = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS });
+    expect(b.verdict.assessment).toBe('inconclusive');
+    expect(b.verdict.display.description).toMatch(/libjpeg-based software/);
+  });
+});
