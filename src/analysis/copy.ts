@@ -347,7 +347,8 @@ export const FINDING_COPY = {
   // fusion's own notes
   'verdict.metadata_decided': () => 'The pixels do not look generated; the metadata claim is what decided.',
   'verdict.capture_vs_pixels': () => 'A signed camera-capture claim and a high AI pixel score disagree.',
-  'verdict.pixels_vs_capture': () => 'The pixels look generated, but the capture evidence says the file comes from a camera: the two disagree.',
+  'verdict.pixels_vs_capture': () =>
+    'The pixels look generated, but the file is built as a camera builds its files (which someone who copies a camera file\'s structure can imitate): the two disagree.',
   'verdict.capture_unconfirmed': () =>
     "The capture it claims could not be confirmed by the way the file is built (the maker's own compression, a matching thumbnail or a phone's file layout), so it does not count as capture evidence.",
   'verdict.capture_contradicted': () => "The capture evidence is contradicted by the way the file itself is built, so it does not count.",

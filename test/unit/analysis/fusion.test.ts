@@ -80,7 +80,7 @@ describe('fuse', () => {
     // capture evidence that counts disagrees: inconclusive, and the copy says the two disagree
     const clash = decide(0.93, CAMERA_OK);
     expect(clash).toMatchObject({ assessment: 'inconclusive', confidence: 'low' });
-    expect(clash.display.description).toMatch(/pixels look generated, but the capture evidence says the file comes from a camera/);
+    expect(clash.display.description).toMatch(/pixels look generated, but the file is built as a camera builds its files \(which someone who copies a camera file's structure can imitate\)/);
     // camera EXIF that does not count (unconfirmed, or contradicted) does not stop the pixels
     expect(decide(0.93, CAMERA)).toMatchObject({ assessment: 'ai_generated' });
     expect(decide(0.93, [...CAMERA, QTABLE_MISMATCH])).toMatchObject({ assessment: 'ai_generated' });
