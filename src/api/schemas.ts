@@ -420,9 +420,13 @@ export type ReportSigningCertificate = z.infer<typeof ReportSigningCertificate>;
 // ---- Request parameters: checked by the server before a handler runs (a refusal names the parameter in
 // details.issues[0].path) ----
 
-/** A UUID path or query parameter, any case, compared lower-case. */
+/**
+ * A UUID path or query parameter: any 8-4-4-4-12 hex id, any case, compared lower-case. Not z.uuid(), which also
+ * checks the RFC 9562 version and variant digits: a well-formed id of another variant (00000000-0000-0000-0000-000000000001)
+ * is an id that does not exist (404, DECISIONS 12) or names another application (403, DECISIONS 11), not a malformed one.
+ */
 export const uuidParameter = (name: string) =>
-  z.uuid({ error: (iss) => (iss.input === undefined ? `${name} is required.` : `${name} must be a UUID.`) }).transform((s) => s.toLowerCase());
+  z.guid({ error: (iss) => (iss.input === undefined ? `${name} is required.` : `${name} must be a UUID.`) }).transform((s) => s.toLowerCase());
 
 /**
  * A positive integer of any length, clamped to `max`: a well-formed value is never refused for its size (the spec
@@ -433,15 +437,16 @@ export const positiveInteger = (name: string, fallback: number, max: number) =>
     .string({ error: `${name} must be a positive integer, given once.` })
     .regex(/^\d+$/, `${name} must be a positive integer.`)
     .refine((s) => /[1-9]/.test(s), `${name} must be at least 1.`)
-    .optional()
-    .transform((s) => (s === undefined ? fallback : BigInt(s) > BigInt(max) ? max : Number(s)));
+    // A default (not .optional()): the OpenAPI document states it, as the spec's query tables do.
+    .default(String(fallback))
+    .transform((s) => (BigInt(s) > BigInt(max) ? max : Number(s)));
 
 /** DECISIONS 13: only the words true and false. */
 export const WaitQuery = z.object({
   wait: z
     .enum(['true', 'false'], { error: 'wait must be "true" or "false".' })
-    .optional()
-    .transform((v) => v !== 'false')
+    .default('true')
+    .transform((v) => v === 'true')
     .meta({ description: 'Hold the answer until the job is terminal or the 30 s window ends (default true).' }),
 });
 

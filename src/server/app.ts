@@ -146,8 +146,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const timeout = (err as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
       const status = timeout ? 408 : (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
       const body = JSON.stringify({ code: 'invalid_request', message: timeout ? 'Request timed out.' : 'Malformed HTTP request.' });
+      // Closed both ways once the answer is written, not half-closed: the request the socket carried (a stalled upload,
+      // its temp file being written) ends now, so its intake deletes the file, rather than when the client hangs up.
       socket.end(
         `HTTP/1.1 ${status} ${timeout ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        () => socket.destroy(),
       );
     },
   });

@@ -11,6 +11,7 @@ import { probeUpload, type Intake } from '../jobs/intake.js';
 import type { ReceivedFile } from '../jobs/job-service.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import { ApiHttpError, invalid } from './api-error.js';
+import { namelessPart, watchPartFraming } from './multipart-framing.js';
 import { METADATA_RAW_MAX_BYTES } from './upload-limits.js';
 
 /** The refusal of a POST /v1/assess body of another type (or none), decided from its Content-Type alone. */
@@ -118,17 +119,42 @@ export function displayName(name: string, fallback: string): string {
   return name.slice(0, end) || fallback;
 }
 
-/** busboy hands every part named "metadata" over as a stream of bytes, like a file, instead of decoding it. */
+/**
+ * busboy hands every part named "metadata" over as a stream of bytes, like a file, instead of decoding it; and every
+ * part named "file" as a file, with or without a filename (the spec names file parts, the filename is optional:
+ * `curl -F 'file=<photo.jpg'` sends none, and the file gets the default name).
+ */
 const isPartAFile = (name: string | undefined, contentType: string, filename: string | undefined): boolean =>
-  name === 'metadata' || contentType === 'application/octet-stream' || filename !== undefined;
+  name === 'metadata' || name === 'file' || contentType === 'application/octet-stream' || filename !== undefined;
 
 export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise<ParsedUpload> {
   const files: ReceivedFile[] = [];
   const fp = crypto.createHash('sha256');
   let metadata: { json: string; value: Record<string, unknown> } | null = null;
   let fileIndex = 0;
+  let partIndex = 0;
+  // The parts are read by hand, not with for await: the iteration is raced against the framing check, and a for await
+  // left by a throw would wait on the iterator's return(), which waits for the pending next() of a stalled parser.
+  const parts = req.parts({ isPartAFile } as Parameters<FastifyRequest['parts']>[0])[Symbol.asyncIterator]();
+  const pull = () => {
+    const p = parts.next();
+    p.catch(() => {}); // left pending when the request is refused: its later rejection is of no interest
+    return p;
+  };
+  let next = pull(); // starts the parser: @fastify/multipart pipes the request into busboy in this call
+  const framing = watchPartFraming(req.raw, req.headers['content-type']); // so, in the same turn, sees every chunk too
   try {
-    for await (const part of req.parts({ isPartAFile } as Parameters<FastifyRequest['parts']>[0])) {
+    for (;;) {
+      const step = await Promise.race([next, framing.refused]);
+      framing.check();
+      if (step.done) break;
+      next = pull(); // busboy hands the next part over only once this one has been read
+      const part = step.value;
+      const index = partIndex++;
+      if (part.fieldname === undefined) {
+        if (part.type === 'file') part.file.resume();
+        throw namelessPart(index, part.type === 'file' ? part.filename : undefined);
+      }
       if (part.type === 'field') {
         throw invalid(part.fieldname, `Unexpected part "${part.fieldname}": only "file" and "metadata" parts are accepted.`);
       }
@@ -141,27 +167,32 @@ export async function receiveUpload(req: FastifyRequest, d: UploadDeps): Promise
         fp.update(`field\0metadata\0${metadata.json}\0`);
         continue;
       }
-      const index = fileIndex++;
-      const path = `file.${index}`;
+      const fileNumber = fileIndex++;
+      const path = `file.${fileNumber}`;
       if (part.fieldname !== 'file') {
         part.file.resume();
         throw invalid(part.fieldname, `Unexpected file part "${part.fieldname}": files must be sent as parts named "file".`);
       }
-      if (index >= MAX_FILES_PER_REQUEST) {
+      if (fileNumber >= MAX_FILES_PER_REQUEST) {
         part.file.resume();
         throw invalid('file', `Too many files: at most ${MAX_FILES_PER_REQUEST} per request.`);
       }
-      const name = displayName(part.filename ?? '', `file-${index + 1}`);
+      const name = displayName(part.filename ?? '', `file-${fileNumber + 1}`);
       const tmpPath = d.intake.tempPath();
       const received = await streamFile(part.file, tmpPath, d.kind, name, path);
       fp.update(`file\0${name}\0${received.sha256}\0`);
       if (d.probe) await probe(d, tmpPath, received.sniffed, name, path);
       files.push({ tmpPath, name, size: received.size, mediaType: received.sniffed.mediaType, sha256: received.sha256 });
     }
+    // Every part whose headers were read was handed over: none was dropped unseen (nor left out of the digest).
+    if (framing.parts() !== partIndex) throw invalid('body', 'Malformed multipart body: a part could not be read.');
     if (files.length === 0) throw invalid('file', 'At least one part named "file" is required.');
     return { files, metadataJson: metadata?.json ?? null, metadata: metadata?.value ?? null, fingerprint: fp.digest('hex') };
   } catch (err) {
+    void parts.return?.(undefined).catch(() => {}); // not awaited: it waits for a pending next()
     throw mapMultipartError(err);
+  } finally {
+    framing.stop();
   }
 }
 
