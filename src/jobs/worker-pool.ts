@@ -70,6 +70,18 @@ const WORKER_NICE = 19;
 
 const DEFAULT_ENTRY = path.join(REPO_ROOT, 'src', 'bin', 'analysis-worker.mjs');
 
+/**
+ * Signals a terminal (Ctrl+C: SIGINT) or a service manager (SIGTERM) sends to a whole process group: a worker in the
+ * parent's group gets them with the parent, whose clean stop (close()) follows. Our worker ignores them
+ * (src/bin/analysis-worker.mjs); a worker that dies of one anyway (another entry, or one killed alone) is judged only
+ * after GROUP_STOP_WINDOW_MS: if close() came meanwhile the task is handed back as `closed`, as the stop's own tasks
+ * are, otherwise it crashed. Judged at once, the group's Ctrl+C failed every file under analysis for good.
+ */
+const GROUP_STOP_SIGNALS: ReadonlySet<string> = new Set(['SIGINT', 'SIGTERM']);
+const GROUP_STOP_WINDOW_MS = 1000;
+
+const closedError = () => new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.');
+
 function rssOf(pid: number): number | null {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -89,6 +101,8 @@ export class WorkerPool {
   private readonly settled = new Set<() => void>();
   /** Each worker started with a warm-up: what it reported (or that it stopped first). */
   private readonly warmed = new WeakMap<ChildProcess, Promise<WarmReport>>();
+  /** Tasks whose worker died of a group stop signal, waiting (GROUP_STOP_WINDOW_MS) to see whether the pool closes. */
+  private readonly signalled = new Map<Pending, NodeJS.Timeout>();
 
   constructor(private readonly opts: WorkerPoolOptions) {
     this.slots = Array.from({ length: opts.size }, () => ({ child: null, busy: null, taskId: 0, timer: null, memTimer: null }));
@@ -100,7 +114,7 @@ export class WorkerPool {
   }
 
   run<T>(input: TaskInput, timeoutMs: number, opts: RunOptions = {}): Promise<T> {
-    if (this.closed) return Promise.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
+    if (this.closed) return Promise.reject(closedError());
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ input, timeoutMs, resolve: resolve as (v: unknown) => void, reject, onStart: opts.onStart, onStage: opts.onStage });
       this.dispatch();
@@ -256,8 +270,25 @@ export class WorkerPool {
     if (slot.child !== child) return;
     slot.child = null;
     const task = this.settle(slot);
-    task?.reject(new WorkerTaskError('crashed', 'internal_error', `The analysis process stopped unexpectedly (${signal ?? `exit ${code}`}).`));
-    this.dispatch();
+    const crashed = new WorkerTaskError('crashed', 'internal_error', `The analysis process stopped unexpectedly (${signal ?? `exit ${code}`}).`);
+    if (!task) {
+      this.dispatch();
+    } else if (this.closed && signal) {
+      // Killed while the pool stops (the signal that stops the parent, a service manager's kill): part of the stop.
+      task.reject(closedError());
+    } else if (signal && GROUP_STOP_SIGNALS.has(signal)) {
+      // Possibly the group's stop, with the parent's close() a moment away. The queue moves on at the verdict (or when
+      // another task settles), not now: a process spawned now would most likely only be stopped with the rest.
+      const timer = setTimeout(() => {
+        this.signalled.delete(task);
+        task.reject(crashed);
+        this.dispatch();
+      }, GROUP_STOP_WINDOW_MS);
+      this.signalled.set(task, timer);
+    } else {
+      task.reject(crashed);
+      this.dispatch();
+    }
   }
 
   /**
@@ -267,7 +298,12 @@ export class WorkerPool {
    */
   async close(opts: { graceMs?: number } = {}): Promise<void> {
     this.closed = true;
-    for (const t of this.queue.splice(0)) t.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
+    for (const t of this.queue.splice(0)) t.reject(closedError());
+    for (const [t, timer] of this.signalled) {
+      clearTimeout(timer);
+      t.reject(closedError());
+    }
+    this.signalled.clear();
     if (opts.graceMs && this.slots.some((s) => s.busy)) {
       await new Promise<void>((resolve) => {
         const check = () => {
@@ -287,7 +323,7 @@ export class WorkerPool {
       this.slots.map(async (slot) => {
         const child = slot.child;
         const task = this.settle(slot);
-        task?.reject(new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.'));
+        task?.reject(closedError());
         slot.child = null;
         if (!child || child.exitCode !== null) return;
         child.removeAllListeners('exit');
