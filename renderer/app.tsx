@@ -57,7 +57,10 @@ export function App(): React.JSX.Element {
   const client = boot.state === 'ready' ? boot.client : null;
   const keys = useMemo(() => activeKeys(applications), [applications]);
   const keysRef = useKeysRef(keys);
-  const session = useMemo(() => (client ? new CaseSession({ client, keys: () => keysRef.current }) : null), [client, keysRef]);
+  // In a browser on this computer (npm start's browser mode) the window's token is made at each start of the core: a
+  // refusal of it means Veracity was restarted. The desktop app is handed its token by the shell; a team server keeps its own.
+  const tokenPerLaunch = boot.state === 'ready' && boot.server.kind === 'desktop' && !window.veracity;
+  const session = useMemo(() => (client ? new CaseSession({ client, keys: () => keysRef.current, tokenPerLaunch }) : null), [client, keysRef, tokenPerLaunch]);
 
   const reloadApplications = useCallback(async () => {
     if (client) setApplications((await client.listApplications()).applications);

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'reac
 import { CASE_NAME_MAX } from '../../src/api/limits.js';
 import type { PipelineKind } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
-import { stageCounts, type AppKey, type CaseSession } from '../lib/case-session.js';
+import { caseNameOf, pendingOfCase, stageCounts, type AppKey, type CaseSession, type EngineState } from '../lib/case-session.js';
 import type { CollectedFile } from '../lib/collect-files.js';
 import { caseFiles, duplicatesOf, filterFiles, sortFiles, TRIAGE_STATES, triageCounts, withPending, type Filter, type SortKey } from '../lib/triage.js';
 import { EFFECTIVE_VERDICT_WORDS, REVIEW_FILTER_WORDS, STAGE_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
@@ -28,8 +28,10 @@ interface Props {
 export function AssessView({ client, session, keys }: Props): React.JSX.Element {
   const state = useSyncExternalStore(session.subscribe, session.getState);
   const [caseName, setCaseName] = useState('');
-  // Files dropped but not yet in an accepted job count as unfinished, at the window's own stage.
-  const onTheirWay = state.pending.filter((p) => p.stage !== 'not_sent');
+  // Files dropped for this case but not yet in an accepted job count as unfinished, at the window's own stage; files
+  // dropped for another case (a folder naming one) count there, not here.
+  const pending = useMemo(() => pendingOfCase(state.pending, state.activeCase), [state.pending, state.activeCase]);
+  const onTheirWay = pending.filter((p) => p.stage !== 'not_sent');
   const atStage = stageCounts(state.jobs, state.stages);
   const stageLine = [
     ...(['waiting', 'sending', 'checking'] as const).map((s) => [onTheirWay.filter((p) => p.stage === s).length, WINDOW_STAGE_WORDS[s]] as const),
@@ -38,7 +40,8 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
     .filter(([n]) => n > 0)
     .map(([n, word]) => `${n} ${word.toLowerCase()}`)
     .join(', ');
-  const cases = [...new Set(state.jobs.map((t) => t.job.metadata?.case).filter((c): c is string => typeof c === 'string'))];
+  // The case as it is now: a renamed case shows its new name, whatever name its jobs were submitted under.
+  const cases = [...new Set(state.jobs.map((t) => caseNameOf(t, state.activeCase)).filter((c): c is string => c !== null))];
   const missing = (['images', 'pdfs'] as const).filter((k) => !keys[k]);
   const [sortKey, setSortKey] = useState<SortKey>('drop');
   const [filter, setFilter] = useState<Filter>('all');
@@ -46,8 +49,8 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   const [query, setQuery] = useState('');
   const searching = query.trim() !== '';
   // The progress bar counts the whole case; the chips count what the name search shows (every file without one).
-  const caseCounts = useMemo(() => triageCounts(files, state.pending, ''), [files, state.pending]);
-  const counts = useMemo(() => triageCounts(files, state.pending, query), [files, state.pending, query]);
+  const caseCounts = useMemo(() => triageCounts(files, pending, ''), [files, pending]);
+  const counts = useMemo(() => triageCounts(files, pending, query), [files, pending, query]);
   const allCount = caseCounts.all;
   // The bar counts the same files as the chips with no search (issue 22): a file not sent is finished, not assessed.
   const progress = { done: allCount - caseCounts.byState.processing, total: allCount };
@@ -63,8 +66,8 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   const intakeFolded = allCount > 0 && !intakeOpen;
   const shown = useMemo(() => sortFiles(filterFiles(files, filter), sortKey).filter((f) => nameMatches(f.result.file.name, query)), [files, filter, sortKey, query]);
   const cardsShown = useMemo(
-    () => withPending(shown, state.pending.filter((p) => nameMatches(p.name, query)), sortKey, filter),
-    [shown, state.pending, sortKey, filter, query],
+    () => withPending(shown, pending.filter((p) => nameMatches(p.name, query)), sortKey, filter),
+    [shown, pending, sortKey, filter, query],
   );
   const { notes, numberOf } = useMemo(() => caseNotes(files.map((f) => f.result)), [files]);
   const notesShown = useMemo(() => {
@@ -111,7 +114,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
   };
 
   return (
-    <section aria-labelledby="assess-title" className="assess">
+    <section aria-labelledby="assess-title" className={`assess${state.engine !== 'ok' ? ' engine-down' : ''}`} data-engine={state.engine}>
       <h2 id="assess-title" className="visually-hidden">
         Assess files
       </h2>
@@ -136,6 +139,8 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
           </p>
         )}
       </div>
+
+      {state.engine !== 'ok' && <EngineNotice engine={state.engine} />}
 
       {state.notices.length > 0 && (
         <ul className="notices" aria-label="Problems">
@@ -169,14 +174,19 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
             <span>
               {progress.done} of {progress.total} file{progress.total === 1 ? '' : 's'} finished
               {caseCounts.byState.not_assessed > 0 ? `, ${caseCounts.byState.not_assessed} ${STATE_WORDS.not_assessed.toLowerCase()}` : ''}
-              {stageLine ? ` (${stageLine})` : ''}
+              {stageLine ? ` (${stageLine}${state.engine !== 'ok' ? ', as last known' : ''})` : ''}
               {cases.length > 0 ? ` · case ${cases.map((c) => `“${c}”`).join(', ')}` : ''}
               {state.sending.length > 0 ? ` · sending ${state.sending[0]}${state.sending.length > 1 ? ` and ${state.sending.length - 1} more` : ''}…` : ''}
             </span>
             <progress max={Math.max(progress.total, 1)} value={progress.done} aria-label="Files finished" />
           </div>
           <div className="case-actions">
-            <ReportExport client={client} jobs={state.jobs} caseName={cases.length === 1 ? cases[0] : null} />
+            <ReportExport
+              client={client}
+              jobs={state.jobs}
+              openCase={state.activeCase ? { id: state.activeCase.id, name: state.activeCase.name } : null}
+              caseName={cases.length === 1 ? cases[0] : null}
+            />
             <button type="button" onClick={() => session.clear()}>
               Clear
             </button>
@@ -296,6 +306,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
                 focused={focused === card.file.result.file.id}
                 onRemove={state.activeCase && state.activeCase.status !== 'closed' ? () => session.removeFromCase(card.file.tracked.job.jobId, card.file.result.file.id) : undefined}
                 caseName={state.activeCase?.name ?? null}
+                jobCase={caseNameOf(card.file.tracked, state.activeCase)}
                 notes={numberOf}
               />
             </li>
@@ -316,5 +327,24 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
         />
       )}
     </section>
+  );
+}
+
+/** Why the files stopped moving: the engine does not answer, or it was started again with a new credential. */
+function EngineNotice({ engine }: { engine: Exclude<EngineState, 'ok'> }): React.JSX.Element {
+  return (
+    <p className="warning engine-notice" role="alert" data-testid="engine-notice" data-engine={engine}>
+      {engine === 'unreachable' ? (
+        <>
+          <strong>Veracity’s engine cannot be reached</strong>: it may have stopped. The files below keep the state they last had; this window keeps trying
+          and carries on as soon as the engine answers again. If it does not come back, start Veracity again.
+        </>
+      ) : (
+        <>
+          <strong>Veracity was restarted</strong>, so this window’s access ended. Open the new address it printed (it ends with <code>#token=…</code>): nothing
+          is lost, this case and its files are in History there, and the files still being analysed carry on.
+        </>
+      )}
+    </p>
   );
 }

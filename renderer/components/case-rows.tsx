@@ -1,10 +1,10 @@
-// The case at a glance: one row per file (thumbnail, name, verdict, confidence, detector score in its band, review,
-// pixel size), the compact alternative to the cards; a row's name opens the evidence viewer as a card's does.
+// The case at a glance: one row per file (thumbnail, name, verdict as it counts and sorts: the expert review where there
+// is one, confidence, detector score in its band, review, pixel size), the compact alternative to the cards; a row's name opens the evidence viewer as a card's does.
 import type { CaseCard } from '../lib/triage.js';
 import type { ApiClient } from '../lib/api-client.js';
 import { pixelWords } from '../lib/case-view.js';
 import { dimensionBand } from '../lib/score-bands.js';
-import { aiScore, effectiveState } from '../lib/triage.js';
+import { aiScore, effectiveState, verdictSource } from '../lib/triage.js';
 import { ASSESSMENT_WORDS, CONFIDENCE_WORDS, dimensionFinding, REVIEW_FILTER_WORDS, STATE_WORDS, WINDOW_STAGE_WORDS } from '../lib/words.js';
 import { BandSwatch } from './score-legend.js';
 import { Thumbnail } from './thumbnail.js';
@@ -48,6 +48,7 @@ export function CaseRows({ client, cards, onView }: Props): React.JSX.Element {
           const verdict = result.status === 'completed' ? result.verdict : undefined;
           const detector = verdict?.dimensions.find((d) => d.key === 'ai_detection');
           const score = aiScore(result);
+          const review = result.expertReview;
           const band = detector ? dimensionBand(detector) : null;
           return (
             <tr
@@ -68,8 +69,20 @@ export function CaseRows({ client, cards, onView }: Props): React.JSX.Element {
                   {result.file.name}
                 </button>
               </th>
-              <td data-testid="row-verdict">
-                {verdict ? <span className={`badge badge-${verdict.assessment}`}>{ASSESSMENT_WORDS[verdict.assessment]}</span> : STATE_WORDS[effectiveState(result)]}
+              <td data-testid="row-verdict" data-source={verdictSource(result)}>
+                {review ? (
+                  // The verdict the file counts and sorts by, as on its card: the expert review, marked as such.
+                  <>
+                    <span className={`badge badge-${review.assessment}`}>{ASSESSMENT_WORDS[review.assessment]}</span>{' '}
+                    <span className="hint" data-testid="row-verdict-source">
+                      (expert review{verdict && verdict.assessment !== review.assessment ? `; machine: ${ASSESSMENT_WORDS[verdict.assessment]}` : ''})
+                    </span>
+                  </>
+                ) : verdict ? (
+                  <span className={`badge badge-${verdict.assessment}`}>{ASSESSMENT_WORDS[verdict.assessment]}</span>
+                ) : (
+                  STATE_WORDS[effectiveState(result)]
+                )}
               </td>
               <td>{verdict ? CONFIDENCE_WORDS[verdict.confidence] : ''}</td>
               <td data-testid="row-score">

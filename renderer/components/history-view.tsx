@@ -213,6 +213,8 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
   const [form, setForm] = useState(blank);
   const [filters, setFilters] = useState<Filters>({});
   const [page, setPage] = useState(1);
+  /** The SHA-256 typed when it cannot be searched for (not 8 to 64 hex digits): said on the page, with no list under it. */
+  const [badSha, setBadSha] = useState<string | null>(null);
   const read = useCallback(() => client.searchHistory({ ...filters, ...(caseId ? { caseId } : {}), page, pageSize: PAGE_SIZE }), [client, filters, page, caseId]);
   const { list, error, setError, busy } = usePolledList(read, 'Searching the history', filesRunning);
 
@@ -239,6 +241,13 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
 
   const search = (): void => {
     const text = (s: string) => s.trim() || undefined;
+    const sha = form.sha256.trim();
+    // The browser's own bubble alone leaves the last results listed as if they answered this search (audit item 6).
+    if (sha !== '' && !SHA_PREFIX.test(sha)) {
+      setBadSha(sha);
+      return;
+    }
+    setBadSha(null);
     setPage(1);
     setFilters({
       caseName: caseId ? undefined : text(form.caseName),
@@ -257,6 +266,7 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
     <>
       <form
         className="filters"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
           search();
@@ -276,6 +286,8 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
             {...field('sha256')}
             maxLength={64}
             pattern="\s*[0-9a-fA-F]{8,64}\s*"
+            aria-invalid={badSha !== null}
+            aria-describedby={badSha !== null ? 'sha-invalid' : undefined}
             title="The SHA-256, or its first 8 or more hexadecimal digits"
             placeholder="first 8+ hex digits"
             spellCheck={false}
@@ -307,11 +319,12 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
           </select>
         </label>
         <button type="submit">Filter</button>
-        {filtered && (
+        {(filtered || badSha !== null) && (
           <button
             type="button"
             onClick={() => {
               setForm(blank);
+              setBadSha(null);
               setFilters({});
               setPage(1);
             }}
@@ -320,13 +333,18 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
           </button>
         )}
       </form>
+      {badSha !== null && (
+        <p className="result-error" role="alert" id="sha-invalid" data-testid="sha-invalid">
+          A SHA-256 search needs 8 to 64 hexadecimal digits (0–9 and a–f), the whole hash or its first digits: “{badSha}” is not one, so nothing was searched.
+        </p>
+      )}
       {error && (
         <p className="result-error" role="alert">
           {error}
         </p>
       )}
-      {list && list.files.length === 0 && <p>No files{filtered ? ' match this search' : ' yet'}.</p>}
-      {list && list.files.length > 0 && (
+      {badSha === null && list && list.files.length === 0 && <p>No files{filtered ? ' match this search' : ' yet'}.</p>}
+      {badSha === null && list && list.files.length > 0 && (
         <div className="table-scroll">
           <table className="jobs" aria-busy={busy}>
             <caption className="visually-hidden">{caseId ? 'Files of the case' : 'Files of every application'}</caption>
@@ -384,7 +402,7 @@ function FileSearch({ client, applications, onOpen, onOpenCase, caseId }: Props 
           </table>
         </div>
       )}
-      <Pager pagination={list?.pagination} page={page} busy={busy} noun="file" onPage={setPage} />
+      <Pager pagination={badSha === null ? list?.pagination : undefined} page={page} busy={busy} noun="file" onPage={setPage} />
     </>
   );
 }
@@ -415,6 +433,9 @@ function verdictCell(entry: HistoryEntry): string {
   }
   return entry.assessment ? `${VERDICT_WORDS[entry.assessment]} (machine)` : '–';
 }
+
+/** What the SHA-256 field takes: the whole hash or its first 8 or more digits, in either case. */
+const SHA_PREFIX = /^[0-9a-fA-F]{8,64}$/;
 
 const STATUS_WORDS: Record<HistoryEntry['status'], string> = {
   processing: 'Being analysed',

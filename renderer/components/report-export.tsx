@@ -1,5 +1,6 @@
 // "Export report": downloads the case report the core prints (a PDF for the claim file) and the JSON whose SHA-256 the
-// PDF prints: for the working case (every job filed under its name) or, without a case name, for each job.
+// PDF prints: for the open case (by its id: its name and files as they are now, whatever name its jobs were sent
+// under), for the one case the jobs name where none is open, or, without a case, for each job.
 import { useState } from 'react';
 import type { ApiClient } from '../lib/api-client.js';
 import { caseIdNamed, fetchReportPair, reportFileName } from '../lib/case-report.js';
@@ -9,6 +10,9 @@ import { errorWords } from '../lib/words.js';
 interface Props {
   client: ApiClient;
   jobs: TrackedJob[];
+  /** The case on screen: its report is the export, one report of the case as it is now. */
+  openCase: { id: string; name: string } | null;
+  /** Where no case is open: the one case the jobs name, if they name one. */
   caseName: string | null;
 }
 
@@ -23,7 +27,7 @@ function download(name: string, blob: Blob): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function ReportExport({ client, jobs, caseName }: Props): React.JSX.Element {
+export function ReportExport({ client, jobs, openCase, caseName }: Props): React.JSX.Element {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -32,10 +36,10 @@ export function ReportExport({ client, jobs, caseName }: Props): React.JSX.Eleme
     setError(null);
     try {
       const now = new Date();
-      const caseId = caseName !== null ? await caseIdNamed(client, caseName) : null;
+      const named = openCase ?? (caseName !== null ? { id: await caseIdNamed(client, caseName), name: caseName } : null);
       const targets =
-        caseId !== null && caseName !== null
-          ? [{ of: { caseId }, name: caseName }]
+        named !== null && named.id !== null
+          ? [{ of: { caseId: named.id }, name: named.name }]
           : jobs.map((t) => ({ of: { apiKey: t.apiKey, jobId: t.job.jobId }, name: `job-${t.job.jobId.slice(0, 8)}` }));
       for (const target of targets) {
         const { pdf, json } = await fetchReportPair(client, target.of);

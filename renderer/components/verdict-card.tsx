@@ -35,11 +35,13 @@ interface Props {
   /** Takes the file out of the case on screen (its job stays in History); absent where there is no case to leave. */
   onRemove?: () => Promise<boolean>;
   caseName?: string | null;
+  /** The name of the case the file's job is in, as it is now (caseNameOf); null where it is in none. */
+  jobCase?: string | null;
   /** Sentences said once for the case, above the cards (renderer/lib/case-view.ts): the card shows their number. */
   notes?: Map<string, number>;
 }
 
-export function VerdictCard({ client, tracked, result, viewerKey, onView, stage, onJobUpdated, onReassess, duplicateOf, focused, onRemove, caseName: openCase, notes }: Props): React.JSX.Element {
+export function VerdictCard({ client, tracked, result, viewerKey, onView, stage, onJobUpdated, onReassess, duplicateOf, focused, onRemove, caseName: openCase, jobCase, notes }: Props): React.JSX.Element {
   const [reassessing, setReassessing] = useState(false);
   const [removing, setRemoving] = useState<'ask' | 'busy' | null>(null);
   const { job, apiKey } = tracked;
@@ -47,7 +49,7 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
   const [regions, setRegions] = useState<FileRegions | null>(null);
   const [regionsError, setRegionsError] = useState<string | null>(null);
   const dimensions = result.verdict?.dimensions ?? result.dimensions ?? [];
-  const caseName = typeof job.metadata?.case === 'string' ? job.metadata.case : null;
+  const caseName = jobCase !== undefined ? jobCase : typeof job.metadata?.case === 'string' ? job.metadata.case : null;
   const titleId = `card-${result.file.id}`;
 
   useEffect(() => {

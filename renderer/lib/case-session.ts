@@ -24,6 +24,18 @@ export interface TrackedJob {
   dropOrder?: number[];
   /** The SHA-256 of each file (by result index) where the window knows it: to flag a duplicate within the case. */
   sha256?: (string | null)[];
+  /**
+   * The id of the case the job is in, where the window knows it. A job's metadata.case is the name it was submitted
+   * under, which a rename leaves behind: the screen and the report follow the case itself (caseNameOf).
+   */
+  caseId?: string;
+}
+
+/** The name of the case a job is in, as it is now: the open case's current name, or the name it was submitted under. */
+export function caseNameOf(tracked: TrackedJob, activeCase: Pick<CaseInfo, 'id' | 'name'> | null): string | null {
+  if (activeCase && tracked.caseId === activeCase.id) return activeCase.name;
+  const named = tracked.job.metadata?.case;
+  return typeof named === 'string' ? named : null;
 }
 
 /**
@@ -68,7 +80,25 @@ export interface PendingFile {
   stage: WindowStage;
   /** Why the file was not sent (stage `not_sent`): the same words as its line in `refused` or its notice. */
   reason?: string;
+  /**
+   * The case the file was dropped for when it is not the open one (a folder naming a case of its own, PDFs put
+   * apart); null for a file of the open case (or of the case about to be made for it). Only the open case's files
+   * count on its screen (pendingOfCase).
+   */
+  caseName?: string | null;
 }
+
+/** The dropped files not yet in a job that belong on the open case's screen and in its counts. */
+export function pendingOfCase(pending: PendingFile[], activeCase: Pick<CaseInfo, 'name'> | null): PendingFile[] {
+  return pending.filter((p) => !p.caseName || activeCase === null || p.caseName === activeCase.name);
+}
+
+/**
+ * Whether the window can reach its engine: `unreachable` once several polls in a row got no answer at all (the core
+ * stopped), `restarted` once the core refused this window's per-launch credential (it was started again with a new
+ * one). The files keep their last known state meanwhile.
+ */
+export type EngineState = 'ok' | 'unreachable' | 'restarted';
 
 export interface SessionState {
   jobs: TrackedJob[];
@@ -86,9 +116,14 @@ export interface SessionState {
   confirm: DropToConfirm | null;
   /** The file the window was asked to show (History's "Open"): its card is scrolled to and marked. */
   focusFile: string | null;
+  /** Whether the last polls reached the engine (see EngineState). */
+  engine: EngineState;
 }
 
-const EMPTY: SessionState = { jobs: [], pending: [], refused: [], notices: [], sending: [], activeCase: null, stages: {}, confirm: null, focusFile: null };
+const EMPTY: SessionState = { jobs: [], pending: [], refused: [], notices: [], sending: [], activeCase: null, stages: {}, confirm: null, focusFile: null, engine: 'ok' };
+
+/** Polls in a row that got no answer before the window says the engine cannot be reached. */
+export const UNREACHABLE_AFTER = 3;
 
 /** The name of a case made for files dropped with none named: the local date and time, to the second. */
 export function dateCaseName(at: Date): string {
@@ -137,6 +172,11 @@ export interface SessionDeps {
   /** Where the active case's id is kept; defaults to localStorage. */
   storage?: CaseStorage | null;
   now?: () => Date;
+  /**
+   * Whether the window's credential is made afresh at each start of the core (browser mode of `npm start`): a refusal
+   * of it then means Veracity was restarted, not that a job is gone.
+   */
+  tokenPerLaunch?: boolean;
 }
 
 /** Jobs of a case read back at once when the window opens on it (a case larger than this shows its first part). */
@@ -178,6 +218,8 @@ export class CaseSession {
   private pollTimer: ReturnType<typeof setTimeout> | null = null;
   private noticeId = 0;
   private generation = 0;
+  /** Polls in a row that got no answer from the engine (see UNREACHABLE_AFTER). */
+  private unanswered = 0;
   /** Drop position of each file sent, counted across drops (see TrackedJob.dropOrder). */
   private dropped = new Map<File, number>();
   private nextDrop = 0;
@@ -216,13 +258,14 @@ export class CaseSession {
           const sha256 = entry.job.results.map((r) => entry.files.find((f) => f.fileId === r.file.id)?.sha256 ?? null);
           // The case's files keep their places before anything dropped next (submission order is the drop order).
           const dropOrder = entry.job.results.map(() => this.nextDrop++);
-          jobs.push({ job: entry.job, kind: entry.kind, apiKey: this.keyFor(entry.kind, entry.applicationId), dropOrder, sha256 });
+          jobs.push({ job: entry.job, kind: entry.kind, apiKey: this.keyFor(entry.kind, entry.applicationId), dropOrder, sha256, caseId });
         }
         if (!listed.pagination.hasNextPage) break;
       }
       if (generation !== this.generation) return;
       rememberActiveCase(caseId, this.storage);
       this.stopPolling();
+      this.unanswered = 0;
       this.set({ ...EMPTY, jobs, activeCase, focusFile });
       this.readOpenStages();
       this.schedulePoll();
@@ -475,6 +518,7 @@ export class CaseSession {
     this.pendingKey.clear();
     this.hashes.clear();
     this.jobFiles.clear();
+    this.unanswered = 0;
     rememberActiveCase(null, this.storage);
     this.set(EMPTY);
   }
@@ -543,7 +587,9 @@ export class CaseSession {
       this.dropped.set(item.file, dropOrder);
       const key = `pending/${dropOrder}`;
       this.pendingKey.set(item.file, key);
-      arriving.push({ key, name: item.path, size: item.file.size, dropOrder, stage: 'sending' });
+      const active = this.state.activeCase;
+      const elsewhere = item.caseName !== null && item.caseName !== active?.name ? item.caseName : null;
+      arriving.push({ key, name: item.path, size: item.file.size, dropOrder, stage: 'sending', caseName: elsewhere });
     }
     if (arriving.length > 0) this.set({ pending: [...this.state.pending, ...arriving] });
     // Each file's SHA-256, for the duplicate flag: computed beside the sending, never holding it up.
@@ -596,13 +642,23 @@ export class CaseSession {
     if (named !== null && this.state.activeCase === null && this.state.jobs.length > 0) await this.adoptCase(named, generation);
   }
 
+  /** `{ caseId }` of the open case when a request named it (the name it had when the request was sent). */
+  private caseIdFor(caseName: string | null): { caseId?: string } {
+    const active = this.state.activeCase;
+    return active && caseName === active.name ? { caseId: active.id } : {};
+  }
+
   /** Makes the case called `name` (the core made it with the first job naming it) the active one. */
   private async adoptCase(name: string, generation: number): Promise<void> {
     try {
       const found = (await this.deps.client.listCases({ page: 1, pageSize: 100, q: name })).cases.find((c) => c.name === name);
       if (!found || generation !== this.generation) return;
       rememberActiveCase(found.id, this.storage);
-      this.set({ activeCase: found });
+      this.set({
+        activeCase: found,
+        jobs: this.state.jobs.map((t) => (t.caseId === undefined && t.job.metadata?.case === name ? { ...t, caseId: found.id } : t)),
+        pending: this.state.pending.map((p) => (p.caseName === name ? { ...p, caseName: null } : p)),
+      });
     } catch {
       // Best effort: the jobs are on screen and in the case; only the reopening after a reload is lost.
     }
@@ -624,7 +680,7 @@ export class CaseSession {
       const blob = await this.deps.client.getContent(tracked.apiKey, tracked.job.jobId, fileId);
       const newId = this.deps.newId ?? (() => crypto.randomUUID());
       const job = await this.deps.client.assess(tracked.apiKey, [{ name: result.file.name, blob }], tracked.job.metadata ?? null, newId());
-      this.set({ jobs: [...this.state.jobs, { job, kind: tracked.kind, apiKey: tracked.apiKey, dropOrder: [this.nextDrop++] }] });
+      this.set({ jobs: [...this.state.jobs, { job, kind: tracked.kind, apiKey: tracked.apiKey, dropOrder: [this.nextDrop++], ...(tracked.caseId ? { caseId: tracked.caseId } : {}) }] });
       this.schedulePoll();
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
@@ -659,7 +715,7 @@ export class CaseSession {
         // The job's cards take the pending cards' places in one change: same drop positions, never both at once.
         this.jobFiles.set(job.jobId, files.map((f) => f.file));
         this.set({
-          jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder, sha256: files.map((f) => this.hashes.get(f.file) ?? null) }],
+          jobs: [...this.state.jobs, { job, kind: request.kind, apiKey: key.apiKey, dropOrder, sha256: files.map((f) => this.hashes.get(f.file) ?? null), ...this.caseIdFor(request.caseName) }],
           pending: this.state.pending.filter((p) => !accepted.has(p.key)),
         });
         // Each file's stage is shown at once, not a poll interval later (the first drop of a cold start waits longest).
@@ -733,6 +789,10 @@ export class CaseSession {
   private async pollOnce(generation: number): Promise<void> {
     const open = this.state.jobs.filter((t) => !isTerminal(t.job));
     let delayForRateLimit = false;
+    // Whether this poll reached the engine at all, and whether it refused the window's credential.
+    let answered = false;
+    let unreachable = false;
+    let refused: ApiFailure | null = null;
     for (const tracked of open) {
       if (generation !== this.generation) return;
       try {
@@ -740,27 +800,71 @@ export class CaseSession {
         // has finished (its verdict or error is then there to show), or when its stages cannot be read.
         const stages = await this.readStages(tracked.apiKey, tracked.job.jobId, generation);
         if (generation !== this.generation) return;
-        if (stages !== null && !needsJobRead(this.currentJob(tracked.job.jobId) ?? tracked.job, stages)) continue;
+        if (stages !== null && !needsJobRead(this.currentJob(tracked.job.jobId) ?? tracked.job, stages)) {
+          answered = true;
+          continue;
+        }
         const job = await this.deps.client.getJob(tracked.apiKey, tracked.job.jobId);
         if (generation !== this.generation) return;
+        answered = true;
         this.updateJob(job);
       } catch (error) {
-        if (error instanceof ApiFailure && error.apiError?.code === 'rate_limited') {
+        if (!(error instanceof ApiFailure)) throw error;
+        if (error.kind === 'network') {
+          // No answer: the engine stopped (or is restarting). The job keeps its state; the other jobs would fail alike.
+          unreachable = true;
+          break;
+        }
+        answered = true;
+        if (error.apiError?.code === 'rate_limited') {
           delayForRateLimit = true;
           break;
         }
-        if (error instanceof ApiFailure && error.kind !== 'network') {
-          this.notice(failureWords(error, { action: `Checking job ${tracked.job.jobId.slice(0, 8)}` }));
-          // Stop polling a job the core will not answer about; keep it on screen as it last was.
-          this.updateJob({ ...tracked.job, status: 'error', error: { code: 'internal_error', message: 'No longer available' } });
+        if (error.apiError?.code === 'unauthorized') {
+          // The credential, not the job: every job would be refused alike, and none of them is gone.
+          refused = error;
+          break;
         }
+        this.notice(failureWords(error, { action: `Checking job ${tracked.job.jobId.slice(0, 8)}` }));
+        // Stop polling a job the core will not answer about; keep it on screen as it last was.
+        this.updateJob({ ...tracked.job, status: 'error', error: { code: 'internal_error', message: 'No longer available' } });
       }
     }
     if (generation !== this.generation) return;
+    if (refused) {
+      this.unanswered = 0;
+      this.refusedCredential(refused);
+      return; // polling again with the same credential cannot succeed; a reload with the new address resumes it
+    }
+    if (unreachable && !answered) {
+      this.unanswered++;
+      if (this.unanswered >= UNREACHABLE_AFTER && this.state.engine !== 'unreachable') this.set({ engine: 'unreachable' });
+    } else if (answered) {
+      this.unanswered = 0;
+      if (this.state.engine !== 'ok') {
+        this.set({ engine: 'ok' });
+        // The files' stages moved on while the engine could not be asked: read them at once.
+        this.readOpenStages();
+      }
+    }
     if (this.state.jobs.some((t) => !isTerminal(t.job))) {
-      if (delayForRateLimit) await (this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(2000);
+      const sleep = this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+      if (delayForRateLimit) await sleep(2000);
+      // An engine that does not answer is asked again less often (every few seconds), until it answers.
+      else if (this.unanswered > 0) await sleep(Math.min(5, this.unanswered) * 1000);
+      if (generation !== this.generation) return;
       this.schedulePoll();
     }
+  }
+
+  /** The core refused this window's credential while it checked the jobs: said once, the jobs kept as they are. */
+  private refusedCredential(error: ApiFailure): void {
+    if (this.deps.tokenPerLaunch) {
+      if (this.state.engine !== 'restarted') this.set({ engine: 'restarted' });
+      return;
+    }
+    const words = failureWords(error, { action: 'Checking the files being analysed' });
+    if (!this.state.notices.some((n) => n.text === words)) this.notice(words);
   }
 }
 
