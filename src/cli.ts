@@ -1,9 +1,9 @@
 // The headless entry: `veracity serve` (API + built renderer on 127.0.0.1), `veracity keys ...`, `veracity assess FILE...`.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { coreReady } from './api/core-ready.js';
+import { stopSignal } from './stop-signal.js';
 import { installTrustAnchors, readTrustAnchors } from './analysis/index.js';
 import { loadConfig, trustAnchorsFileOf, type CoreConfig } from './config/config.js';
 import { createCore, listen, openDataDir } from './core.js';
@@ -113,38 +113,10 @@ async function serve(args: string[]): Promise<number> {
     throw err;
   }
   announceReady(coreReady(url, rendererAvailable(config.rendererDir) ? core.uiToken : null));
-  const signal = await stopSignal();
-  // Said on stderr (stdout's first line is the ready line), so a stop is never silent, nor taken for a crash.
-  process.stderr.write(`veracity: ${signal} received, stopping; files still being analysed are analysed again at the next start.\n`);
+  await stopSignal('veracity', 'files still being analysed are analysed again at the next start.');
   await core.close();
   process.stderr.write('veracity: stopped.\n');
   return 0;
-}
-
-/** A repeat of the stop signal within this long is the same stop, relayed (see stopSignal). */
-const SIGNAL_RELAY_MS = 2000;
-
-/**
- * Resolves with the first SIGINT or SIGTERM. Ctrl+C reaches every process of the terminal's group, and `npm start`,
- * `npm run start:core` and main/launcher.ts relay it to this process as well: with once-only handlers the relayed
- * copy, a few milliseconds later, killed the process in the middle of its clean stop. A repeat within
- * SIGNAL_RELAY_MS is that same stop; a later one (Ctrl+C pressed again) stops the process at once.
- */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    let first: number | null = null;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (first === null) {
-        first = Date.now();
-        resolve(signal);
-      } else if (Date.now() - first >= SIGNAL_RELAY_MS) {
-        process.stderr.write(`veracity: ${signal} received again, stopping at once; files still being analysed are analysed again at the next start.\n`);
-        process.exit(128 + os.constants.signals[signal]);
-      }
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
 }
 
 /**

@@ -9,6 +9,7 @@ import { LISTEN_OPTIONS, listenAddress } from './config/listen-address.js';
 import { loadConfig, trustAnchorsFileOf } from './config/config.js';
 import { readTrustAnchors } from './analysis/index.js';
 import { announceReady } from './ready-signal.js';
+import { stopSignal } from './stop-signal.js';
 import { BLOB_DIR_ENV, DATABASE_URL_ENV, UI_TOKEN_ENV, createTeamApiNode, createTeamWorker, keySecretFromEnv, uiTokenFromEnv, type TeamOptions } from './team-core.js';
 import { rendererAvailable } from './server/renderer-files.js';
 import { createKeyService } from './auth/api-keys.js';
@@ -44,12 +45,6 @@ function teamOptions(values: { 'database-url'?: string; 'blob-dir'?: string }): 
   return { databaseUrl, blobDir: blobDir ? path.resolve(blobDir) : undefined, keySecret: keySecretFromEnv() };
 }
 
-const untilSignal = () =>
-  new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-
 /** `veracity serve --database-url ...`: an API node; loopback unless --allow-network with --allowed-host, as `serve`. */
 export async function serveTeam(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -84,7 +79,7 @@ export async function serveTeam(args: string[]): Promise<number> {
   if (!team.uiToken) process.stdout.write(`Window: off (set ${UI_TOKEN_ENV} on every API node to serve it)\n`);
   else if (!rendererAvailable(config.rendererDir)) process.stdout.write(`Window: off (no built window in ${config.rendererDir}: run \`npm run build:renderer\`)\n`);
   else process.stdout.write(`Window at ${baseUrl}/#token=<${UI_TOKEN_ENV}> (or this server's https name behind its proxy)\n`);
-  await untilSignal();
+  await stopSignal('veracity serve', 'the workers carry on with the files already accepted.');
   await node.close();
   return 0;
 }
@@ -108,7 +103,7 @@ export async function workerCommand(args: string[]): Promise<number> {
   const anchors = await readTrustAnchors(anchorsFile);
   const worker = await createTeamWorker(config, team, { log });
   process.stderr.write(`veracity worker: taking files from PostgreSQL with ${config.analysisWorkers} analysis process(es); ${anchors.length} C2PA trust anchor(s) from ${anchorsFile}\n`);
-  await untilSignal();
+  await stopSignal('veracity worker', 'the files it was analysing are handed back to be analysed again.');
   await worker.close();
   return 0;
 }
