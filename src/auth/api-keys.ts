@@ -298,6 +298,23 @@ export function createKeyService(deps: KeyServiceDeps) {
     return verified.has(token);
   }
 
+  /**
+   * Whether the token carries this installation's signature (an API key's or the window's), checked in memory: no
+   * database read, no state. What a client that spent its refusals still gets checked (src/server/app.ts): a key
+   * signed here can only have been issued here, so it is verified in full and counted in its own bucket (DECISIONS
+   * 29), while a guess, which cannot carry the signature, costs an HMAC and is refused unread.
+   */
+  async function signedHere(token: string): Promise<boolean> {
+    if (token.length > 4096) return false;
+    try {
+      const window = decodeJwt(token).aud === WINDOW_AUDIENCE;
+      await verifyCredential(token, await (window ? windowSigningKey : signingKey), window ? WINDOW_AUDIENCE : AUDIENCE);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async function verify(token: string): Promise<Principal | null> {
     if (token.length > 4096) return null;
     const hit = verified.get(token);
@@ -394,6 +411,7 @@ export function createKeyService(deps: KeyServiceDeps) {
     verify,
     verifyKept,
     knows,
+    signedHere,
     ensureDefaultApplications,
   };
 }

@@ -232,14 +232,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           done();
         }, done);
       // A key in use (verified before, due for its recheck) is verified again whoever sends it. Any other credential
-      // is verified only while its client has refusals left: past its limit, a client's guesses cost no verification
-      // (no signature check, no database read) and get 429 from the limiter. A key never used before waits too.
+      // is verified in full only while its client has refusals left: past its limit, only a credential that carries
+      // this installation's signature is (an HMAC in memory: a key issued here, never used since this start, is
+      // counted in its own bucket, DECISIONS 29, whatever other clients on 127.0.0.1 sent); every guess gets 429
+      // from the limiter without a database read.
       if (deps.keys.knows(token!)) return void verify();
-      refusalsSpent(req).then((spent) => {
-        if (!spent) return verify();
-        admit(req, null);
-        done();
-      }, done);
+      refusalsSpent(req)
+        .then(async (spent) => {
+          if (!spent || (await deps.keys.signedHere(token!))) return verify();
+          admit(req, null);
+          done();
+        })
+        .catch(done);
       return;
     }
     if (route.startsWith('/app/')) {

@@ -264,6 +264,14 @@ describe('rate limiting', () => {
           res.on('end', () => resolve(res.statusCode!));
         }).on('error', reject);
       });
+    /** The same, answering the status and the RateLimit-Remaining header. */
+    const fetchFrom = (address: string, target: string, token: string) =>
+      new Promise<{ status: number; remaining: string | undefined }>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: target, localAddress: address, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, remaining: res.headers['ratelimit-remaining'] as string | undefined }));
+        }).on('error', reject);
+      });
     const list = `/v1/jobs?applicationId=${core.imagesAppId}`;
     expect(await from('127.0.0.2', list, core.imagesKey)).toBe(200); // a key in use
     expect(await from('127.0.0.2', '/app/server', core.uiToken!)).toBe(200); // the window at work
@@ -288,10 +296,15 @@ describe('rate limiting', () => {
     for (let i = 0; i < 100; i++) app.push(await from('127.0.0.4', '/app/server', crypto.randomBytes(32).toString('base64url')));
     expect(count(app)).toEqual({ 401: AUTH_FAILURES_MAX, 429: 100 - AUTH_FAILURES_MAX });
     expect(await from('127.0.0.4', '/app/server', core.uiToken!)).toBe(200);
-    // A key this core has never verified waits, from a spent client, until its window ends (Retry-After).
+    // A key issued here that this core has never verified (a new tool, or any key after a restart) is not locked
+    // out by what others sent from its address (DECISIONS 29: rate limits are counted per API key): it carries this
+    // installation's signature, so it is verified and counted in a bucket of its own. A revoked one still is not let in.
     const fresh = await core.keys.issueKey(core.imagesAppId, 'new tool');
-    expect(await from('127.0.0.2', list, fresh.token)).toBe(429);
-    expect(await from('127.0.0.5', list, fresh.token)).toBe(200);
+    const freshRes = await fetchFrom('127.0.0.2', list, fresh.token);
+    expect([freshRes.status, freshRes.remaining]).toEqual([200, String(core.config.rateLimitMax - 1)]);
+    const revoked = await core.keys.issueKey(core.imagesAppId, 'revoked tool');
+    await core.keys.revokeKey(revoked.id);
+    expect(await from('127.0.0.2', list, revoked.token)).toBe(429);
   });
 
   it('never lets refused credentials through when the per-key ceiling is lower', async () => {
