@@ -109,15 +109,42 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
     session.focusShown();
   }, [state.focusFile, state.jobs, session]);
 
+  // A file taken out of the case: its card leaves, so the focus goes to the next card (the one before where it was the
+  // last, the case's name where it was the only one), and the change is said in a status line a screen reader reads.
+  const [removed, setRemoved] = useState<{ n: number; words: string } | null>(null);
+  const focusAfterRemove = useRef<string | null>(null);
+  const removeFile = async (fileId: string, jobId: string, name: string): Promise<boolean> => {
+    const ids = cardsShown.flatMap((c) => (c.kind === 'pending' ? [] : [c.file.result.file.id]));
+    const at = ids.indexOf(fileId);
+    const next = ids[at + 1] ?? ids[at - 1] ?? '';
+    const caseShown = state.activeCase?.name;
+    const ok = await session.removeFromCase(jobId, fileId);
+    if (ok) {
+      focusAfterRemove.current = next;
+      setRemoved((r) => ({ n: (r?.n ?? 0) + 1, words: `“${name}” was removed from ${caseShown ? `case “${caseShown}”` : 'the case'}; its job stays in History.` }));
+    }
+    return ok;
+  };
+  useEffect(() => {
+    const target = focusAfterRemove.current;
+    if (target === null) return;
+    focusAfterRemove.current = null;
+    const card = target ? document.querySelector<HTMLElement>(`[data-testid="verdict-card"][data-file-id="${CSS.escape(target)}"]`) : null;
+    (card ?? document.querySelector<HTMLElement>('[data-testid="case-name"]') ?? document.getElementById('assess-title'))?.focus();
+  }, [removed]);
+
   const onFiles = (files: CollectedFile[]): void => {
     session.drop(files).catch((error: unknown) => session.notice(`Sending failed: ${String(error)}`));
   };
 
   return (
     <section aria-labelledby="assess-title" className={`assess${state.engine !== 'ok' ? ' engine-down' : ''}`} data-engine={state.engine}>
-      <h2 id="assess-title" className="visually-hidden">
+      <h2 id="assess-title" className="visually-hidden" tabIndex={-1}>
         Assess files
       </h2>
+      <p className="visually-hidden" role="status" data-testid="removed-status">
+        {removed?.words ?? ''}
+      </p>
       {state.activeCase && <CaseHeader activeCase={state.activeCase} onChange={(patch) => session.updateActiveCase(patch)} />}
       <div className={`intake${intakeFolded ? ' folded' : ''}`} data-testid="intake" data-folded={intakeFolded ? 'true' : 'false'}>
         {!intakeFolded && (
@@ -143,9 +170,10 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       {state.engine !== 'ok' && <EngineNotice engine={state.engine} />}
 
       {state.notices.length > 0 && (
-        <ul className="notices" aria-label="Problems">
+        <ul className="notices" aria-label="Messages">
           {state.notices.map((n) => (
-            <li key={n.id} role="alert" className="notice">
+            // Only a failure is an alert; where files went is said as a status, in a neutral style.
+            <li key={n.id} role={n.kind === 'info' ? 'status' : 'alert'} className={`notice notice-${n.kind}`} data-testid="notice" data-kind={n.kind}>
               <span>{n.text}</span>
               <button type="button" className="link" onClick={() => session.dismissNotice(n.id)} aria-label="Dismiss this message">
                 Dismiss
@@ -274,7 +302,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
       {view === 'cards' && notesShown.length > 0 && (
         <section className="shared-notes" aria-labelledby="shared-notes-title" data-testid="shared-notes">
           <h3 id="shared-notes-title">Said of several files of this case</h3>
-          <p className="hint">Said once here; each card shows “case note N” where the sentence belongs, and its text when pointed at.</p>
+          <p className="hint">Said once here; each card shows “case note N” where the sentence belongs: press it to read the text on the card.</p>
           <ol>
             {notesShown.map((note) => (
               <li key={note.n} value={note.n} data-testid="case-note" data-note={note.n}>
@@ -304,7 +332,7 @@ export function AssessView({ client, session, keys }: Props): React.JSX.Element 
                 onReassess={() => session.reassess(card.file.tracked, card.file.result.file.id)}
                 duplicateOf={duplicates.get(card.key) ?? null}
                 focused={focused === card.file.result.file.id}
-                onRemove={state.activeCase && state.activeCase.status !== 'closed' ? () => session.removeFromCase(card.file.tracked.job.jobId, card.file.result.file.id) : undefined}
+                onRemove={state.activeCase && state.activeCase.status !== 'closed' ? () => removeFile(card.file.result.file.id, card.file.tracked.job.jobId, card.file.result.file.name) : undefined}
                 caseName={state.activeCase?.name ?? null}
                 jobCase={caseNameOf(card.file.tracked, state.activeCase)}
                 notes={numberOf}

@@ -101,7 +101,7 @@ export function CaseHeader({ activeCase, onChange }: Props): React.JSX.Element {
           </form>
         ) : (
           <>
-            <h3 id={`${id}-title`} className="case-title" data-testid="case-name" title={activeCase.name}>
+            <h3 id={`${id}-title`} className="case-title" data-testid="case-name" title={activeCase.name} tabIndex={-1}>
               {activeCase.name}
             </h3>
             <button

@@ -39,8 +39,7 @@ export function DropConfirm({ asked, onChoice }: Props): React.JSX.Element {
         )}
         {asked.duplicates.length > 0 && (
           <p data-testid="drop-confirm-duplicates">
-            Already in this case (same SHA-256): {asked.duplicates.map((name) => `“${name}”`).join(', ')}. {asked.duplicates.length === 1 ? 'It' : 'They'} will be
-            flagged as duplicates.
+            Already in this case (same SHA-256): {asked.duplicates.map((name) => `“${name}”`).join(', ')}. {asked.duplicates.length === 1 ? 'It will be flagged as a duplicate.' : 'They will be flagged as duplicates.'}
           </p>
         )}
       </div>

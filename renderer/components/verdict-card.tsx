@@ -1,7 +1,7 @@
 // One file's card: thumbnail with the heatmap of tile scores (and the way into the evidence viewer), the machine
 // verdict in the window's one vocabulary, what each check found (a bar only where it is evidence), why the verdict
 // can be less certain than a check, the file's facts, and the expert review beside the machine verdict.
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { FileRegions, FileResult, FileStage, JobResult } from '../../src/api/schemas.js';
 import type { ApiClient } from '../lib/api-client.js';
 import type { TrackedJob } from '../lib/case-session.js';
@@ -51,6 +51,22 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
   const dimensions = result.verdict?.dimensions ?? result.dimensions ?? [];
   const caseName = jobCase !== undefined ? jobCase : typeof job.metadata?.case === 'string' ? job.metadata.case : null;
   const titleId = `card-${result.file.id}`;
+  // Keyboard focus through the removal: the confirmation's first control when it opens, the "Remove from case" button
+  // again when the file is kept (or the core refused); once removed, the case view moves it (AssessView).
+  const confirmFirst = useRef<HTMLButtonElement>(null);
+  const removeButton = useRef<HTMLButtonElement>(null);
+  const backToRemove = useRef(false);
+  useEffect(() => {
+    if (removing === 'ask') confirmFirst.current?.focus();
+    if (removing === null && backToRemove.current) {
+      backToRemove.current = false;
+      removeButton.current?.focus();
+    }
+  }, [removing]);
+  const keep = (): void => {
+    backToRemove.current = true;
+    setRemoving(null);
+  };
 
   useEffect(() => {
     if (!showHeatmap || regions || result.status !== 'completed') return;
@@ -219,28 +235,38 @@ export function VerdictCard({ client, tracked, result, viewerKey, onView, stage,
         <ReviewPanel client={client} apiKey={apiKey} job={job} result={result} onJobUpdated={onJobUpdated} />
 
         {onRemove && removing === null && (
-          <button type="button" className="link remove-from-case" onClick={() => setRemoving('ask')} aria-label={`Remove ${result.file.name} from the case`}>
+          <button type="button" ref={removeButton} className="link remove-from-case" onClick={() => setRemoving('ask')} aria-label={`Remove ${result.file.name} from the case`}>
             Remove from case
           </button>
         )}
         {onRemove && removing !== null && (
-          <div className="remove-confirm" role="group" aria-label={`Remove ${result.file.name} from the case`}>
-            <p>
+          <div
+            className="remove-confirm"
+            role="group"
+            aria-label={`Remove ${result.file.name} from the case`}
+            aria-describedby={`${titleId}-remove-question`}
+            data-testid="remove-confirm"
+            onKeyDown={(e) => {
+              if (e.key === 'Escape' && removing === 'ask') keep();
+            }}
+          >
+            <p id={`${titleId}-remove-question`}>
               Remove “{result.file.name}” from case{openCase ? ` “${openCase}”` : ''}? Its job stays in History.
             </p>
             <div className="row">
               <button
                 type="button"
                 className="primary"
+                ref={confirmFirst}
                 disabled={removing === 'busy'}
                 onClick={() => {
                   setRemoving('busy');
-                  void onRemove().then((ok) => !ok && setRemoving(null));
+                  void onRemove().then((ok) => !ok && keep());
                 }}
               >
                 Remove
               </button>
-              <button type="button" onClick={() => setRemoving(null)}>
+              <button type="button" onClick={keep}>
                 Keep
               </button>
             </div>

@@ -59,6 +59,8 @@ export type DropChoice = 'join' | 'join_pdfs_apart' | 'new_case' | 'cancel';
 export interface Notice {
   id: number;
   text: string;
+  /** `error`: something failed (an alert); `info`: where things went, said as a status, not as a problem. */
+  kind: 'error' | 'info';
 }
 
 /**
@@ -382,7 +384,7 @@ export class CaseSession {
     await this.submitShown(routed, pdfCaseName);
     if (pdfCaseName !== null) {
       const what = pdfs.size === 1 ? 'The PDF went' : `The ${pdfs.size} PDFs went`;
-      this.notice(`${what} into a case of their own, “${pdfCaseName}” (History lists it).`);
+      this.notice(`${what} into a case of their own, “${pdfCaseName}” (History lists it).`, 'info');
     }
   }
 
@@ -406,7 +408,7 @@ export class CaseSession {
     if (apart.size === 0) return;
     this.set({ jobs });
     for (const [name, n] of apart) {
-      if (name !== told) this.notice(`${n === 1 ? '1 file' : `${n} files`} went into case “${name}”, named by the drop (History lists it).`);
+      if (name !== told) this.notice(`${n === 1 ? '1 file' : `${n} files`} went into case “${name}”, named by the drop (History lists it).`, 'info');
     }
   }
 
@@ -502,8 +504,8 @@ export class CaseSession {
     for (const listener of this.listeners) listener();
   }
 
-  notice(text: string): void {
-    this.set({ notices: [...this.state.notices, { id: ++this.noticeId, text }] });
+  notice(text: string, kind: Notice['kind'] = 'error'): void {
+    this.set({ notices: [...this.state.notices, { id: ++this.noticeId, text, kind }] });
   }
 
   dismissNotice(id: number): void {

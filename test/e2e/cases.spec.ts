@@ -111,7 +111,7 @@ test('a reload after an unnamed drop keeps every card; a drop into the open case
   await page.getByTestId('file-input').setInputFiles([{ name: 'statement.pdf', mimeType: 'application/pdf', buffer: await makePdf(723) }]);
   await expect(confirm.getByTestId('drop-confirm-pdfs')).toContainText('this case holds images only');
   await confirm.getByRole('button', { name: 'Add, with the PDFs in a case of their own' }).click();
-  await expect(page.getByRole('alert').filter({ hasText: `into a case of their own, “${caseName} – PDFs”` })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: `into a case of their own, “${caseName} – PDFs”` })).toBeVisible();
   await expect(cards(page)).toHaveCount(3);
   const pdfCase = CaseList.parse(await (await fetch(`${core.baseUrl}/app/cases?q=${encodeURIComponent(`${caseName} – PDFs`)}`, { headers: ui })).json());
   expect(pdfCase.cases.map((c) => [c.name, c.fileCount])).toEqual([[`${caseName} – PDFs`, 1]]);
