@@ -318,6 +318,8 @@ export const FINDING_COPY = {
   'capture.thumbnail.aspect_mismatch': (f) =>
     `The photo's embedded thumbnail has a different shape${text(f, 'thumbAspect') && text(f, 'imageAspect') ? ` (${text(f, 'thumbAspect')}) from the photo (${text(f, 'imageAspect')})` : ' from the photo'}, so the photo was cropped or replaced after it was taken.`,
   'capture.thumbnail.match': () => "The photo's embedded thumbnail shows the same picture as the photo.",
+  'capture.thumbnail.software': () =>
+    "The EXIF thumbnail was encoded by a program (it carries a JFIF header, which cameras do not write there): the thumbnail was made again after the camera, so it no longer shows what the camera wrote.",
   'capture.thumbnail.turned': () =>
     "The photo's embedded thumbnail shows the same picture turned or mirrored: a program turned the photo after it was taken.",
   'capture.thumbnail.squeezed': () =>

@@ -94,6 +94,7 @@ const W = {
   notCaptureFormat: 0.5,
   consistent: -0.6,
   softwareLayout: 0.5,
+  thumbSoftware: 0.4,
 };
 
 const always = (t: MakerTraits | undefined, count: (t: MakerTraits) => number, of: (t: MakerTraits) => number) =>
@@ -210,6 +211,12 @@ async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTra
     return false;
   }
   if (cmp.similarity !== null && cmp.similarity >= THUMB_MATCH) {
+    if (cmp.jfif) {
+      // The same picture, in a thumbnail a program encoded (a JFIF header): the file was written again, which is also
+      // what a forger who makes the thumbnail again from new pixels leaves. It is not the camera's thumbnail.
+      add('capture.thumbnail.software', { similarity: round2(cmp.similarity) }, W.thumbSoftware);
+      return false;
+    }
     add('capture.thumbnail.match', { similarity: round2(cmp.similarity) }, W.thumbMatch);
     // With libjpeg's tables a matching thumbnail never counts: a re-save keeps the thumbnail (measured: counting it
     // for makers that used libjpeg at that quality made 21-25 % of resized and re-saved originals consistent).

@@ -20,6 +20,7 @@ export const RESAVE_SIGNS: ReadonlySet<string> = new Set([
   'capture.makernote.malformed',
   'capture.thumbnail.absent',
   'capture.thumbnail.turned',
+  'capture.thumbnail.software',
   'capture.format.not_capture',
   'capture.heic.structure_mismatch',
   'capture.dates.inconsistent',

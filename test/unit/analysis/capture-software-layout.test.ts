@@ -4,6 +4,7 @@
 // `authentic`. What the forger's encoder does not copy is how the camera lays the file out: libjpeg (PIL, sharp,
 // ImageMagick, exiftool's inputs) writes a JFIF header and one table per marker. Here a camera original is laid out
 // that way with its bytes otherwise unchanged (the same tables, the same scan), so the layout is all that differs.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -104,6 +105,26 @@ describe("a camera photo laid out as libjpeg writes JPEGs: the camera's tables a
     // the camera that writes one table per marker, as it wrote it
     const hp = readJpegStructure(readFileSync(join(CAPTURE, 'hp-photosmart-433-640x480.jpg')));
     expect(hp).toMatchObject({ jfif: false, libjpegLayout: true });
+  });
+
+  it("an EXIF thumbnail a program made again (a JFIF header) is not the camera's: the same picture, yet no confirmation", async () => {
+    for (const name of files) {
+      const original = readFileSync(join(CAPTURE, name));
+      // the forger's last step: the thumbnail made again from the file's own pixels by an encoder that writes a JFIF
+      // header (PIL, ImageMagick, cjpeg do; sharp does not, so its output gets the header PIL writes)
+      const m = await sharp(original).metadata();
+      const encoded = await sharp(original).resize(160, Math.round((160 * m.height!) / m.width!)).jpeg({ quality: 75 }).toBuffer();
+      const thumb = Buffer.concat([encoded.subarray(0, 2), JFIF, encoded.subarray(2)]);
+      expect(readJpegStructure(thumb).jfif).toBe(true);
+      const path = tmp.write(`thumb-${name}`, original);
+      const thumbPath = tmp.write(`thumb-${name}.thumb.jpg`, thumb);
+      execFileSync('exiftool', ['-q', '-q', '-m', '-overwrite_original', `-ThumbnailImage<=${thumbPath}`, path], { stdio: 'ignore' });
+      const r = await capture(readFileSync(path));
+      const codes = r.findings.map((f) => f.code);
+      expect(codes, name).toContain('capture.thumbnail.software');
+      expect(codes, name).not.toContain('capture.thumbnail.match');
+      expect(r.status, name).toBe('resaved');
+    }
   });
 
   it('through the whole analysis: the original is authentic, the re-laid-out copy inconclusive and the card says why', async () => {
