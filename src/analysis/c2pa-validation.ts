@@ -1,8 +1,9 @@
 // Content Credentials (C2PA) validated by @trustnxt/c2pa-ts (claim signature, certificate profile and validity,
 // time-stamp, hashed URIs of every assertion, hard bindings: data hash, BMFF hash; the box hash in c2pa-box-hash.ts),
-// with one decision taken here: who is trusted. The library answers `signingCredential.trusted` for any well-formed certificate in its validity period,
-// so that answer is replaced by the product's own chain check against the configured trust anchors
-// (trust-anchors.ts), and a time-stamp counts as trusted only when its authority chains to an anchor too.
+// with one decision taken here: who is trusted. The library answers `signingCredential.trusted` for any well-formed
+// certificate in its validity period, so that answer is replaced by the product's own chain check against the
+// configured trust anchors (trust-anchors.ts), and a time-stamp counts as trusted only when its authority chains to an
+// anchor too.
 import { createHash } from 'node:crypto';
 import { BasicConstraintsExtension, ExtendedKeyUsage, ExtendedKeyUsageExtension, KeyUsageFlags, KeyUsagesExtension, SubjectKeyIdentifierExtension, X509Certificate } from '@peculiar/x509';
 import { BMFF, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';

@@ -75,11 +75,11 @@ const CAPTURE_EVIDENCE: Record<string, ConfidenceLevel> = {
 const C2PA_CAPTURE = new Set(['provenance.capture.c2pa_trusted', 'provenance.capture.c2pa_trusted_edited', 'provenance.capture.c2pa_signed']);
 /** Capture evidence that counts only when the capture detector confirms the file is built as that camera builds it. */
 const NEEDS_CONFIRMATION = new Set(['provenance.capture.camera_exif', 'provenance.capture.c2pa_signed']);
-/** C2PA statuses that lower what a valid manifest proves (the signer or the signing time is not established). */
 /** An ingredient whose own manifest fails validation or is missing (provenance detector): a broken link in the chain. */
 const C2PA_INGREDIENT_INVALID = 'provenance.c2pa.ingredient_invalid';
 /** A C2PA store in the file that cannot be read (provenance detector, pdf-structure detector). */
 const C2PA_UNREADABLE = 'provenance.c2pa.unreadable';
+/** C2PA statuses that lower what a valid manifest proves (the signer or the signing time is not established). */
 const C2PA_LOWERING = new Set(['signingCredential.untrusted', 'signingCredential.expired', 'signingCredential.invalid', 'timeStamp.untrusted']);
 /** The capture detector's finding that the file is built as the camera its metadata names builds its files. */
 const CAPTURE_CONSISTENT = 'capture.consistent';
@@ -120,8 +120,8 @@ const MORE_NOTES = 3;
  * 0. A C2PA manifest that fails validation (signature, hashed URI, hard binding: a status finding of weight > 0), or a
  *    store that is there but cannot be read, is evidence of tampering: never `authentic`, and the evidence says what
  *    broke ("edited after it was signed" when the bytes changed); the pixels still decide `ai_generated` where rule
- *    2 lets them (a broken manifest pasted into a generated picture must not hide it). A valid manifest from a trusted signer (`signingCredential.trusted`) decides whatever the
- *    pixels say: a capture with nothing edited since (`provenance.capture.c2pa_trusted`) -> `authentic`/high; a
+ *    2 lets them (a broken manifest pasted into a generated picture must not hide it). A valid manifest from a
+ *    trusted signer (`signingCredential.trusted`) decides whatever the pixels say: a capture with nothing edited since (`provenance.capture.c2pa_trusted`) -> `authentic`/high; a
  *    generative-AI declaration -> `ai_generated`/high. An untrusted, unestablished or expired signer lowers a capture
  *    to camera-EXIF strength (low, and only when the capture detector confirms the file). A manifest with an
  *    ingredient whose own manifest fails or is missing (`provenance.c2pa.ingredient_invalid`, even a failure its

@@ -76,12 +76,14 @@ export function readJpegStructure(buf: Buffer): JpegStructure {
   // The table and frame markers before the first scan, each with how many tables it holds: 'Q1 Q1 F H1 H1 H1 H1'.
   const layout: string[] = [];
   for (const { marker, start, end } of jpegSegments(buf)) {
-    if (marker === 0xc4) layout.push(`H${huffmanTables(buf, start, end)}`);
-    else if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc8 && marker !== 0xcc) layout.push('F');
+    // SOF0-SOF15 but DHT (c4), JPG (c8) and DAC (cc)
+    const frame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
     if (marker === 0xda) out.scanStart = end;
     else if (marker === 0xdb) layout.push(`Q${readDqt(buf, start, end, out.tables)}`);
-    else if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !out.frame) {
-      out.frame = readSof(buf, start, end, marker);
+    else if (marker === 0xc4) layout.push(`H${huffmanTables(buf, start, end)}`);
+    else if (frame) {
+      layout.push('F');
+      out.frame ??= readSof(buf, start, end, marker);
     } else if (marker >= 0xe0 && marker <= 0xef) {
       const idEnd = buf.indexOf(0, start);
       const id = idEnd > start && idEnd < Math.min(end, start + 40) ? buf.toString('latin1', start, idEnd) : buf.toString('latin1', start, Math.min(end, start + 4));
