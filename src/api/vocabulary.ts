@@ -123,7 +123,8 @@ export function dimensionFinding(d: DimensionLike): string {
 
 /**
  * Why the verdict can be less certain than one of its checks, when a check states a higher confidence than the
- * verdict; null otherwise. The verdict weighs every check, and the pixel detector never decides alone.
+ * verdict; null otherwise. The verdict weighs every check, and the pixel detector decides alone only at its highest
+ * scores, at medium confidence (fusion.ts, rule 2).
  */
 export function lessCertainWords(
   verdictConfidence: ConfidenceLevel,
@@ -136,18 +137,20 @@ export function lessCertainWords(
   const directions = new Set(dimensions.filter(isEvidence).map((d) => d.assessment));
   if (directions.size > 1) parts.push('Here the checks point different ways.');
   if (surer.some((d) => d.key === 'ai_detection')) {
-    parts.push(`The ${CHECK_WORDS.ai_detection} never decides alone: it can be wrong on generators it never saw, so on its own it can only make a file ${VERDICT_WORDS.inconclusive.toLowerCase()}.`);
+    parts.push(
+      `The ${CHECK_WORDS.ai_detection} decides alone only at its highest scores, which few real photos reach in its validation, and then with medium confidence at most: it can be wrong on generators it never saw, so below them, or where another check or the kind of picture stands in the way, on its own it can only make a file ${VERDICT_WORDS.inconclusive.toLowerCase()}.`,
+    );
   }
   return { summary: `Why is the verdict less certain than ${names}?`, detail: parts.join(' ') };
 }
 
 /** The glossary shown in the window: the words above, each in one or two sentences. */
 export const GLOSSARY: { term: string; meaning: string }[] = [
-  { term: VERDICT_WORDS.ai_generated, meaning: 'The file itself declares it was made by an AI generator (provenance metadata such as C2PA or IPTC). Veracity gives this verdict from such evidence only, never from pixels alone.' },
+  { term: VERDICT_WORDS.ai_generated, meaning: 'The file itself declares it was made by an AI generator (provenance metadata such as C2PA or IPTC), or the AI-generation detector scored its pixels at a level few real photos reach in its validation; from the pixels alone the confidence is medium at most.' },
   { term: VERDICT_WORDS.authentic, meaning: 'Capture evidence (a camera file built as that camera builds files) and no sign of AI generation. It does not prove the content is true or unedited by hand.' },
   { term: VERDICT_WORDS.inconclusive, meaning: 'The evidence is not strong enough either way; a specialist should look. The card says which way the detector leans.' },
   { term: 'High, medium, low confidence', meaning: 'How strongly the evidence supports the verdict (or, beside a check, that check’s own reading). A verdict can be less certain than one of its checks: it weighs all of them.' },
-  { term: CHECK_WORDS.ai_detection, meaning: 'Local models: one scores tiles of the picture for traces of AI generation, a second reads the whole picture’s content; the score weighs both. Weak on generators they never saw, so it never decides alone.' },
+  { term: CHECK_WORDS.ai_detection, meaning: 'Local models: one scores tiles of the picture for traces of AI generation, a second reads the whole picture’s content; the score weighs both. Weak on generators they never saw: it decides alone only at its highest scores, and then with medium confidence at most.' },
   { term: CHECK_WORDS.provenance, meaning: 'What the file says about its origin: C2PA manifests, IPTC digital source type, editing-tool and generator tags.' },
   { term: CHECK_WORDS.capture, meaning: 'Whether the camera data in the file matches how that camera really builds files (its compression, thumbnail, layout). Copied camera tags do not pass. A file a program saved again (an editor, a resize, a conversion) is “re-saved”, which is not a sign of manipulation; only camera data and pixels that do not belong together (a thumbnail of another picture, another maker’s compression) are a sign of manipulation after capture, never of AI generation.' },
   { term: CHECK_WORDS.pdf_structure, meaning: 'How the PDF was produced and changed: producer, incremental updates, pages added after signing.' },

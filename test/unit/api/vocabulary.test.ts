@@ -16,7 +16,8 @@ import {
 } from '../../../src/api/vocabulary.js';
 import { writeVerdict } from '../../../src/analysis/copy.js';
 import { captureOutput } from '../../../src/analysis/detectors/capture.js';
-import { aiDimension } from '../../../src/analysis/fusion.js';
+import { aiDimension, fuse } from '../../../src/analysis/fusion.js';
+import { pixelFinding } from '../../../src/analysis/detectors/ai-detection.js';
 import { ASSESSMENT_WORDS, verdictTitleWords } from '../../../renderer/lib/words.js';
 
 const T = { decision: 0.6, highAi: 0.9, highAuthentic: 0.15, inconclusiveBand: [0.4, 0.6] as [number, number] };
@@ -88,13 +89,28 @@ describe('a re-saved capture (issue 22)', () => {
 describe('why the verdict can be less certain than one of its checks', () => {
   const detector = { key: 'ai_detection', label: CHECK_WORDS.ai_detection, confidence: 'high' as const, assessment: 'likely_authentic' as const };
 
-  it('names the surer checks and says the verdict weighs them all; the detector never decides alone', () => {
+  it('names the surer checks and says the verdict weighs them all; the detector decides alone only at its highest scores', () => {
     expect(lessCertainWords('low', [detector])).toEqual({
       summary: 'Why is the verdict less certain than the “AI-generation detector” check?',
       detail:
-        "A check's confidence is about that check alone; the verdict weighs all the checks together. The AI-generation detector never decides alone: it can be wrong on generators it never saw, so on its own it can only make a file inconclusive.",
+        "A check's confidence is about that check alone; the verdict weighs all the checks together. The AI-generation detector decides alone only at its highest scores, which few real photos reach in its validation, and then with medium confidence at most: it can be wrong on generators it never saw, so below them, or where another check or the kind of picture stands in the way, on its own it can only make a file inconclusive.",
     });
     expect(lessCertainWords('high', [detector])).toBeNull();
+  });
+
+  it('says what fusion does when the pixels decide: AI-generated at medium confidence, never "only inconclusive"', () => {
+    // A picture scored at highAi by a model calibrated to decide: fusion's rule 2.
+    const high = aiDimension(0.95, T);
+    const fused = fuse({ dimensions: [high], findings: [pixelFinding(high, {}, { pixelsDecide: true, realAtHighAi: 0.02, aiAtHighAi: 0.35, split: 'test' })] });
+    expect(fused).toMatchObject({ assessment: 'ai_generated', confidence: 'medium' });
+    const why = lessCertainWords(fused.confidence, fused.dimensions);
+    expect(why?.detail).toMatch(/decides alone only at its highest scores.*medium confidence at most/);
+    expect(why?.detail).not.toMatch(/never decides alone/);
+    // The glossary says the same of the verdict and of the detector.
+    const meaning = (term: string) => GLOSSARY.find((g) => g.term === term)!.meaning;
+    expect(meaning(VERDICT_WORDS.ai_generated)).toMatch(/pixels/);
+    expect(meaning(VERDICT_WORDS.ai_generated)).not.toMatch(/never from pixels/);
+    expect(meaning(CHECK_WORDS.ai_detection)).toMatch(/decides alone only at its highest scores/);
   });
 
   it('says when the checks point different ways', () => {
