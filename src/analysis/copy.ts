@@ -59,8 +59,21 @@ const pixelScore = (reading: keyof typeof PIXEL_READING) => (f: Facts) => {
     ? ''
     : ` (highest on ${f.scannedPage ? `page ${page} (scanned page, ${size})` : `page ${page}, image ${text(f, 'image')} (${size})`}, of ${num(f, 'count')} analysed)`;
   if (f.setAside) return `The pixel detector's AI score is ${pct(num(f, 'score'))}${where}, but it is set aside for this picture.`;
-  return `The pixel detector's AI score is ${pct(num(f, 'score'))}${where}; it ${PIXEL_READING[reading]}.`;
+  const why = page && reading === 'high_ai' ? pdfUndecided(f) : PIXEL_READING[reading];
+  return `The pixel detector's AI score is ${pct(num(f, 'score'))}${where}; it ${why}.`;
 };
+
+/** Why a PDF's highest pixel reading does not decide (detectors/ai-detection.ts, scorePdf), from its facts. */
+function pdfUndecided(f: Facts): string {
+  const high = 'points to AI generation, but';
+  if (f.photos === undefined) return `${high} the detector was not calibrated on images inside PDFs or on page renders, so in a document it does not decide on its own`;
+  if (num(f, 'photos') > 1) {
+    return `${high} the document holds ${num(f, 'photos')} photographs, and one high score among several can be chance (each real photo has a small chance of reaching it), so it does not decide on its own`;
+  }
+  if (f.scannedPage) return `${high} a rendered or scanned page is a composite the detector was not calibrated on, so it does not decide on its own`;
+  if (!f.calibratedPixels) return `${high} the image is stored in a way the detector was not calibrated on (its compression or colours), so it does not decide on its own`;
+  return `${high} the image carries camera data that its structure confirms, so the pixels do not decide against it on their own`;
+}
 
 // ------------------------------------------------------------------------------------------------ provenance
 
@@ -223,7 +236,9 @@ function pdfChanged(f: Facts): string {
 export const FINDING_COPY = {
   // ai-detection
   'pixels.score.generated': (f) =>
-    `The pixel detector's AI score is ${pct(num(f, 'score'))}, a level that ${pct(num(f, 'realAtHighAi'))} of real photos reached in its validation: the pixels carry the traces an image generator leaves.`,
+    text(f, 'page')
+      ? `The pixel detector's AI score of the document's only photograph (page ${text(f, 'page')}, image ${text(f, 'image')}, ${num(f, 'width')}x${num(f, 'height')}) is ${pct(num(f, 'score'))}, a level that ${pct(num(f, 'realAtHighAi'))} of real photos reached in its validation: its pixels carry the traces an image generator leaves.`
+      : `The pixel detector's AI score is ${pct(num(f, 'score'))}, a level that ${pct(num(f, 'realAtHighAi'))} of real photos reached in its validation: the pixels carry the traces an image generator leaves.`,
   'pixels.score.high_ai': pixelScore('high_ai'),
   'pixels.score.leans_ai': pixelScore('leans_ai'),
   'pixels.score.uncertain': pixelScore('uncertain'),
@@ -396,6 +411,12 @@ const VERDICT_CAVEATS = {
   inconclusive: 'The evidence is not strong enough either way; a specialist should review the file.',
 };
 
+/** The caveat of an `authentic` verdict whose pixel score a pixel check set aside (a thermal picture, a page, a chart). */
+const SET_ASIDE_CAVEAT =
+  'The capture evidence points to a photograph; the pixel detector cannot read this kind of picture, so its score was not used either way. This does not prove the content is true or unedited by hand.';
+/** Pixel checks that set the score aside (detectors/ai-detection.ts). */
+const SET_ASIDE = new Set(['pixels.thermal', 'pixels.document', 'pixels.not_photographic', 'pixels.line_art']);
+
 /** The caveat of an `ai_generated` verdict the pixels decided (fusion rule 2): a statistical reading. */
 const PIXEL_CAVEAT = 'The pixel detector is a statistical reading, not proof: a specialist should confirm it before acting on it.';
 /**
@@ -425,7 +446,8 @@ export function writeVerdict(fused: FusedVerdict): Verdict {
   const sentences = fused.evidence.map(findingSentence).filter((s): s is string => Boolean(s));
   const signed = signedVerdict(fused);
   const byPixels = fused.assessment === 'ai_generated' && !fused.evidence.some((f) => f.code.startsWith('provenance.') && f.weight >= 1);
-  const caveat = signed?.caveat ?? (byPixels ? PIXEL_CAVEAT : VERDICT_CAVEATS[fused.assessment]);
+  const setAside = fused.assessment === 'authentic' && fused.evidence.some((f) => SET_ASIDE.has(f.code));
+  const caveat = signed?.caveat ?? (byPixels ? PIXEL_CAVEAT : setAside ? SET_ASIDE_CAVEAT : VERDICT_CAVEATS[fused.assessment]);
   return {
     assessment: fused.assessment,
     confidence: fused.confidence,

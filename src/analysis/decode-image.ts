@@ -87,6 +87,27 @@ async function decodeWithSharp(buf: Buffer, signal?: AbortSignal): Promise<RgbIm
 }
 
 /**
+ * A JPEG stream inside a PDF (a DCTDecode image XObject) decoded as the analysis decodes a JPEG file, except that its
+ * EXIF orientation is not applied (a PDF draws the stream as stored): the same decoder, so the same pixels the model's
+ * calibration was measured on. Throws DecodeError for a stream that is not a JPEG the analysis would accept.
+ */
+export async function decodeJpegStream(buf: Buffer, signal?: AbortSignal): Promise<RgbImage> {
+  let header: HeaderInfo;
+  try {
+    header = readJpegHeader(buf);
+  } catch (err) {
+    throw new DecodeError((err as Error).message);
+  }
+  const refusal = checkHeader(header);
+  if (refusal) throw new DecodeError(refusal);
+  signal?.throwIfAborted();
+  const pipeline = sharp(buf, SHARP_INPUT).timeout({ seconds: DECODE_TIMEOUT_S }).toColourspace('srgb').removeAlpha().raw({ depth: 'uchar' });
+  const { data, info } = await abortable(pipeline.toBuffer({ resolveWithObject: true }), signal);
+  if (info.channels !== 3) throw new DecodeError(`decoder produced ${info.channels} channels, expected 3`);
+  return { width: info.width, height: info.height, data };
+}
+
+/**
  * The submission-time decode (DECISIONS 21: a file that cannot be decoded is refused before it becomes a job). Call
  * it only after checkHeader() passed: it decodes every pixel with the analysis' own decoder and options, so a file
  * it accepts is one the analysis can decode, but keeps only a PROBE_SIDE picture: a JPEG is decoded at 1/8 scale

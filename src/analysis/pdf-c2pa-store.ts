@@ -186,6 +186,11 @@ class PdfObjects {
     this.hasObjectStreams = buf.includes('/ObjStm');
   }
 
+  /** The numbers of the objects defined at top level (not in object streams), in file order of their definitions. */
+  topLevel(): number[] {
+    return [...this.offsets.entries()].sort((a, b) => a[1] - b[1]).map(([num]) => num);
+  }
+
   /** Offsets of the object definitions, ascending. */
   private starts(): number[] {
     this.sorted ??= [...this.offsets.values()].sort((a, b) => a - b);
@@ -462,4 +467,60 @@ export function readPdfC2paStore(buf: Buffer, limit: number): PdfStoreReading {
     if (err instanceof Unreadable) return { kind: 'unreadable', reason: err.message };
     throw err;
   }
+}
+
+/** An image XObject's stream as the document stores it (ISO 32000 8.9.5): its size and how its samples are coded. */
+export interface PdfImageStream {
+  width: number;
+  height: number;
+  /** Its filters in order, abbreviations written out (`DCT` -> `DCTDecode`). */
+  filters: string[];
+  bitsPerComponent: number | null;
+  /** `DeviceRGB`, `DeviceGray`, or the family of another colour space (`ICCBased`, `Indexed`, `DeviceCMYK`...). */
+  colourSpace: string | null;
+  /** A /Decode array (the samples remapped) or an /ImageMask (a stencil, not a picture). */
+  remapped: boolean;
+  /** The stream's bytes as stored (for a DCTDecode stream alone: a whole JPEG file). */
+  stored: Buffer;
+}
+
+const FILTER_NAMES: Record<string, string> = { Fl: 'FlateDecode', LZW: 'LZWDecode', RL: 'RunLengthDecode', DCT: 'DCTDecode', AHx: 'ASCIIHexDecode', A85: 'ASCII85Decode', CCF: 'CCITTFaxDecode' };
+const COLOUR_NAMES: Record<string, string> = { RGB: 'DeviceRGB', G: 'DeviceGray', CMYK: 'DeviceCMYK', I: 'Indexed' };
+
+/**
+ * The image XObjects of the PDF `buf` (streams are never in object streams, so their dictionaries are in the file's
+ * own bytes), at most `max` of them, each object at its newest definition; an object this reader cannot parse is
+ * left out. Reads structure only: no stream is decoded here.
+ */
+export function imageStreamsOf(buf: Buffer, max = 64): PdfImageStream[] {
+  const doc = new PdfObjects(buf, 8 * 1024 * 1024);
+  const out: PdfImageStream[] = [];
+  const name = (v: PdfValue) => (v instanceof Name ? v.value : null);
+  for (const num of doc.topLevel()) {
+    if (out.length >= max) break;
+    try {
+      const s = doc.stream(num);
+      if (!s || name(doc.deref(s.dict.get('Subtype'))) !== 'Image') continue;
+      const width = doc.deref(s.dict.get('Width'));
+      const height = doc.deref(s.dict.get('Height'));
+      if (typeof width !== 'number' || typeof height !== 'number') continue;
+      const f = doc.deref(s.dict.get('Filter'));
+      const filters = (f === null ? [] : Array.isArray(f) ? f.map((x) => doc.deref(x)) : [f]).map((x) => name(x) ?? '?').map((x) => FILTER_NAMES[x] ?? x);
+      const bits = doc.deref(s.dict.get('BitsPerComponent'));
+      const cs = doc.deref(s.dict.get('ColorSpace'));
+      const family = Array.isArray(cs) ? name(doc.deref(cs[0])) : name(cs);
+      out.push({
+        width,
+        height,
+        filters,
+        bitsPerComponent: typeof bits === 'number' ? bits : null,
+        colourSpace: family ? (COLOUR_NAMES[family] ?? family) : null,
+        remapped: s.dict.has('Decode') || doc.deref(s.dict.get('ImageMask')) === true,
+        stored: buf.subarray(s.start, s.start + s.length),
+      });
+    } catch (err) {
+      if (!(err instanceof Unreadable)) throw err;
+    }
+  }
+  return out;
 }

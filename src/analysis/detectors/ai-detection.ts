@@ -7,7 +7,7 @@
 import { bandOfReading, DETECTOR_BANDS, detectorReading, type DetectorThresholds } from '../../api/detector-bands.js';
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { contentFusion, type ImageScore, scoreImage } from '../ai-detection.js';
-import type { RgbImage } from '../decode-image.js';
+import { decodeJpegStream, type RgbImage } from '../decode-image.js';
 import type { FaceReading, UprightLook } from '../face-finder.js';
 import { ffhqFramed, FRAMING_FINDING, squareForFraming } from '../face-framing.js';
 import type { LoadedModel } from '../model-session.js';
@@ -15,6 +15,8 @@ import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
 import type { FactValue, Finding } from '../finding.js';
 import { aiDimension } from '../fusion.js';
 import type { ModelManifest } from '../model-manifest.js';
+import { readCapture } from '../capture/index.js';
+import { imageStreamsOf, type PdfImageStream } from '../pdf-c2pa-store.js';
 import { distinctColours, LINE_ART_COLOURS, surveyImages } from '../pdf-document.js';
 import { readDocumentGuard } from '../document-guard.js';
 import { readPhotoGuard } from '../photo-guard.js';
@@ -31,7 +33,7 @@ export const aiDetectionDetector: Detector = {
 /**
  * The pixel reading as a finding; `where` locates the worst image of a PDF. With `calibration` (the manifest's, for a
  * model calibrated to decide), a high-AI reading of a picture is `pixels.score.generated`, which fusion lets decide;
- * PDFs never pass it (the model was not calibrated on page renders and embedded images).
+ * a PDF passes it only for its one photograph, stored as the model's calibration knows pictures (scorePdf).
  */
 export function pixelFinding(d: Dimension, where: Record<string, FactValue> = {}, calibration?: ModelManifest['calibration']): Finding {
   if (d.assessment === 'likely_ai' && d.confidence === 'high' && calibration?.pixelsDecide) {
@@ -236,18 +238,93 @@ async function scorePicture(ctx: DetectorContext): Promise<DetectorOutput> {
   return { dimension, findings: [pixelFinding(dimension, check ? { setAside: true } : {}, group.calibration), ...notes], regions: [scored.grid] };
 }
 
+/** Filters that give back the samples as they were written: pdf.js's pixels are then the picture's own. */
+const LOSSLESS_FILTERS = new Set(['FlateDecode', 'LZWDecode', 'RunLengthDecode', 'ASCIIHexDecode', 'ASCII85Decode']);
+/**
+ * Largest mean difference (levels of 255, over evenly spaced samples) at which pdf.js's decode of a JPEG stream and
+ * the product's own decode are taken for one picture: two JPEG decoders differ by a level or two (pdf.js upsamples
+ * colour more coarsely); another picture of the same size differs by tens.
+ */
+const SAME_PICTURE = 8;
+/** JPEG streams of a picture's size decoded at most, looking for the one pdf.js drew. */
+const MAX_STREAM_TRIES = 4;
+
+function meanDifference(a: RgbImage, b: RgbImage): number {
+  const n = a.data.length;
+  const step = Math.max(1, Math.floor(n / 12288));
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < n; i += step, count++) sum += Math.abs(a.data[i] - b.data[i]);
+  return count ? sum / count : Infinity;
+}
+
+/**
+ * The pixels of a PDF image as the model's calibration knows pictures, and how they were had: a JPEG stream (the
+ * DCTDecode image XObject of the raster's size whose decode matches what pdf.js drew) decoded by the product's own JPEG
+ * decoder, as a JPEG file is (pdf.js's decoder moves the score by up to 0.2: test/eval/results/pdf-pixels.json); or
+ * pdf.js's own pixels where every image XObject of that size is stored losslessly as 8-bit RGB or grey, so that they
+ * are the samples as written. Null for anything else (a JPEG 2000, CMYK, indexed or remapped image, a JPEG further
+ * compressed, an inline image, two images of one size stored differently): it is scored as pdf.js draws it, but its
+ * score decides nothing.
+ */
+export async function calibratedPixels(raster: RgbImage, streams: PdfImageStream[], signal?: AbortSignal): Promise<{ image: RgbImage; jpeg: Buffer | null } | null> {
+  const same = streams.filter((s) => s.width === raster.width && s.height === raster.height);
+  if (!same.length || same.some((s) => s.remapped)) return null;
+  if (same.every((s) => s.filters.length === 1 && s.filters[0] === 'DCTDecode')) {
+    for (const s of same.slice(0, MAX_STREAM_TRIES)) {
+      try {
+        const image = await decodeJpegStream(s.stored, signal);
+        if (image.width === raster.width && image.height === raster.height && meanDifference(image, raster) <= SAME_PICTURE) return { image, jpeg: s.stored };
+      } catch (err) {
+        if (signal?.aborted) throw err;
+      }
+    }
+    return null;
+  }
+  const lossless = same.every(
+    (s) => s.filters.every((f) => LOSSLESS_FILTERS.has(f)) && s.bitsPerComponent === 8 && (s.colourSpace === 'DeviceRGB' || s.colourSpace === 'DeviceGray'),
+  );
+  return lossless ? { image: raster, jpeg: null } : null;
+}
+
+/**
+ * The pixel reading of a PDF: every raster image (and scanned page) scored, the worst one reported. It decides (rule 2)
+ * only as it would for that picture handed in alone, which is the route a generated picture takes into a claim as a
+ * "scan" or a one-page form: the document's one photograph (every other image a logo, line art, text or too small),
+ * an image rather than a rendered page, its pixels those the calibration knows (calibratedPixels), and, for a JPEG
+ * whose camera data the capture check confirms, not against that capture (as fusion weighs a picture's). With several
+ * photographs one high score among them can be chance (each real one has the calibration's rate of reaching it), so
+ * it is shown, located, and decides nothing.
+ */
 async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
   const { model, signal } = ctx;
   const regions: RegionGrid[] = [];
-  let worst: { score: number; rank: number; dimension: Dimension; group: ThresholdGroup; where: Record<string, FactValue> } | null = null;
+  type Worst = {
+    score: number;
+    rank: number;
+    dimension: Dimension;
+    group: ThresholdGroup;
+    where: Record<string, FactValue>;
+    calibrated: { image: RgbImage; jpeg: Buffer | null } | null;
+  };
+  let worst: Worst | null = null;
   const notPhotographic: string[] = [];
   let framed: Finding[] = [];
+  let photos = 0;
+  let streams: PdfImageStream[] = [];
+  try {
+    streams = imageStreamsOf(ctx.bytes);
+  } catch {
+    // a document whose objects cannot be walked: its images are scored as pdf.js draws them, and decide nothing
+  }
   const survey = await surveyImages(ctx.pdf!, {
     signal,
     onRaster: async (r) => {
       signal?.throwIfAborted();
       const source: RegionGrid['source'] =
         r.kind === 'pdf_page' ? { kind: 'pdf_page', page: r.page } : { kind: 'pdf_image', page: r.page, imageIndex: r.imageIndex };
+      const calibrated = r.kind === 'pdf_image' ? await calibratedPixels(r.image, streams, signal) : null;
+      if (calibrated) r = { ...r, image: calibrated.image };
       const { scored: s, group } = await scoreAndGroup(model, r.image, source, signal);
       regions.push(s.grid);
       const where = {
@@ -271,21 +348,36 @@ async function scorePdf(ctx: DetectorContext): Promise<DetectorOutput> {
         notPhotographic.push(`${what}: ${r.image.width}x${r.image.height}, ${unread} rather than a photograph`);
         return;
       }
+      photos++;
       // The worst image is the one whose reading points most to AI (each against its own group's thresholds), then
       // the higher score.
       const dimension = aiDimension(s.score, group.thresholds);
       const rank = DETECTOR_BANDS.indexOf(bandOfReading(dimension));
-      if (!worst || rank > worst.rank || (rank === worst.rank && s.score > worst.score)) worst = { score: s.score, rank, dimension, group, where };
+      if (!worst || rank > worst.rank || (rank === worst.rank && s.score > worst.score)) worst = { score: s.score, rank, dimension, group, where, calibrated };
     },
   });
   const skipped = [...survey.skipped, ...notPhotographic];
-  const found = worst as { dimension: Dimension; group: ThresholdGroup; where: Record<string, FactValue> } | null;
+  const found = worst as Worst | null; // set in onRaster
   const dimension = found ? found.dimension : null;
-  const findings: Finding[] = found
-    ? [pixelFinding(found.dimension, { ...found.where, count: regions.length }), ...portraitNote(model.manifest, found.group), ...framed]
-    : [{ code: 'pixels.no_raster', facts: {}, weight: 0 }, ...framed];
+  let findings: Finding[];
+  if (found) {
+    const mayDecide = photos === 1 && found.calibrated !== null && !(await captureConfirmed(found.calibrated, signal));
+    const facts = { ...found.where, count: regions.length, photos, calibratedPixels: found.calibrated !== null };
+    findings = [pixelFinding(found.dimension, facts, mayDecide ? found.group.calibration : undefined), ...portraitNote(model.manifest, found.group), ...framed];
+  } else findings = [{ code: 'pixels.no_raster', facts: {}, weight: 0 }, ...framed];
   if (skipped.length) {
     findings.push({ code: 'pixels.skipped', facts: { items: skipped.slice(0, 4).join('; '), count: skipped.length }, weight: 0 });
   }
   return { dimension, findings, regions };
+}
+
+/**
+ * Whether a JPEG stream's camera data is confirmed by the capture check (the file built as that camera builds its
+ * files): for a picture handed in alone, fusion then does not let the pixels decide against it (rule 2), so inside a PDF
+ * they do not either. Camera tags the check does not confirm (one exiftool command) change nothing.
+ */
+export async function captureConfirmed(calibrated: { image: RgbImage; jpeg: Buffer | null }, signal?: AbortSignal): Promise<boolean> {
+  if (!calibrated.jpeg) return false;
+  const report = await readCapture({ buf: calibrated.jpeg, mediaType: 'image/jpeg', width: calibrated.image.width, height: calibrated.image.height, signal });
+  return report.status === 'consistent';
 }

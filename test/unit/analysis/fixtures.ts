@@ -222,6 +222,39 @@ export function pdfWithJpeg(jpeg: Buffer, width: number, height: number, info = 
   );
 }
 
+/** A picture for pdfWithPictures: a JPEG stream passed through (DCTDecode), or 8-bit RGB pixels deflated (FlateDecode). */
+export type PdfPicture = { width: number; height: number } & ({ jpeg: Buffer; deflated?: boolean } | { rgb: Buffer });
+
+/**
+ * A PDF of one page per entry of `pages`, each page drawing its pictures one under the other (as a report or a claim
+ * form lays out photos) above a line of text: JPEGs passed through as DCTDecode streams (what most producers do with a
+ * JPEG), raw pixels as FlateDecode (what they do with a PNG).
+ */
+export function pdfWithPictures(pages: PdfPicture[][], info = '/Producer (Veracity test) /Creator (fixtures.ts)'): Buffer {
+  const objects: Array<string | Buffer> = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>', `<< ${info} >>`];
+  const kids: string[] = [];
+  for (const pictures of pages) {
+    const names: string[] = [];
+    const draw: string[] = [];
+    const slot = 700 / Math.max(1, pictures.length);
+    pictures.forEach((p, i) => {
+      // a JPEG stream compressed once more (`deflated`): /Filter [/FlateDecode /DCTDecode], as some producers write it
+      const data = 'jpeg' in p ? (p.deflated ? deflateSync(p.jpeg) : p.jpeg) : deflateSync(p.rgb);
+      const filter = 'jpeg' in p ? (p.deflated ? '[/FlateDecode /DCTDecode]' : '/DCTDecode') : '/FlateDecode';
+      objects.push(stream(`/Type /XObject /Subtype /Image /Width ${p.width} /Height ${p.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter ${filter}`, data));
+      names.push(`/Im${i + 1} ${objects.length} 0 R`);
+      const scale = Math.min(500 / p.width, (slot - 10) / p.height);
+      draw.push(`q ${(p.width * scale).toFixed(2)} 0 0 ${(p.height * scale).toFixed(2)} 50 ${(760 - (i + 1) * slot).toFixed(2)} cm /Im${i + 1} Do Q`);
+    });
+    objects.push(stream('', Buffer.from(`${draw.join(' ')} BT /F1 12 Tf 50 30 Td (Photos) Tj ET`, 'latin1')));
+    const contents = objects.length;
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /XObject << ${names.join(' ')} >> /Font << /F1 3 0 R >> >> /Contents ${contents} 0 R >>`);
+    kids.push(`${objects.length} 0 R`);
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`;
+  return buildPdf(objects, '/Info 4 0 R');
+}
+
 /** A text-only one-page PDF. */
 export function textPdf(extraCatalog = '', extraObjects: string[] = []): Buffer {
   return buildPdf([
