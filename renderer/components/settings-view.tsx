@@ -223,7 +223,7 @@ function ReportSigningPanel({ client }: { client: ApiClient }): React.JSX.Elemen
     <section className="panel" aria-labelledby="report-signing-title" data-testid="report-signing">
       <h3 id="report-signing-title">Report signing</h3>
       <p className="hint">
-        Every case report PDF is signed with this installation’s own key, so any change after export shows in a PDF reader (Acrobat’s signature panel, <code>pdfsig</code>). The certificate is self-signed: a reader confirms a report came from here by comparing the signer’s SHA-256 fingerprint with this one. The key never leaves this computer.
+        Every case report PDF is signed with this installation’s own key, so any change after export shows in a PDF reader (Acrobat’s signature panel, <code>pdfsig</code>). The certificate is self-signed: a reader confirms a report came from here by comparing the signer’s SHA-256 fingerprint with this one. The key never leaves the installation that signs the reports (this computer, or the team server you are connected to).
       </p>
       {error && (
         <p className="result-error" role="alert">

@@ -146,14 +146,14 @@ export function lessCertainWords(
 
 /** The glossary shown in the window: the words above, each in one or two sentences. */
 export const GLOSSARY: { term: string; meaning: string }[] = [
-  { term: VERDICT_WORDS.ai_generated, meaning: 'The file itself declares it was made by an AI generator (provenance metadata such as C2PA or IPTC), or the AI-generation detector scored its pixels at a level few real photos reach in its validation; from the pixels alone the confidence is medium at most.' },
-  { term: VERDICT_WORDS.authentic, meaning: 'Capture evidence (a camera file built as that camera builds files) and no sign of AI generation. It does not prove the content is true or unedited by hand.' },
+  { term: VERDICT_WORDS.ai_generated, meaning: 'The file itself declares it was made by an AI generator (provenance metadata such as C2PA or IPTC), or the AI-generation detector scored its pixels at a level few real photos reach in its validation (for a PDF, its one photograph); from the pixels alone the confidence is medium at most.' },
+  { term: VERDICT_WORDS.authentic, meaning: 'Capture evidence (Content Credentials of a camera capture, or camera data that the file’s structure confirms) and pixels that do not point to AI; an unedited capture signed by a trusted signer is authentic whatever the pixels say. It does not prove the content is true or unedited by hand.' },
   { term: VERDICT_WORDS.inconclusive, meaning: 'The evidence is not strong enough either way; a specialist should look. The card says which way the detector leans.' },
   { term: 'High, medium, low confidence', meaning: 'How strongly the evidence supports the verdict (or, beside a check, that check’s own reading). A verdict can be less certain than one of its checks: it weighs all of them.' },
-  { term: CHECK_WORDS.ai_detection, meaning: 'Local models: one scores tiles of the picture for traces of AI generation, a second reads the whole picture’s content; the score weighs both. Weak on generators they never saw: it decides alone only at its highest scores, and then with medium confidence at most.' },
+  { term: CHECK_WORDS.ai_detection, meaning: 'Local models: one scores tiles of the picture for traces of AI generation, others read the whole picture’s content; the score weighs them all. Weak on generators they never saw: it decides alone only at its highest scores (for a PDF, on its one photograph), and then with medium confidence at most.' },
   { term: CHECK_WORDS.provenance, meaning: 'What the file says about its origin: C2PA manifests, IPTC digital source type, editing-tool and generator tags.' },
   { term: CHECK_WORDS.capture, meaning: 'Whether the camera data in the file matches how that camera really builds files (its compression, thumbnail, layout). Copied camera tags do not pass. A file a program saved again (an editor, a resize, a conversion) is “re-saved”, which is not a sign of manipulation; only camera data and pixels that do not belong together (a thumbnail of another picture, another maker’s compression) are a sign of manipulation after capture, never of AI generation.' },
-  { term: CHECK_WORDS.pdf_structure, meaning: 'How the PDF was produced and changed: producer, incremental updates, pages added after signing.' },
+  { term: CHECK_WORDS.pdf_structure, meaning: 'How the PDF was produced and changed: producer, incremental updates, modification dates and editing history, encryption and active content.' },
   { term: DIMENSION_WORDS.inconclusive, meaning: 'The check ran but found nothing that points one way or the other: its 50 % is not a measurement.' },
   { term: 'Heatmap', meaning: 'The detector’s score of each tile of the picture: red tiles look generated, blue look authentic, clear tiles are undecided. Hatched areas were not scored. The file’s score also weighs the whole picture’s content, so it is not the tiles’ alone.' },
 ];
@@ -174,7 +174,7 @@ export const SIGNER_TRUST_WORDS: Record<SignerTrust, string> = {
   trusted: 'trusted: chains to a configured trust anchor',
   untrusted: 'not trusted: chains to no configured trust anchor',
   not_established: 'not established: no trust anchors are configured',
-  expired: 'expired: the certificate was not valid at signing time',
+  expired: 'expired: not valid when it signed (by a trusted time-stamp), or not valid today with no trusted time-stamp to show it was when it signed',
   invalid: 'invalid: the certificate is not fit for C2PA signing',
   missing: 'no usable signature',
 };

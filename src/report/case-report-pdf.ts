@@ -309,10 +309,12 @@ export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Bu
     doc.y = y + 4;
   }
   text(
-    'How to read this report: a machine verdict is an estimate made on this computer from the file itself (provenance ' +
-      'records, metadata, how the file was built, and a detector model that scores tiles of the picture). On the ' +
-      'thumbnails, red tiles lean AI-generated and blue tiles lean authentic; unshaded areas were not scored. ' +
-      'The model alone never gives "AI-generated": that verdict needs provenance evidence. An expert review, where ' +
+    'How to read this report: a machine verdict is an estimate made by the Veracity installation that analysed the file (this computer or a team server), from the file itself (provenance ' +
+      'records, metadata, how the file was built, and detector models that score tiles of the picture and read it ' +
+      'whole). On the thumbnails, red tiles lean AI-generated and blue tiles lean authentic; unshaded areas were scored ' +
+      'in the undecided band or not scored (a large picture is sampled). The detector alone gives "AI-generated" only ' +
+      'at its highest scores, which few real photos reach in its validation (for a PDF, only on its one photograph), ' +
+      'and then with medium confidence at most; otherwise that verdict comes from provenance evidence. An expert review, where ' +
       'present, is the specialist\'s own assessment and is shown beside the machine verdict, never in its place.',
     left,
     doc.y + 6,
@@ -349,7 +351,7 @@ export async function writeCaseReportPdf(data: CaseReportData, write: (chunk: Bu
       const legend = grid.thresholds
         ? bandRanges(grid.thresholds)
             .reverse()
-            .map((r) => [r.band, `${bandWords(r.band)}, ${rangeWords(r)}`] as const)
+            .map((r) => [r.band, `${bandWords(r.band)}, ${rangeWords(r)}${r.band === 'inconclusive' ? ' (left clear)' : ''}`] as const)
         : ([['inconclusive', 'shaded by score (no bands stored)']] as const);
       for (const [band, label] of legend) {
         const [r, g, b] = BAND_RGB[band];

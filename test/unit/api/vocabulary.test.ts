@@ -8,6 +8,7 @@ import {
   CAPTURE_RESAVED_LABEL,
   CHECK_WORDS,
   GLOSSARY,
+  SIGNER_TRUST_WORDS,
   VERDICT_WORDS,
   dimensionFinding,
   isEvidence,
@@ -111,6 +112,26 @@ describe('why the verdict can be less certain than one of its checks', () => {
     expect(meaning(VERDICT_WORDS.ai_generated)).toMatch(/pixels/);
     expect(meaning(VERDICT_WORDS.ai_generated)).not.toMatch(/never from pixels/);
     expect(meaning(CHECK_WORDS.ai_detection)).toMatch(/decides alone only at its highest scores/);
+    // what the other entries promise is what the checks do: a trusted capture decides whatever the pixels say; the PDF
+    // check reads no signatures; an expired signer may have been valid when it signed
+    expect(meaning(VERDICT_WORDS.authentic)).toMatch(/trusted signer is authentic whatever the pixels say/);
+    expect(meaning(CHECK_WORDS.pdf_structure)).not.toMatch(/signing/);
+    expect(SIGNER_TRUST_WORDS.expired).toMatch(/not valid today with no trusted time-stamp/);
+  });
+
+  it('an authentic verdict whose pixel score a check set aside does not say the pixels show no sign of AI', () => {
+    const camera = { code: 'provenance.capture.camera_exif', facts: { make: 'Canon', model: 'EOS' }, weight: -0.5 };
+    const consistent = { code: 'capture.consistent', facts: {}, weight: 0 };
+    const d = { ...aiDimension(0.95, T), assessment: 'inconclusive' as const, confidence: 'low' as const };
+    const thermal = { code: 'pixels.thermal', facts: { maker: 'FLIR', rawWidth: 160, rawHeight: 120, agreement: 0.9 }, weight: 0 };
+    const setAside = fuse({ dimensions: [d], findings: [pixelFinding(d, { setAside: true }), thermal, camera, consistent] });
+    expect(setAside.assessment).toBe('authentic');
+    const words = writeVerdict(setAside).display.description;
+    expect(words).toMatch(/cannot read this kind of picture, so its score was not used either way/);
+    expect(words).not.toMatch(/pixels show no clear sign/);
+    const plain = fuse({ dimensions: [aiDimension(0.1, T)], findings: [pixelFinding(aiDimension(0.1, T)), camera, consistent] });
+    expect(plain.assessment).toBe('authentic');
+    expect(writeVerdict(plain).display.description).toMatch(/pixels show no clear sign of AI generation/);
   });
 
   it('says when the checks point different ways', () => {

@@ -168,6 +168,11 @@ describe('renderCaseReportPdf', () => {
     expect(text).toContain('No picture');
     // The heatmap's legend: every band of the thresholds stored with the tiles (0.2.0's here), with its range.
     for (const range of ['95.7–100 %', '73.9–95.7 %', '55.9–73.9 %', '26.2–55.9 %', '0–26.2 %']) expect(flat).toContain(range);
+    // the undecided band is drawn clear, as the window's legend says; the reading notes say what the model does
+    expect(flat).toMatch(/55\.9–73\.9 % \(left clear\)/);
+    expect(flat).toContain('unshaded areas were scored in the undecided band or not scored');
+    expect(flat).toContain('The detector alone gives "AI-generated" only at its highest scores');
+    expect(flat).not.toContain('never gives');
     expect(text).toMatch(/Examiner name.*Date.*Signature/);
     const pages = Number(/Page 1 of (\d+)/.exec(text)?.[1]);
     expect(pages).toBeGreaterThanOrEqual(4);
