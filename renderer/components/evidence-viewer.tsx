@@ -458,7 +458,7 @@ function hoverWords(event: React.PointerEvent, grids: GridView[]): string | null
   if (!view) return null;
   const where = view.grid.source.kind === 'image' ? '' : `${view.label}: `;
   const sentence = (text: string): string => (where ? `${where}${text}` : text.charAt(0).toUpperCase() + text.slice(1));
-  if (target.dataset.unscored !== undefined) return sentence('not scored (the detector did not look at this area).');
+  if (target.dataset.unscored !== undefined) return sentence('not scored by the tile model (the models that read the whole picture still saw it).');
   const cell = view.cells[Number(target.dataset.cell)];
   if (!cell) return null;
   const centre = { x: ((cell.left + cell.width / 2) / 100) * view.grid.width, y: ((cell.top + cell.height / 2) / 100) * view.grid.height };

@@ -148,7 +148,7 @@ export function coverageWords(c: GridCoverage, grid: Pick<RegionGrid, 'width' | 
   if (c.bottomStrip > 0) strips.push(`a ${c.bottomStrip}-pixel strip at the bottom`);
   if (strips.length > 0) parts.push(`Not scored: ${strips.join(' and ')}, which the tiling does not reach (the detector reads whole tiles only).`);
   if (c.sampled) parts.push('This image is large, so the detector scored an even sample of its tiles: the gaps between them were not scored.');
-  if (strips.length > 0 || c.sampled) parts.push('Hatched areas were not looked at: they are neither clean nor suspicious.');
+  if (strips.length > 0 || c.sampled) parts.push('Hatched areas were not scored by the tile model (the models that read the whole picture still saw them): they are neither clean nor suspicious.');
   return parts.join(' ');
 }
 
