@@ -115,7 +115,7 @@ function runBuild(root: string, script: string): void {
 }
 
 function forwardSignals(child: ChildProcess): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       child.kill(signal);
     });

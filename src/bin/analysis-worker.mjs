@@ -5,7 +5,9 @@
 // back, and the file failed for good. The parent stops this process itself (the 'shutdown' message, SIGKILL 2 s
 // later), and this process leaves on its own when the parent's channel closes ('disconnect' in analysis-worker.ts),
 // so none is left behind if the parent dies. Set first, before the loader, so a worker still booting ignores them too.
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => undefined);
+// A closed terminal's SIGHUP goes to the foreground group too. (src/stop-signal.ts's STOP_SIGNALS: this file loads
+// before any TypeScript can.)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
 const { register } = await import('tsx/esm/api');
 register();

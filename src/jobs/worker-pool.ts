@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../config/config.js';
+import { STOP_SIGNALS } from '../stop-signal.js';
 import type { WarmUp, WorkerRequest, WorkerResponse } from './worker-protocol.js';
 
 export class WorkerTaskError extends Error {
@@ -77,7 +78,7 @@ const DEFAULT_ENTRY = path.join(REPO_ROOT, 'src', 'bin', 'analysis-worker.mjs');
  * after GROUP_STOP_WINDOW_MS: if close() came meanwhile the task is handed back as `closed`, as the stop's own tasks
  * are, otherwise it crashed. Judged at once, the group's Ctrl+C failed every file under analysis for good.
  */
-const GROUP_STOP_SIGNALS: ReadonlySet<string> = new Set(['SIGINT', 'SIGTERM']);
+const GROUP_STOP_SIGNALS: ReadonlySet<string> = new Set<string>(STOP_SIGNALS);
 const GROUP_STOP_WINDOW_MS = 1000;
 
 const closedError = () => new WorkerTaskError('closed', 'internal_error', 'The analysis service is shutting down.');

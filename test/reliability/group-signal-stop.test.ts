@@ -177,7 +177,7 @@ function workersOf(pid: number, kind?: 'analysis' | 'probe'): number[] {
  * the core alone a moment later, as `npm start` / `npm run start:core` relay it to their child; returns once the core
  * exited.
  */
-async function stopGroup(g: Group, signal: 'SIGINT' | 'SIGTERM', relayed = false): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+async function stopGroup(g: Group, signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', relayed = false): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   process.kill(-g.pid, signal);
   if (relayed) {
     await sleep(30);
@@ -195,14 +195,15 @@ async function untilTerminal(dataDir: string, ms: number): Promise<FileRow[]> {
 }
 
 describe('Ctrl+C (a signal to the whole process group) is a clean stop', () => {
-  it('SIGINT, then SIGTERM, to the group of `veracity serve` mid-analysis (and relayed, as npm does): nothing failed, no process left, every file completed after the restart', { timeout: 300_000 }, async () => {
+  it('SIGINT, then SIGTERM, then SIGHUP, to the group of `veracity serve` mid-analysis (and relayed, as npm does): nothing failed, no process left, every file completed after the restart', { timeout: 300_000 }, async () => {
     const dataDir = tempDir();
     const FILES = 4; // two analysis workers: two files at work, two waiting, at each stop
     let core = await serveInGroup(dataDir);
     const key = keysOf(dataDir).images;
     await submit(core.base, key, await Promise.all(Array.from({ length: FILES }, (_, i) => makeJpeg(800 + 16 * i, 600))));
     let resumed = 0;
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    // SIGHUP: the terminal closed (or the SSH session dropped), which the kernel sends to the foreground group
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       // The signal lands while a worker is at a file (one begun since this start) and others wait.
       const begun = files(dataDir).reduce((n, f) => n + f.attempts, 0);
       expect(await eventually(() => files(dataDir).reduce((n, f) => n + f.attempts, 0) > begun, 60_000, 50), signal).toBe(true);
@@ -231,7 +232,7 @@ describe('Ctrl+C (a signal to the whole process group) is a clean stop', () => {
     const completed = rows.filter((f) => f.status === 'completed' && f.verdict !== null).length;
     writeReport({
       suite: 'group-signal-stop',
-      counts: { groupStops: 3, acknowledgedFiles: FILES, resumedFiles: resumed, completed },
+      counts: { groupStops: 4, acknowledgedFiles: FILES, resumedFiles: resumed, completed },
       notes: HAS_MODEL ? [] : ['no model: the real worker analysed without the detector'],
       lost: FILES - completed,
     });

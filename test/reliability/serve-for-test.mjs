@@ -19,3 +19,4 @@ const stop = async () => {
 };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
+process.once('SIGHUP', stop);
