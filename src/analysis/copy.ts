@@ -67,10 +67,13 @@ const pixelScore = (reading: keyof typeof PIXEL_READING) => (f: Facts) => {
 function pdfUndecided(f: Facts): string {
   const high = 'points to AI generation, but';
   if (f.photos === undefined) return `${high} the detector was not calibrated on images inside PDFs or on page renders, so in a document it does not decide on its own`;
-  if (num(f, 'photos') > 1) {
-    return `${high} the document holds ${num(f, 'photos')} photographs, and one high score among several can be chance (each real photo has a small chance of reaching it), so it does not decide on its own`;
+  if (f.scannedPage || f.inScan) {
+    return `${high} ${f.inScan ? 'the image is part of a page made of several images, read as a scan' : 'a page made of several images is read as a scan'}, a composite the detector was not calibrated on, so it does not decide on its own`;
   }
-  if (f.scannedPage) return `${high} a rendered or scanned page is a composite the detector was not calibrated on, so it does not decide on its own`;
+  if (f.unseen) return `${high} the image is drawn where a reader of the document does not see it (off the page, tiny or covered by another image), so it does not decide on its own`;
+  if (num(f, 'photos') > 1) {
+    return `${high} the document shows ${num(f, 'photos')} photographs, and one high score among several can be chance (each real photo has a small chance of reaching it), so it does not decide on its own`;
+  }
   if (!f.calibratedPixels) return `${high} the image is stored in a way the detector was not calibrated on (its compression or colours), so it does not decide on its own`;
   return `${high} the image carries camera data that its structure confirms, so the pixels do not decide against it on their own`;
 }

@@ -157,7 +157,12 @@ class Parser {
 class PdfObjects {
   /** Object number -> offset just past its `obj` keyword, for the last definition in the file. */
   private readonly offsets = new Map<number, number>();
-  private sorted: number[] | undefined;
+  private byOffset: Map<number, number> | undefined;
+  /**
+   * Every `N G obj` header's offset, ascending, older definitions of a number included: what bounds an object's text.
+   * (A header inside a stream's data, written there to pass for a newer definition, must not hide the real object.)
+   */
+  private readonly headers: number[] = [];
   private compressed: Map<number, { container: number; data: Buffer; at: number }> | undefined;
   private readonly hasObjectStreams: boolean;
 
@@ -182,24 +187,14 @@ class PdfObjects {
       const num = digits();
       if (num === null || isRegular(buf[i])) continue;
       this.offsets.set(num, at + 3);
+      this.headers.push(at + 3);
     }
     this.hasObjectStreams = buf.includes('/ObjStm');
   }
 
-  /** The numbers of the objects defined at top level (not in object streams), in file order of their definitions. */
-  topLevel(): number[] {
-    return [...this.offsets.entries()].sort((a, b) => a[1] - b[1]).map(([num]) => num);
-  }
-
-  /** Offsets of the object definitions, ascending. */
-  private starts(): number[] {
-    this.sorted ??= [...this.offsets.values()].sort((a, b) => a - b);
-    return this.sorted;
-  }
-
   /** The object whose definition contains file offset `pos` (the last to start before it). */
   private containing(pos: number): number | undefined {
-    const s = this.starts();
+    const s = this.headers;
     let lo = 0;
     let hi = s.length - 1;
     let found: number | undefined;
@@ -239,13 +234,21 @@ class PdfObjects {
     return offset === undefined ? null : this.streamAt(offset);
   }
 
-  private streamAt(offset: number): { dict: Dict; start: number; length: number } | null {
+  private streamAt(offset: number, parsed?: Dict, after?: number): { dict: Dict; start: number; length: number } | null {
     const b = this.buf;
-    const p = new Parser(b, offset);
-    const dict = p.value();
-    p.skip();
-    if (!(dict instanceof Map) || b.toString('latin1', p.pos, p.pos + 6) !== 'stream') return null;
-    let start = p.pos + 6;
+    let dict: PdfValue;
+    let pos: number;
+    if (parsed && after !== undefined) {
+      dict = parsed;
+      pos = after;
+    } else {
+      const p = new Parser(b, offset);
+      dict = p.value();
+      p.skip();
+      pos = p.pos;
+    }
+    if (!(dict instanceof Map) || b.toString('latin1', pos, pos + 6) !== 'stream') return null;
+    let start = pos + 6;
     if (b[start] === 13) start++;
     if (b[start] === 10) start++;
     const declared = this.deref(dict.get('Length'));
@@ -341,6 +344,51 @@ class PdfObjects {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * The offsets of the top-level objects whose text holds the name `needle` as a whole token (`/Image`, not `/ImageC`),
+   * at most `max` of them.
+   */
+  objectsHolding(needle: string, max: number): number[] {
+    const found: number[] = [];
+    const seen = new Set<number>();
+    for (let at = this.buf.indexOf(needle); at >= 0 && found.length < max; at = this.buf.indexOf(needle, at + needle.length)) {
+      if (isRegular(this.buf[at + needle.length])) continue;
+      const c = this.containing(at);
+      if (c !== undefined && !seen.has(c)) {
+        seen.add(c);
+        found.push(c);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The stream object defined at `offset`, its dictionary read no further than the next object's header: a crafted
+   * file of unterminated objects then costs one pass over the file, not one pass per object.
+   */
+  boundedStreamAt(offset: number): { dict: Dict; start: number; length: number } | null {
+    const s = this.headers;
+    let lo = 0;
+    let hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (s[mid] <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    const end = lo < s.length ? s[lo] : this.buf.length;
+    const p = new Parser(this.buf.subarray(0, end), offset);
+    const dict = p.value();
+    p.skip();
+    if (!(dict instanceof Map) || this.buf.toString('latin1', p.pos, p.pos + 6) !== 'stream') return null;
+    return this.streamAt(offset, dict, p.pos);
+  }
+
+  /** The number of the object defined at `offset`. */
+  numberAt(offset: number): number | undefined {
+    this.byOffset ??= new Map([...this.offsets].map(([num, off]) => [off, num]));
+    return this.byOffset.get(offset);
   }
 
   /** The newest top-level stream object whose dictionary says it is a C2PA embedded file. */
@@ -478,7 +526,7 @@ export interface PdfImageStream {
   bitsPerComponent: number | null;
   /** `DeviceRGB`, `DeviceGray`, or the family of another colour space (`ICCBased`, `Indexed`, `DeviceCMYK`...). */
   colourSpace: string | null;
-  /** A /Decode array (the samples remapped) or an /ImageMask (a stencil, not a picture). */
+  /** A /Decode array other than the identity (the samples remapped) or an /ImageMask (a stencil, not a picture). */
   remapped: boolean;
   /** The stream's bytes as stored (for a DCTDecode stream alone: a whole JPEG file). */
   stored: Buffer;
@@ -486,41 +534,51 @@ export interface PdfImageStream {
 
 const FILTER_NAMES: Record<string, string> = { Fl: 'FlateDecode', LZW: 'LZWDecode', RL: 'RunLengthDecode', DCT: 'DCTDecode', AHx: 'ASCIIHexDecode', A85: 'ASCII85Decode', CCF: 'CCITTFaxDecode' };
 const COLOUR_NAMES: Record<string, string> = { RGB: 'DeviceRGB', G: 'DeviceGray', CMYK: 'DeviceCMYK', I: 'Indexed' };
+/** Objects whose text names `/Image` read at most: a document's pictures, with room for masks and thumbnails. */
+export const MAX_IMAGE_OBJECTS = 256;
 
 /**
  * The image XObjects of the PDF `buf` (streams are never in object streams, so their dictionaries are in the file's
- * own bytes), at most `max` of them, each object at its newest definition; an object this reader cannot parse is
- * left out. Reads structure only: no stream is decoded here.
+ * own bytes): the objects whose text names `/Image`, at most MAX_IMAGE_OBJECTS, each read no further than the next
+ * object's header, less the images that serve another as its soft mask or mask (they are not pictures drawn on the
+ * page). An object this reader cannot parse is left out. Reads structure only: no stream is decoded here.
  */
-export function imageStreamsOf(buf: Buffer, max = 64): PdfImageStream[] {
+export function imageStreamsOf(buf: Buffer): PdfImageStream[] {
   const doc = new PdfObjects(buf, 8 * 1024 * 1024);
-  const out: PdfImageStream[] = [];
   const name = (v: PdfValue) => (v instanceof Name ? v.value : null);
-  for (const num of doc.topLevel()) {
-    if (out.length >= max) break;
+  const found: Array<PdfImageStream & { num: number | undefined }> = [];
+  const masks = new Set<number>();
+  for (const offset of doc.objectsHolding('/Image', MAX_IMAGE_OBJECTS)) {
     try {
-      const s = doc.stream(num);
-      if (!s || name(doc.deref(s.dict.get('Subtype'))) !== 'Image') continue;
-      const width = doc.deref(s.dict.get('Width'));
-      const height = doc.deref(s.dict.get('Height'));
+      const s = doc.boundedStreamAt(offset);
+      if (!s || name(s.dict.get('Subtype') ?? null) !== 'Image') continue;
+      for (const key of ['SMask', 'Mask']) {
+        const ref = s.dict.get(key);
+        if (ref instanceof Ref) masks.add(ref.num);
+      }
+      const width = s.dict.get('Width');
+      const height = s.dict.get('Height');
       if (typeof width !== 'number' || typeof height !== 'number') continue;
-      const f = doc.deref(s.dict.get('Filter'));
-      const filters = (f === null ? [] : Array.isArray(f) ? f.map((x) => doc.deref(x)) : [f]).map((x) => name(x) ?? '?').map((x) => FILTER_NAMES[x] ?? x);
-      const bits = doc.deref(s.dict.get('BitsPerComponent'));
-      const cs = doc.deref(s.dict.get('ColorSpace'));
-      const family = Array.isArray(cs) ? name(doc.deref(cs[0])) : name(cs);
-      out.push({
+      const f = s.dict.get('Filter') ?? null;
+      const filters = (f === null ? [] : Array.isArray(f) ? f : [f]).map((x) => name(x) ?? '?').map((x) => FILTER_NAMES[x] ?? x);
+      const bits = s.dict.get('BitsPerComponent');
+      const cs = s.dict.get('ColorSpace') ?? null;
+      const family = Array.isArray(cs) ? name(cs[0] ?? null) : cs instanceof Ref ? 'indirect' : name(cs);
+      const decode = s.dict.get('Decode');
+      const identity = Array.isArray(decode) && decode.length > 0 && decode.every((v, i) => v === i % 2);
+      found.push({
+        num: doc.numberAt(offset),
         width,
         height,
         filters,
         bitsPerComponent: typeof bits === 'number' ? bits : null,
         colourSpace: family ? (COLOUR_NAMES[family] ?? family) : null,
-        remapped: s.dict.has('Decode') || doc.deref(s.dict.get('ImageMask')) === true,
+        remapped: (decode !== undefined && !identity) || s.dict.get('ImageMask') === true || s.dict.get('IM') === true,
         stored: buf.subarray(s.start, s.start + s.length),
       });
     } catch (err) {
       if (!(err instanceof Unreadable)) throw err;
     }
   }
-  return out;
+  return found.filter((x) => x.num === undefined || !masks.has(x.num)).map(({ num: _num, ...image }) => image);
 }

@@ -103,7 +103,27 @@ export interface PdfRaster {
   image: RgbImage;
   /** Fraction of the page area the image covers (1 for a rendered page). */
   coverage: number;
+  /**
+   * Fraction of the page a viewer sees of it: its box clipped to the page, 0 when an image painted later covers it
+   * whole (1 for a rendered page). A picture drawn off the page, at a speck's size or under another is not one a
+   * reviewer sees.
+   */
+  visible: number;
+  /** One of several images that make up a page which is also rendered and scored as a scan. */
+  inScan?: boolean;
 }
+
+type Box = [number, number, number, number];
+/** The box (x0, y0, x1, y1) of the unit square under `ctm`: where an image lands on the page. */
+function boxOf(ctm: readonly number[]): Box {
+  const [a, b, c, d, e, f] = ctm;
+  const xs = [e, a + e, c + e, a + c + e];
+  const ys = [f, b + f, d + f, b + d + f];
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+const clip = (x: Box, to: Box): Box => [Math.max(x[0], to[0]), Math.max(x[1], to[1]), Math.min(x[2], to[2]), Math.min(x[3], to[3])];
+const areaOf = (x: Box) => Math.max(0, x[2] - x[0]) * Math.max(0, x[3] - x[1]);
+const contains = (outer: Box, inner: Box) => outer[0] <= inner[0] && outer[1] <= inner[1] && outer[2] >= inner[2] && outer[3] >= inner[3];
 
 export interface PdfImageSurvey {
   rasters: PdfRaster[];
@@ -172,11 +192,17 @@ export async function surveyImages(
       let coveredByImages = 0;
       let maxDensity = 0; // image pixels per page unit, to render scans at their own resolution
       const pageRasters: PdfRaster[] = [];
+      const page0: Box = [Math.min(vx0, vx1), Math.min(vy0, vy1), Math.max(vx0, vx1), Math.max(vy0, vy1)];
+      // Every image's box on the page in painting order, and the box of each raster taken, to tell what a viewer sees.
+      const painted: Box[] = [];
+      const boxes = new Map<PdfRaster, { box: Box; order: number }>();
       const seen = new Set<string>();
       // The images in painting order, as the window counts them too (src/api/pdf-image-order.ts: `imageIndex`).
       for (const { imageIndex, ctm, fn, args, op } of imagePaints(ops, OPS)) {
         imagesSeen++;
         const area = Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
+        const box = boxOf(ctm);
+        painted.push(box);
         const img = await resolveImage(page, args[0]);
         if (!img) {
           skipped.push(`page ${p} image ${imageIndex}: not decodable`);
@@ -206,15 +232,25 @@ export async function surveyImages(
           coveredByImages -= area;
           continue;
         }
-        pageRasters.push({ kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea) });
+        const raster: PdfRaster = { kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea), visible: 0 };
+        boxes.set(raster, { box, order: painted.length - 1 });
+        pageRasters.push(raster);
+      }
+      for (const r of pageRasters) {
+        const { box, order } = boxes.get(r)!;
+        const shown = clip(box, page0);
+        const covered = painted.slice(order + 1).some((later) => contains(later, shown));
+        r.visible = covered ? 0 : Math.min(1, areaOf(shown) / pageArea);
       }
       const coverage = coveredByImages / pageArea;
       const wholeImage = pageRasters.some((r) => r.coverage >= 0.6);
       if (coverage >= 0.6 && !wholeImage && taken < MAX_IMAGES) {
         // A scan made of strips or layers: the page itself is the picture.
         const rendered = await renderPage(page, maxDensity, signal);
-        if (rendered && distinctColours(rendered) > LINE_ART_COLOURS) await take({ kind: 'pdf_page', page: p, image: rendered, coverage: 1 });
-        else if (rendered) skipped.push(`page ${p}: rendered scan is bilevel or line art, not scored`);
+        if (rendered && distinctColours(rendered) > LINE_ART_COLOURS) {
+          await take({ kind: 'pdf_page', page: p, image: rendered, coverage: 1, visible: 1 });
+          for (const r of pageRasters) r.inScan = true;
+        } else if (rendered) skipped.push(`page ${p}: rendered scan is bilevel or line art, not scored`);
       }
       for (const r of pageRasters) await take(r);
     } finally {

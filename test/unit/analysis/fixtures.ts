@@ -203,7 +203,7 @@ export function appendUpdate(pdf: Buffer, updates: Record<number, string>, size:
   return Buffer.concat(parts);
 }
 
-const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+export const pdfStream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
 
 /** A one-page PDF whose page is a JPEG photo (DCTDecode image XObject) drawn over the page, plus a line of text. */
 export function pdfWithJpeg(jpeg: Buffer, width: number, height: number, info = '/Producer (Veracity test) /Creator (fixtures.ts)'): Buffer {
@@ -213,8 +213,8 @@ export function pdfWithJpeg(jpeg: Buffer, width: number, height: number, info = 
       '<< /Type /Catalog /Pages 2 0 R >>',
       '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
       '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /XObject << /Im1 4 0 R >> /Font << /F1 6 0 R >> >> /Contents 5 0 R >>',
-      stream(`/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode`, jpeg),
-      stream('', content),
+      pdfStream(`/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode`, jpeg),
+      pdfStream('', content),
       '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
       `<< ${info} /CreationDate (D:20240101120000Z) /ModDate (D:20240101120000Z) >>`,
     ],
@@ -241,12 +241,12 @@ export function pdfWithPictures(pages: PdfPicture[][], info = '/Producer (Veraci
       // a JPEG stream compressed once more (`deflated`): /Filter [/FlateDecode /DCTDecode], as some producers write it
       const data = 'jpeg' in p ? (p.deflated ? deflateSync(p.jpeg) : p.jpeg) : deflateSync(p.rgb);
       const filter = 'jpeg' in p ? (p.deflated ? '[/FlateDecode /DCTDecode]' : '/DCTDecode') : '/FlateDecode';
-      objects.push(stream(`/Type /XObject /Subtype /Image /Width ${p.width} /Height ${p.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter ${filter}`, data));
+      objects.push(pdfStream(`/Type /XObject /Subtype /Image /Width ${p.width} /Height ${p.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter ${filter}`, data));
       names.push(`/Im${i + 1} ${objects.length} 0 R`);
       const scale = Math.min(500 / p.width, (slot - 10) / p.height);
       draw.push(`q ${(p.width * scale).toFixed(2)} 0 0 ${(p.height * scale).toFixed(2)} 50 ${(760 - (i + 1) * slot).toFixed(2)} cm /Im${i + 1} Do Q`);
     });
-    objects.push(stream('', Buffer.from(`${draw.join(' ')} BT /F1 12 Tf 50 30 Td (Photos) Tj ET`, 'latin1')));
+    objects.push(pdfStream('', Buffer.from(`${draw.join(' ')} BT /F1 12 Tf 50 30 Td (Photos) Tj ET`, 'latin1')));
     const contents = objects.length;
     objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /XObject << ${names.join(' ')} >> /Font << /F1 3 0 R >> >> /Contents ${contents} 0 R >>`);
     kids.push(`${objects.length} 0 R`);
@@ -261,7 +261,7 @@ export function textPdf(extraCatalog = '', extraObjects: string[] = []): Buffer 
     `<< /Type /Catalog /Pages 2 0 R ${extraCatalog} >>`,
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
-    stream('', Buffer.from('BT /F1 12 Tf 50 700 Td (Hello) Tj ET', 'latin1')),
+    pdfStream('', Buffer.from('BT /F1 12 Tf 50 700 Td (Hello) Tj ET', 'latin1')),
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     ...extraObjects,
   ]);
