@@ -3,6 +3,7 @@
 // manifests into PDFs"; c2pa-rs pdf.rs reads it the same way), its filters decoded within the store's size bound, and
 // where its stored bytes lie in the file (a data hash excludes ranges of the file as stored, never of a decoded copy).
 import { inflateSync } from 'node:zlib';
+import { standardDecryptor, type StreamDecryptor } from './pdf-decrypt.js';
 import { xrefChain } from './pdf-structure.js';
 
 export interface PdfStore {
@@ -78,8 +79,9 @@ class Parser {
     if (c === 0x3c) {
       const end = b.indexOf(0x3e, this.pos);
       if (end < 0) throw new Unreadable('an unterminated hex string');
+      const hex = b.toString('latin1', this.pos + 1, end).replace(/[^0-9a-fA-F]/g, '');
       this.pos = end + 1;
-      return '';
+      return Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex').toString('latin1');
     }
     if (c === 0x5b /* [ */) {
       this.pos++;
@@ -114,16 +116,31 @@ class Parser {
     return dict;
   }
 
-  /** A literal string, skipped over (balanced parentheses, backslash escapes); its text is not needed here. */
+  /** A literal string (balanced parentheses, backslash escapes: ISO 32000 7.3.4.2), its bytes as latin1 text. */
   private literal(): string {
     let open = 0;
+    const out: number[] = [];
+    const ESCAPES: Record<number, number> = { 0x6e: 10, 0x72: 13, 0x74: 9, 0x62: 8, 0x66: 12 };
     for (const b = this.buf; this.pos < b.length; this.pos++) {
-      if (b[this.pos] === 0x5c /* \ */) this.pos++;
-      else if (b[this.pos] === 0x28) open++;
-      else if (b[this.pos] === 0x29 && --open === 0) {
-        this.pos++;
-        return '';
+      const c = b[this.pos];
+      if (c === 0x5c /* \ */) {
+        const n = b[++this.pos];
+        if (n >= 0x30 && n <= 0x37) {
+          let v = 0;
+          for (let k = 0; k < 3 && b[this.pos] >= 0x30 && b[this.pos] <= 0x37; k++) v = v * 8 + b[this.pos++] - 0x30;
+          this.pos--;
+          out.push(v & 0xff);
+        } else if (n === 13 || n === 10) {
+          if (n === 13 && b[this.pos + 1] === 10) this.pos++;
+        } else if (n !== undefined) out.push(ESCAPES[n] ?? n);
+        continue;
       }
+      if (c === 0x28) open++;
+      else if (c === 0x29 && --open === 0) {
+        this.pos++;
+        return Buffer.from(out.slice(1)).toString('latin1');
+      }
+      out.push(c);
     }
     throw new Unreadable('an unterminated string');
   }
@@ -157,12 +174,13 @@ class Parser {
 class PdfObjects {
   /** Object number -> offset just past its `obj` keyword, for the last definition in the file. */
   private readonly offsets = new Map<number, number>();
-  private byOffset: Map<number, number> | undefined;
   /**
    * Every `N G obj` header's offset, ascending, older definitions of a number included: what bounds an object's text.
    * (A header inside a stream's data, written there to pass for a newer definition, must not hide the real object.)
    */
   private readonly headers: number[] = [];
+  /** The object number and generation of the definition at each header's offset (what a stream's key is made from). */
+  private readonly identities = new Map<number, { num: number; gen: number }>();
   private compressed: Map<number, { container: number; data: Buffer; at: number }> | undefined;
   private readonly hasObjectStreams: boolean;
 
@@ -183,11 +201,14 @@ class PdfObjects {
         while (i >= 0 && isDigit(buf[i])) i--;
         return end > i ? Number(buf.toString('latin1', i + 1, end + 1)) : null;
       };
-      if (!gap() || digits() === null || !gap()) continue;
+      if (!gap()) continue;
+      const gen = digits();
+      if (gen === null || !gap()) continue;
       const num = digits();
       if (num === null || isRegular(buf[i])) continue;
       this.offsets.set(num, at + 3);
       this.headers.push(at + 3);
+      this.identities.set(at + 3, { num, gen });
     }
     this.hasObjectStreams = buf.includes('/ObjStm');
   }
@@ -385,10 +406,9 @@ class PdfObjects {
     return this.streamAt(offset, dict, p.pos);
   }
 
-  /** The number of the object defined at `offset`. */
-  numberAt(offset: number): number | undefined {
-    this.byOffset ??= new Map([...this.offsets].map(([num, off]) => [off, num]));
-    return this.byOffset.get(offset);
+  /** The number and generation of the object whose definition starts at `offset`. */
+  identityAt(offset: number): { num: number; gen: number } | undefined {
+    return this.identities.get(offset);
   }
 
   /** The newest top-level stream object whose dictionary says it is a C2PA embedded file. */
@@ -547,6 +567,26 @@ export function imageStreamsOf(buf: Buffer): PdfImageStream[] {
   const doc = new PdfObjects(buf, 8 * 1024 * 1024);
   const name = (v: PdfValue) => (v instanceof Name ? v.value : null);
   const found: Array<PdfImageStream & { num: number | undefined }> = [];
+  // An encrypted document's streams are ciphertext: decrypted with the standard security handler's key for an empty
+  // user password (a document that opens without one: permissions only), or else left out.
+  const trailer = doc.trailer();
+  const encrypt = trailer ? doc.deref(trailer.get('Encrypt') ?? null) : null;
+  let decrypt: StreamDecryptor | null = null;
+  if (encrypt instanceof Map) {
+    decrypt = standardDecryptor(
+      (key) => {
+        const v = doc.deref(encrypt.get(key) ?? null);
+        return v instanceof Name ? v.value : v instanceof Map ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string' ? v : null;
+      },
+      (() => {
+        const id = trailer?.get('ID');
+        const first = Array.isArray(id) ? doc.deref(id[0] ?? null) : null;
+        return typeof first === 'string' ? Buffer.from(first, 'latin1') : Buffer.alloc(0);
+      })(),
+      (v) => (v instanceof Name ? v.value : null),
+    );
+    if (!decrypt) return [];
+  }
   const masks = new Set<number>();
   for (const offset of doc.objectsHolding('/Image', MAX_IMAGE_OBJECTS)) {
     try {
@@ -565,16 +605,20 @@ export function imageStreamsOf(buf: Buffer): PdfImageStream[] {
       const cs = s.dict.get('ColorSpace') ?? null;
       const family = Array.isArray(cs) ? name(cs[0] ?? null) : cs instanceof Ref ? 'indirect' : name(cs);
       const decode = s.dict.get('Decode');
-      const identity = Array.isArray(decode) && decode.length > 0 && decode.every((v, i) => v === i % 2);
+      const identityDecode = Array.isArray(decode) && decode.length > 0 && decode.every((v, i) => v === i % 2);
+      const identity = doc.identityAt(offset);
+      const raw = buf.subarray(s.start, s.start + s.length);
+      const stored = decrypt ? (identity ? decrypt(identity.num, identity.gen, raw) : null) : raw;
+      if (!stored) continue;
       found.push({
-        num: doc.numberAt(offset),
+        num: identity?.num,
         width,
         height,
         filters,
         bitsPerComponent: typeof bits === 'number' ? bits : null,
         colourSpace: family ? (COLOUR_NAMES[family] ?? family) : null,
-        remapped: (decode !== undefined && !identity) || s.dict.get('ImageMask') === true || s.dict.get('IM') === true,
-        stored: buf.subarray(s.start, s.start + s.length),
+        remapped: (decode !== undefined && !identityDecode) || s.dict.get('ImageMask') === true || s.dict.get('IM') === true,
+        stored,
       });
     } catch (err) {
       if (!(err instanceof Unreadable)) throw err;

@@ -11,7 +11,7 @@ import { decodeJpegStream } from '../../../src/analysis/decode-image.js';
 import { imageStreamsOf } from '../../../src/analysis/pdf-c2pa-store.js';
 import { openPdf, surveyImages } from '../../../src/analysis/pdf-document.js';
 import { exiftool, readFixture, scratch } from '../../support/camera-originals.js';
-import { buildPdf, pdfStream, pdfWithPictures, REPO } from './fixtures.js';
+import { buildPdf, pdfStream, pdfWithPictures, photoPdf, REPO } from './fixtures.js';
 
 const tmp = scratch();
 afterAll(() => tmp.cleanup());
@@ -127,5 +127,16 @@ describe('PDF images as the calibration knows pictures', () => {
     // two halves of a page drawn side by side make a scan: the page is rendered, the halves are parts of it
     const halves = await rasters(onePage('q 300 0 0 800 0 0 cm /Im1 Do Q q 300 0 0 800 300 0 cm /Im2 Do Q', imgs));
     expect(halves.map((r) => [r.kind, r.inScan ?? false])).toEqual([['pdf_page', false], ['pdf_image', true], ['pdf_image', true]]);
+  });
+
+  it('decrypts the image streams of a PDF encrypted with permissions only (RC4 40 and 128, AES-128, AES-256 R5) to the JPEG itself', async () => {
+    const [plain] = imageStreamsOf(await photoPdf());
+    expect(plain.filters).toEqual(['DCTDecode']);
+    for (const pdfVersion of ['1.3', '1.4', '1.6', '1.7ext3'] as const) {
+      const encrypted = await photoPdf({ ownerPassword: 'owner', pdfVersion, permissions: { printing: 'highResolution', copying: false } });
+      expect(encrypted.includes('/Encrypt'), pdfVersion).toBe(true);
+      const streams = imageStreamsOf(encrypted);
+      expect(streams.map((x) => x.stored.equals(plain.stored)), pdfVersion).toEqual([true]);
+    }
   });
 });
