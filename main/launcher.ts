@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { appUrlOf, parseCoreReady } from '../src/api/core-ready.js';
+import { STOP_SIGNALS } from '../src/stop-signal.js';
 import { CORE_STDIO, coreArgs, onLines } from './core-process.js';
 import { createFileLogger } from './logger.js';
 import { defaultDataDir, logDir, readTeamSettings, teamSettingsFile, writeTeamSettings } from './paths.js';
@@ -115,7 +116,7 @@ function runBuild(root: string, script: string): void {
 }
 
 function forwardSignals(child: ChildProcess): void {
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
       child.kill(signal);
     });

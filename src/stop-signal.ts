@@ -1,7 +1,6 @@
 // How `veracity serve` and the team server's commands wait for their stop (Ctrl+C: SIGINT; a service manager: SIGTERM;
 // the terminal closed or the SSH session dropped: SIGHUP, which otherwise killed the process mid-file, spending the
-// attempt of every file in analysis): Ctrl+C reaches every process of the
-// terminal's group, and `npm start`, `npm run start:core` and main/launcher.ts relay it to the core as well, so the
+// attempt of every file in analysis). Ctrl+C reaches every process of the terminal's group, and `npm start`, `npm run start:core` and main/launcher.ts relay it to the core as well, so the
 // same stop arrives twice a few milliseconds apart. With once-only handlers the relayed copy killed the process in
 // the middle of its clean stop (files in analysis were failed instead of handed back).
 import os from 'node:os';

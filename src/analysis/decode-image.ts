@@ -74,10 +74,10 @@ export async function decodeImageBuffer(buf: Buffer, mediaType: MediaType, signa
   return decodeWithSharp(buf, signal);
 }
 
-async function decodeWithSharp(buf: Buffer, signal?: AbortSignal): Promise<RgbImage> {
-  const pipeline = sharp(buf, SHARP_INPUT)
-    .timeout({ seconds: DECODE_TIMEOUT_S })
-    .rotate() // EXIF orientation
+/** sharp's decode to 8-bit sRGB RGB, with EXIF orientation applied unless `asStored`. */
+async function decodeWithSharp(buf: Buffer, signal?: AbortSignal, asStored = false): Promise<RgbImage> {
+  const input = sharp(buf, SHARP_INPUT).timeout({ seconds: DECODE_TIMEOUT_S });
+  const pipeline = (asStored ? input : input.rotate()) // EXIF orientation
     .toColourspace('srgb') // CMYK, grey, wide-gamut ICC -> sRGB; 16-bit reduced by .raw depth below
     .removeAlpha() // the colour under the alpha, as the model was trained (PIL convert('RGB'))
     .raw({ depth: 'uchar' });
@@ -101,10 +101,7 @@ export async function decodeJpegStream(buf: Buffer, signal?: AbortSignal): Promi
   const refusal = checkHeader(header);
   if (refusal) throw new DecodeError(refusal);
   signal?.throwIfAborted();
-  const pipeline = sharp(buf, SHARP_INPUT).timeout({ seconds: DECODE_TIMEOUT_S }).toColourspace('srgb').removeAlpha().raw({ depth: 'uchar' });
-  const { data, info } = await abortable(pipeline.toBuffer({ resolveWithObject: true }), signal);
-  if (info.channels !== 3) throw new DecodeError(`decoder produced ${info.channels} channels, expected 3`);
-  return { width: info.width, height: info.height, data };
+  return decodeWithSharp(buf, signal, true);
 }
 
 /**

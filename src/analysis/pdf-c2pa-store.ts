@@ -2,6 +2,7 @@
 // embedded file stream that the catalog's /AF array names as its C2PA associated file (C2PA specification, "Embedding
 // manifests into PDFs"; c2pa-rs pdf.rs reads it the same way), its filters decoded within the store's size bound, and
 // where its stored bytes lie in the file (a data hash excludes ranges of the file as stored, never of a decoded copy).
+// The same object reader finds the document's image XObjects for the PDF pixel route (imageStreamsOf).
 import { inflateSync } from 'node:zlib';
 import { standardDecryptor, type StreamDecryptor } from './pdf-decrypt.js';
 import { xrefChain } from './pdf-structure.js';
@@ -255,21 +256,17 @@ class PdfObjects {
     return offset === undefined ? null : this.streamAt(offset);
   }
 
-  private streamAt(offset: number, parsed?: Dict, after?: number): { dict: Dict; start: number; length: number } | null {
+  private streamAt(offset: number): { dict: Dict; start: number; length: number } | null {
+    return this.streamFrom(new Parser(this.buf, offset));
+  }
+
+  /** The stream whose dictionary `p` is at: the dictionary, then where the data after `stream` lies. */
+  private streamFrom(p: Parser): { dict: Dict; start: number; length: number } | null {
     const b = this.buf;
-    let dict: PdfValue;
-    let pos: number;
-    if (parsed && after !== undefined) {
-      dict = parsed;
-      pos = after;
-    } else {
-      const p = new Parser(b, offset);
-      dict = p.value();
-      p.skip();
-      pos = p.pos;
-    }
-    if (!(dict instanceof Map) || b.toString('latin1', pos, pos + 6) !== 'stream') return null;
-    let start = pos + 6;
+    const dict = p.value();
+    p.skip();
+    if (!(dict instanceof Map) || b.toString('latin1', p.pos, p.pos + 6) !== 'stream') return null;
+    let start = p.pos + 6;
     if (b[start] === 13) start++;
     if (b[start] === 10) start++;
     const declared = this.deref(dict.get('Length'));
@@ -399,11 +396,7 @@ class PdfObjects {
       else hi = mid;
     }
     const end = lo < s.length ? s[lo] : this.buf.length;
-    const p = new Parser(this.buf.subarray(0, end), offset);
-    const dict = p.value();
-    p.skip();
-    if (!(dict instanceof Map) || this.buf.toString('latin1', p.pos, p.pos + 6) !== 'stream') return null;
-    return this.streamAt(offset, dict, p.pos);
+    return this.streamFrom(new Parser(this.buf.subarray(0, end), offset));
   }
 
   /** The number and generation of the object whose definition starts at `offset`. */

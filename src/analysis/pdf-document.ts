@@ -193,9 +193,9 @@ export async function surveyImages(
       let maxDensity = 0; // image pixels per page unit, to render scans at their own resolution
       const pageRasters: PdfRaster[] = [];
       const page0: Box = [Math.min(vx0, vx1), Math.min(vy0, vy1), Math.max(vx0, vx1), Math.max(vy0, vy1)];
-      // Every image's box on the page in painting order, and the box of each raster taken, to tell what a viewer sees.
+      // Every image's box on the page in painting order, and where each raster taken was painted, to tell what a viewer sees.
       const painted: Box[] = [];
-      const boxes = new Map<PdfRaster, { box: Box; order: number }>();
+      const placed: { raster: PdfRaster; box: Box; order: number }[] = [];
       const seen = new Set<string>();
       // The images in painting order, as the window counts them too (src/api/pdf-image-order.ts: `imageIndex`).
       for (const { imageIndex, ctm, fn, args, op } of imagePaints(ops, OPS)) {
@@ -233,14 +233,13 @@ export async function surveyImages(
           continue;
         }
         const raster: PdfRaster = { kind: 'pdf_image', page: p, imageIndex, image: rgb, coverage: Math.min(1, area / pageArea), visible: 0 };
-        boxes.set(raster, { box, order: painted.length - 1 });
+        placed.push({ raster, box, order: painted.length - 1 });
         pageRasters.push(raster);
       }
-      for (const r of pageRasters) {
-        const { box, order } = boxes.get(r)!;
+      for (const { raster, box, order } of placed) {
         const shown = clip(box, page0);
         const covered = painted.slice(order + 1).some((later) => contains(later, shown));
-        r.visible = covered ? 0 : Math.min(1, areaOf(shown) / pageArea);
+        raster.visible = covered ? 0 : Math.min(1, areaOf(shown) / pageArea);
       }
       const coverage = coveredByImages / pageArea;
       const wholeImage = pageRasters.some((r) => r.coverage >= 0.6);

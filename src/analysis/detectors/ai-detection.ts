@@ -4,6 +4,7 @@
 // whose largest face fills enough of it is read against the manifest's portrait thresholds (face-finder.ts). A thermal
 // camera picture whose radiometric data explains its colours is read as inconclusive (thermal.ts), and so is a
 // photographed or scanned page of text (document-guard.ts).
+import { createHash } from 'node:crypto';
 import { bandOfReading, DETECTOR_BANDS, detectorReading, type DetectorThresholds } from '../../api/detector-bands.js';
 import type { Dimension, RegionGrid } from '../../api/schemas.js';
 import { contentFusion, type ImageScore, scoreImage } from '../ai-detection.js';
@@ -15,7 +16,6 @@ import type { Detector, DetectorContext, DetectorOutput } from '../detector.js';
 import type { FactValue, Finding } from '../finding.js';
 import { aiDimension } from '../fusion.js';
 import type { ModelManifest } from '../model-manifest.js';
-import { createHash } from 'node:crypto';
 import { readCapture } from '../capture/index.js';
 import { imageStreamsOf, type PdfImageStream } from '../pdf-c2pa-store.js';
 import { distinctColours, LINE_ART_COLOURS, surveyImages } from '../pdf-document.js';
