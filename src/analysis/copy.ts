@@ -326,6 +326,8 @@ export const FINDING_COPY = {
   'capture.consistent': (f) => `The way the file is built matches what ${an(camera(f))} writes.`,
   'capture.jpeg.software_layout': () =>
     'The file is laid out as libjpeg-based software writes JPEGs (a JFIF header, one table per marker), not as cameras write them: a program saved it, so its camera data no longer shows what the camera wrote.',
+  'capture.jpeg.layout_unlike_maker': (f) =>
+    `The file's tables are laid out one per marker, as libjpeg-based software writes JPEGs; ${text(f, 'make') ?? 'this maker'}'s cameras put them together: a program saved it, so its camera data no longer shows what the camera wrote.`,
   'capture.qtable.standard_ijg': (f) =>
     `The photo was compressed with the standard settings of common software${text(f, 'quality') ? ` (quality ${text(f, 'quality')})` : ''} rather than a camera's own, so a program saved it after any camera did.`,
   'capture.qtable.maker_mismatch': (f) =>
@@ -362,6 +364,8 @@ export const FINDING_COPY = {
   'capture.heic.structure_mismatch': (f) => `The HEIC file is not built the way phones build them${text(f, 'detail') ? ` (${text(f, 'detail')})` : ''}.`,
   'capture.format.not_capture': (f) =>
     `This ${text(f, 'format') ?? 'file'} carries camera data${text(f, 'make') ? ` (${text(f, 'make')})` : ''}, but cameras and phones do not save photos in this format: the picture was converted or assembled after capture.`,
+  'capture.heic.software_encoder': (f) =>
+    `The picture inside the HEIC file was coded by software such as libheif's x265 (it uses asymmetric partitions, which the encoders of phones and cameras${text(f, 'make') ? `, ${text(f, 'make')}'s among them,` : ''} do not): a program saved it, so its camera data no longer shows what the device wrote.`,
   'capture.heic.phone_structure': (f) => `The HEIC file is built the way ${text(f, 'make') ? `${text(f, 'make')} phones` : 'phones'} build them.`,
 
   // fusion's own notes

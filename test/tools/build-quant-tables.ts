@@ -92,6 +92,7 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
     if (s.kind === 'heic') {
       st.heicFiles++;
       heic.push({ make, model: s.model, structure: s.heic, source: { repo: f.repo, commit: f.commit, path: f.path } });
+      if (s.heic?.coding?.ampEnabled) st.heicAmpFiles++;
     } else {
       st.jpegFiles++;
       if (s.tablesHash) {
@@ -103,6 +104,13 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
         if (s.ijgQuality !== null) st.ijgFiles++;
       }
       if (s.thumbnail) st.thumbnailFiles++;
+      if (!s.jfif) {
+        st.noJfifFiles++;
+        if (s.libjpegLayout) {
+          st.noJfifLibjpegLayoutFiles++;
+          if (s.model && !st.libjpegLayoutModels.includes(s.model)) st.libjpegLayoutModels.push(s.model);
+        }
+      }
       if (s.progressive) st.progressiveFiles++;
     }
     if (s.makerNote) st.makerNoteFiles++;
@@ -122,6 +130,7 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
   }
   for (const st of Object.values(makers)) {
     st.sizes.sort();
+    st.libjpegLayoutModels.sort();
     st.tableCount = [...tables.values()].filter((t) => [...t.makes].some((m) => makers[m] === st)).length;
   }
   return {
@@ -146,6 +155,13 @@ export interface MakerStats {
   tableCount: number;
   thumbnailFiles: number;
   progressiveFiles: number;
+  /** JPEG originals without a JFIF header; of those, how many lay their tables out one per marker as libjpeg does, and
+   *  the models that wrote them so (a camera built on libjpeg, as HP's are, or one model of a maker that is not). */
+  noJfifFiles: number;
+  noJfifLibjpegLayoutFiles: number;
+  libjpegLayoutModels: string[];
+  /** HEIC originals whose coded picture turns on asymmetric motion partitions (x265 always does; see hevc-config.ts). */
+  heicAmpFiles: number;
   makerNoteFiles: number;
   makerNoteWellFormed: number;
   exifSizeChecked: number;
@@ -162,6 +178,10 @@ const newStats = (): MakerStats => ({
   tableCount: 0,
   thumbnailFiles: 0,
   progressiveFiles: 0,
+  noJfifFiles: 0,
+  noJfifLibjpegLayoutFiles: 0,
+  libjpegLayoutModels: [],
+  heicAmpFiles: 0,
   makerNoteFiles: 0,
   makerNoteWellFormed: 0,
   exifSizeChecked: 0,

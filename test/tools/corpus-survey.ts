@@ -17,6 +17,9 @@ export interface FileSurvey {
   /** The file ends before its image data does (a header-only sample). */
   truncated: boolean;
   progressive: boolean;
+  /** A JFIF APP0 header, and the tables laid out one per marker as libjpeg writes them (jpeg-structure.ts). */
+  jfif: boolean;
+  libjpegLayout: boolean;
   tablesHash: string | null;
   ijgQuality: number | null;
   thumbnail: boolean;
@@ -56,6 +59,8 @@ export async function surveyFile(buf: Buffer, path: string): Promise<FileSurvey 
     height,
     truncated,
     progressive: md.jpeg?.frame?.progressive ?? false,
+    jfif: md.jpeg?.jfif ?? false,
+    libjpegLayout: md.jpeg?.libjpegLayout ?? false,
     tablesHash: tables.length ? tablesHash(tables) : null,
     ijgQuality: ijg?.quality ?? null,
     thumbnail: md.thumbnailDeclared,

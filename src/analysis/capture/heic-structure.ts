@@ -1,6 +1,7 @@
 // The ISO-BMFF structure of a HEIF file as a phone writes it: brands, item types, item references and the
 // primary item's properties. heic-decode (libheif) decodes pixels but exposes none of this, so a small box walker.
 import { associations, boxes as isoBoxes, HeaderError, type Box } from '../image-headers.js';
+import { readHevcConfig, type HevcConfig } from './hevc-config.js';
 
 export interface HeicStructure {
   majorBrand: string;
@@ -16,6 +17,8 @@ export interface HeicStructure {
   /** A thumbnail item references the primary item. */
   hasThumbnail: boolean;
   hasExif: boolean;
+  /** The encoder's choices for the picture the primary item shows (its first tile for a grid), from its hvcC. */
+  coding: HevcConfig | null;
 }
 
 /** The boxes that fit in [from, to), by image-headers' walker; a phone's file is read as far as it is well formed. */
@@ -47,6 +50,7 @@ export function readHeicStructure(buf: Buffer): HeicStructure | null {
     const refTypes = new Set<string>();
     let thumbOfPrimary = false;
     const thumbFrom: number[][] = [];
+    const derivedFrom: number[][] = [];
     let ipco: Box | null = null;
     let ipma: Box | null = null;
     for (const b of boxes(buf, meta.start + 4, meta.end)) {
@@ -74,6 +78,7 @@ export function readHeicStructure(buf: Buffer): HeicStructure | null {
           const to: number[] = [];
           for (let i = 0; i < n && p + w <= ref.end; i++, p += w) to.push(w === 2 ? buf.readUInt16BE(p) : buf.readUInt32BE(p));
           if (ref.type === 'thmb') thumbFrom.push([from, ...to]);
+          if (ref.type === 'dimg') derivedFrom.push([from, ...to]);
         }
       } else if (b.type === 'iprp') {
         for (const sub of boxes(buf, b.start, b.end)) {
@@ -83,8 +88,12 @@ export function readHeicStructure(buf: Buffer): HeicStructure | null {
       }
     }
     for (const [, ...to] of thumbFrom) if (to.includes(primary)) thumbOfPrimary = true;
-    const props: string[] = ipco ? [...boxes(buf, ipco.start, ipco.end)].map((b) => b.type) : [];
+    const propBoxes: Box[] = ipco ? [...boxes(buf, ipco.start, ipco.end)] : [];
+    const props = propBoxes.map((b) => b.type);
     const primaryProperties = ipma && primary >= 0 ? (associations(buf, ipma, primary) ?? []).map((i) => props[i - 1] ?? '?') : [];
+    // The coded picture the primary shows: itself, or the first tile a grid is derived from.
+    const coded = types.get(primary) === 'grid' ? derivedFrom.find(([from]) => from === primary)?.[1] : primary;
+    const codedHvcC = ipma && coded !== undefined ? (associations(buf, ipma, coded) ?? []).map((i) => propBoxes[i - 1]).find((b) => b?.type === 'hvcC') : undefined;
     const itemTypes: Record<string, number> = {};
     for (const t of types.values()) itemTypes[t] = (itemTypes[t] ?? 0) + 1;
     return {
@@ -96,6 +105,7 @@ export function readHeicStructure(buf: Buffer): HeicStructure | null {
       primaryProperties,
       hasThumbnail: thumbOfPrimary,
       hasExif: (itemTypes['Exif'] ?? 0) > 0,
+      coding: codedHvcC ? readHevcConfig(buf.subarray(codedHvcC.start, codedHvcC.end)) : null,
     };
   } catch {
     return null;

@@ -43,6 +43,12 @@ export interface MakerTraits {
   heicFiles: number;
   ijgFiles: number;
   thumbnailFiles: number;
+  /** JPEG originals without a JFIF header; of those, how many have libjpeg's table layout, and of which models. */
+  noJfifFiles: number;
+  noJfifLibjpegLayoutFiles: number;
+  libjpegLayoutModels: string[];
+  /** HEIC originals whose coded picture has asymmetric motion partitions turned on. */
+  heicAmpFiles: number;
   makerNoteFiles: number;
   makerNoteWellFormed: number;
   minPixels: number;
@@ -50,7 +56,7 @@ export interface MakerTraits {
 
 export interface Catalogue {
   makers: Record<string, MakerTraits>;
-  tables: { hash: string; makes: string[]; ijgQuality: number | null }[];
+  tables: { hash: string; makes: string[]; models?: string[]; ijgQuality: number | null }[];
 }
 
 // ---------------------------------------------------------------- rules and thresholds (see README for why)
@@ -91,6 +97,7 @@ const W = {
   xmpHistory: 0.5,
   heicMismatch: 0.6,
   heicPhone: -0.5,
+  heicSoftwareEncoder: 0.6,
   notCaptureFormat: 0.5,
   consistent: -0.6,
   softwareLayout: 0.5,
@@ -107,7 +114,10 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
   // designs), in which case another maker's table proves nothing.
   const sharesTables = new Set<string>();
   for (const t of catalogue.tables) for (const m of t.makes) if (t.makes.length > 1) sharesTables.add(m);
-  const known: Known = { byHash, sharesTables };
+  // Whether the catalogue's HEIC originals, all makers together, (almost) never turn asymmetric partitions on.
+  const heic = Object.values(catalogue.makers).reduce((a, t) => ({ files: a.files + t.heicFiles, amp: a.amp + t.heicAmpFiles }), { files: 0, amp: 0 });
+  const heicNeverAmp = heic.files >= MIN_FILES && (heic.files - heic.amp) / heic.files >= ALWAYS;
+  const known: Known = { byHash, sharesTables, heicNeverAmp };
   return async (input) => {
     const { buf, mediaType, width, height, signal } = input;
     signal?.throwIfAborted();
@@ -141,11 +151,12 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       // whatever tables it was given (an encoder can be handed a camera's tables, and exiftool copies the rest). 2 of
       // the catalogue's 328 originals read consistent show it (a Canon EOS 20D's and an HTC Desire's, both re-saved).
       if (md.jpeg.jfif && md.jpeg.libjpegLayout) add('capture.jpeg.software_layout', {}, W.softwareLayout);
+      else if (md.jpeg.libjpegLayout && layoutUnlikeMaker(md, traits, known)) add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
       positive = checkTables(md, traits, known, add) || positive;
       signal?.throwIfAborted();
       positive = (await checkThumbnail(buf, md, traits, add)) || positive;
     } else if (md.heic) {
-      positive = checkHeic(md, add) || positive;
+      positive = checkHeic(md, known, add) || positive;
     }
 
     const against = findings.filter((f) => f.weight > 0);
@@ -160,10 +171,27 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
   };
 }
 
+/**
+ * libjpeg's table layout without its JFIF header, from a maker whose catalogued originals (without that header) almost
+ * never show it, and a model the catalogue never saw write it. The forger's route around the JFIF check: encode with
+ * the camera's tables (PIL, any libjpeg), copy the tags and remake the thumbnail, then strip the JFIF header
+ * (`exiftool -JFIF:all=`). Canon, Nikon, Sony, Kodak, Apple, Olympus, Panasonic, Pentax and Epson put every table of
+ * a kind in one marker; HP's cameras (libjpeg inside) and the few older models that did not are left alone.
+ */
+function layoutUnlikeMaker(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): boolean {
+  if (!always(traits, (t) => t.noJfifFiles - t.noJfifLibjpegLayoutFiles, (t) => t.noJfifFiles)) return false;
+  // A model seen writing this layout is left alone only with that model's own tables: naming the model is not enough.
+  const model = md.model;
+  if (!model || !traits!.libjpegLayoutModels.includes(model)) return true;
+  const tables = usedTables(md.jpeg!);
+  return !(tables.length > 0 && known.byHash.get(tablesHash(tables))?.models?.includes(model));
+}
+
 type Add = (code: string, facts: Finding['facts'], weight: number) => void;
 interface Known {
   byHash: Map<string, Catalogue['tables'][number]>;
   sharesTables: Set<string>;
+  heicNeverAmp: boolean;
 }
 
 function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): boolean {
@@ -272,8 +300,13 @@ function checkMakerNote(md: CaptureMetadata, traits: MakerTraits | undefined, ad
   }
 }
 
-function checkHeic(md: CaptureMetadata, add: Add): boolean {
+function checkHeic(md: CaptureMetadata, known: Known, add: Add): boolean {
   const h = md.heic!;
+  // x265 (libheif, ImageMagick, GIMP, libvips, most converters) turns asymmetric partitions on in every preset; the
+  // phones' and cameras' own encoders of the catalogue never do. A phone's container with x265's pictures in it (its
+  // tiles re-coded, or a forger's picture coded into it) keeps every other trait of the phone's file.
+  const softwareEncoder = Boolean(h.coding?.ampEnabled && known.heicNeverAmp);
+  if (softwareEncoder) add('capture.heic.software_encoder', { make: md.make }, W.heicSoftwareEncoder);
   if (!md.maker || !PHONE_MAKERS.has(md.maker)) return false;
   // Every phone HEIC of the corpus: major brand heic, a grid primary item of HEVC tiles, an Exif item.
   const problems: string[] = [];
@@ -285,6 +318,7 @@ function checkHeic(md: CaptureMetadata, add: Add): boolean {
     add('capture.heic.structure_mismatch', { detail: problems.join('; ') }, W.heicMismatch);
     return false;
   }
+  if (softwareEncoder) return false;
   add('capture.heic.phone_structure', { make: md.make }, W.heicPhone);
   return true;
 }

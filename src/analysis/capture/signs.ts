@@ -14,6 +14,7 @@ export const RESAVE_SIGNS: ReadonlySet<string> = new Set([
   'capture.xmp.edit_history',
   'capture.qtable.standard_ijg',
   'capture.jpeg.software_layout',
+  'capture.jpeg.layout_unlike_maker',
   'capture.size.not_device',
   'capture.size.resized',
   'capture.makernote.missing',
@@ -23,6 +24,7 @@ export const RESAVE_SIGNS: ReadonlySet<string> = new Set([
   'capture.thumbnail.software',
   'capture.format.not_capture',
   'capture.heic.structure_mismatch',
+  'capture.heic.software_encoder',
   'capture.dates.inconsistent',
 ]);
 

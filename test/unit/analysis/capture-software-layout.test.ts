@@ -93,18 +93,39 @@ describe("a camera photo laid out as libjpeg writes JPEGs: the camera's tables a
     }
   });
 
-  it('either trait alone is a camera\'s (HP writes one table per marker, iPhones a JFIF header): still consistent', async () => {
+  it("a JFIF header alone is a camera's (iPhones write one): still consistent", async () => {
     for (const name of files) {
-      const original = readFileSync(join(CAPTURE, name));
-      for (const traits of [{ jfif: true, split: false }, { jfif: false, split: true }]) {
-        const r = await capture(relaidOut(original, traits));
-        expect(r.status, `${name} ${JSON.stringify(traits)}`).toBe('consistent');
-        expect(r.findings.map((f) => f.code)).not.toContain('capture.jpeg.software_layout');
-      }
+      const r = await capture(relaidOut(readFileSync(join(CAPTURE, name)), { jfif: true, split: false }));
+      expect(r.status, name).toBe('consistent');
+      expect(r.findings.map((f) => f.code)).not.toContain('capture.jpeg.software_layout');
+    }
+  });
+
+  it("one table per marker without the JFIF header (the forger strips it: exiftool -JFIF:all=) is a re-save for a maker whose cameras put the tables together; HP's cameras write it and stay consistent", async () => {
+    for (const name of files) {
+      const r = await capture(relaidOut(readFileSync(join(CAPTURE, name)), { jfif: false, split: true }));
+      expect(r.status, name).toBe('resaved');
+      const codes = r.findings.map((f) => f.code);
+      expect(codes, name).toEqual(expect.arrayContaining(['capture.jpeg.layout_unlike_maker', 'capture.qtable.known_maker', 'capture.thumbnail.match']));
+      expect(codes, name).not.toContain('capture.jpeg.software_layout');
     }
     // the camera that writes one table per marker, as it wrote it
-    const hp = readJpegStructure(readFileSync(join(CAPTURE, 'hp-photosmart-433-640x480.jpg')));
-    expect(hp).toMatchObject({ jfif: false, libjpegLayout: true });
+    const hpFile = readFileSync(join(CAPTURE, 'hp-photosmart-433-640x480.jpg'));
+    expect(readJpegStructure(hpFile)).toMatchObject({ jfif: false, libjpegLayout: true });
+    const hp = await capture(hpFile);
+    expect(hp.status).toBe('consistent');
+    expect(hp.findings.map((f) => f.code)).not.toContain('capture.jpeg.layout_unlike_maker');
+  });
+
+  it('a model the catalogue saw write that layout is left alone only with its own tables: naming it is not enough', async () => {
+    // the NIKON D40 original of the corpus lays its tables out one per marker; a Coolpix photo re-laid out so and
+    // renamed D40 keeps the Coolpix's tables, which no D40 of the catalogue used
+    const path = tmp.write('renamed-d40.jpg', relaidOut(readFileSync(join(CAPTURE, 'nikon-coolpix-s3100-640x480.jpg')), { jfif: false, split: true }));
+    execFileSync('exiftool', ['-q', '-q', '-m', '-overwrite_original', '-Model=NIKON D40', path], { stdio: 'ignore' });
+    const r = await capture(readFileSync(path));
+    expect(r.claimed?.model).toBe('NIKON D40');
+    expect(r.findings.map((f) => f.code)).toContain('capture.jpeg.layout_unlike_maker');
+    expect(r.status).toBe('resaved');
   });
 
   it("an EXIF thumbnail a program made again (a JFIF header) is not the camera's: the same picture, yet no confirmation", async () => {
@@ -135,5 +156,9 @@ describe("a camera photo laid out as libjpeg writes JPEGs: the camera's tables a
     const b = await analyseFile(path, 'image/jpeg', { modelsDir: MODELS });
     expect(b.verdict.assessment).toBe('inconclusive');
     expect(b.verdict.display.description).toMatch(/libjpeg-based software/);
+    // the forger's next step, the JFIF header stripped: still not authentic, and the card says why
+    const c = await analyseFile(tmp.write('stripped.jpg', relaidOut(original, { jfif: false, split: true })), 'image/jpeg', { modelsDir: MODELS });
+    expect(c.verdict.assessment).toBe('inconclusive');
+    expect(c.verdict.display.description).toMatch(/one per marker, as libjpeg-based software writes JPEGs; Canon's cameras put them together/);
   });
 });

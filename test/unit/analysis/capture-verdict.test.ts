@@ -65,7 +65,7 @@ describe('forged camera metadata never makes a file authentic (real pipeline)', 
   it.each([
     ['cropped to 320 x 320', (s: Sharp) => s.extract({ left: 100, top: 80, width: 320, height: 320 }), 'contradicted'],
     ['resized to half', (s: Sharp) => s.resize(320, 240), 'resaved'],
-    ['re-saved at quality 80', (s: Sharp) => s, 'unconfirmed'],
+    ['re-saved at quality 80', (s: Sharp) => s, 'resaved'],
   ] as const)('the real photo %s with its EXIF kept is not authentic', { timeout: 60_000 }, async (label, edit, outcome) => {
     const bytes = await edit(sharp(DONOR)).keepExif().jpeg({ quality: 80 }).toBuffer();
     const p = await write(`edited-${label.replace(/\W+/g, '-')}.jpg`, bytes);
@@ -74,8 +74,9 @@ describe('forged camera metadata never makes a file authentic (real pipeline)', 
     expect(v.capture?.assessment).not.toBe('likely_authentic');
     // The check says what it found and claims no more confidence than a reading that points neither way: never
     // "inconclusive, high confidence" beside a low-confidence verdict. A crop leaves a thumbnail of another shape (a
-    // sign of manipulation); a resize is only a re-save (issue 22: never called manipulation); a re-save at the same
-    // size is only unconfirmed (Canon used libjpeg's tables too, so they weigh nothing).
+    // sign of manipulation); a resize is only a re-save (issue 22: never called manipulation); so is a re-save at the
+    // same size: Canon used libjpeg's tables too, so they weigh nothing, but libjpeg lays them out one per marker and
+    // Canon's cameras do not.
     const labels = { contradicted: CAPTURE_CONTRADICTED_LABEL, resaved: CAPTURE_RESAVED_LABEL, unconfirmed: 'Capture consistency' };
     const words = { contradicted: /sign of manipulation, not of AI generation/, resaved: /^Re-saved: .*A re-save alone does not show that the picture was changed/, unconfirmed: /^No evidence either way$/ };
     expect(v.capture).toMatchObject({ label: labels[outcome], assessment: 'inconclusive', confidence: 'low' });

@@ -120,11 +120,12 @@ describe('a real photo edited with its EXIF kept', () => {
     expect(codes(r)).toContain('capture.thumbnail.match');
   });
 
-  it('re-saved at a libjpeg quality some Canon originals also used (95): the kept thumbnail still does not make it consistent', async () => {
+  it('re-saved at a libjpeg quality some Canon originals also used (95): the kept thumbnail still does not make it consistent, and libjpeg\'s table layout shows the re-save', async () => {
     const r = await capture(await sharp(donor).keepMetadata().jpeg({ quality: 95 }).toBuffer());
     expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 95 });
     expect(codes(r)).toContain('capture.thumbnail.match');
-    expect(r.status).toBe('insufficient');
+    expect(r.findings.find((f) => f.code === 'capture.jpeg.layout_unlike_maker')?.facts).toEqual({ make: 'Canon' });
+    expect(r.status).toBe('resaved');
   });
 
   it('re-saved as a progressive JPEG: read all the same, and not consistent', async () => {
@@ -239,5 +240,7 @@ describe('HEIC', () => {
     expect(r.claimed?.make).toBe('Apple');
     expect(r.status).toBe('resaved');
     expect(r.findings.find((f) => f.code === 'capture.heic.structure_mismatch')?.facts.detail).toContain('primary item hvc1 instead of a tile grid');
+    // and its picture was coded by x265, which no phone's encoder is
+    expect(r.findings.find((f) => f.code === 'capture.heic.software_encoder')?.facts).toEqual({ make: 'Apple' });
   });
 });
