@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCapture, type CaptureReport } from '../../src/analysis/capture/index.js';
-import { aiImages, arg, DATASETS, donorsOf, editsOf, FORBIDDEN_AI_DIRS, forgeHeic, forgeJpeg, inputOf, loadCorpus, REPO, type EditKind, type ForgedVariant } from './capture-sets.js';
+import { aiImages, arg, DATASETS, donorsOf, editsOf, FORBIDDEN_AI_DIRS, forgeHeic, forgeHeicInPhoneContainer, forgeJpeg, forgeJpegDonorTables, inputOf, loadCorpus, REPO, type EditKind, type ForgedVariant, type InformedVariant } from './capture-sets.js';
 
 const MIRRORS = arg('--mirrors', '/work/.mirror');
 const LIMIT_AI = Number(arg('--limit-ai', '1000'));
@@ -63,7 +63,16 @@ async function main() {
   const { dir: aiDir, files: aiFiles } = aiImages();
   const donors = await donorsOf(corpus);
   const heicDonors = all.filter((f) => f.survey.kind === 'heic');
-  const variants = (): Record<ForgedVariant, Tally> => ({ ownSizeWithThumb: tally(), ownSizeNoThumb: tally(), donorSizeWithThumb: tally(), donorSizeNoThumb: tally(), heic: tally() });
+  const variants = (): Record<ForgedVariant | InformedVariant | 'heicPhoneContainer', Tally> => ({
+    ownSizeWithThumb: tally(),
+    ownSizeNoThumb: tally(),
+    donorSizeWithThumb: tally(),
+    donorSizeNoThumb: tally(),
+    heic: tally(),
+    donorTables: tally(),
+    donorTablesNoJfif: tally(),
+    heicPhoneContainer: tally(),
+  });
   const forged = variants();
   const forgedHalf = variants();
   const forgedSims: number[] = [];
@@ -78,6 +87,15 @@ async function main() {
         record(forgedHalf[variant], name, await readHalf(input));
         for (const x of r.findings) if (typeof x.facts.similarity === 'number') forgedSims.push(x.facts.similarity);
       }
+      // The informed forger (donor's tables, thumbnail made again, with and without the JFIF header), every 2nd image.
+      if (i % 2 === 0) {
+        for (const [variant, b] of forgeJpegDonorTables(ai, donor.buf, tmp)) {
+          const input = await inputOf(b, 'image/jpeg');
+          const name = `${ai.slice(aiDir.length + 1)} <- ${donor.name}`;
+          record(forged[variant], name, await readCapture(input));
+          record(forgedHalf[variant], name, await readHalf(input));
+        }
+      }
       // HEIC forgeries: the AI image encoded by libheif with a phone HEIC's tags copied in (every 4th image).
       if (i % 4 === 0 && heicDonors.length) {
         const hd = heicDonors[(i / 4) % heicDonors.length];
@@ -85,6 +103,13 @@ async function main() {
         const name = `${ai.slice(aiDir.length + 1)} <- ${hd.path}`;
         record(forged.heic, name, await readCapture(input));
         record(forgedHalf.heic, name, await readHalf(input));
+        // ... and coded into the phone's own container (4 tiles coded, repeated over the grid)
+        const inContainer = await forgeHeicInPhoneContainer(ai, bufOf(hd), tmp, 4);
+        if (inContainer) {
+          const c = await inputOf(inContainer, 'image/heic');
+          record(forged.heicPhoneContainer, name, await readCapture(c));
+          record(forgedHalf.heicPhoneContainer, name, await readHalf(c));
+        }
       }
     }
   } finally {

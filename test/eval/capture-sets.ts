@@ -206,6 +206,39 @@ export async function forgeJpeg(ai: string, donor: Buffer, tmp: string): Promise
   return out;
 }
 
+/**
+ * The informed forger (the thirty-second session's audit): the AI picture with the donor's own tables, size, tags and a
+ * thumbnail made again; then the same with the JFIF header stripped from file and thumbnail. Needs /usr/bin/python3
+ * with PIL (python3-pil), as the training scripts do.
+ */
+export function forgeJpegDonorTables(ai: string, donor: Buffer, tmp: string): [InformedVariant, Buffer][] {
+  const donorPath = join(tmp, 'donor-tables.jpg');
+  writeFileSync(donorPath, donor);
+  const out: [InformedVariant, Buffer][] = [];
+  for (const [variant, extra] of [['donorTables', []], ['donorTablesNoJfif', ['--strip-jfif']]] as const) {
+    const p = join(tmp, `f-${variant}.jpg`);
+    execFileSync('/usr/bin/python3', [join(REPO, 'test', 'eval', 'forge-donor-tables.py'), ai, donorPath, p, ...extra], { stdio: 'ignore' });
+    out.push([variant, readFileSync(p)]);
+  }
+  return out;
+}
+export type InformedVariant = 'donorTables' | 'donorTablesNoJfif';
+
+/**
+ * The strongest HEIC forgery built here: the AI image coded by libheif's x265 into a phone HEIC's own container (its
+ * grid, Exif item, thumbnail reference and profile kept; test/support/heic-transplant.ts). `tilesToCode` bounds the
+ * work (the capture check reads no pixels); null when the donor's primary is not a tile grid.
+ */
+export async function forgeHeicInPhoneContainer(ai: string, donor: Buffer, tmp: string, tilesToCode = Infinity): Promise<Buffer | null> {
+  const { forgeIntoPhoneContainer, gridOf } = await import('../support/heic-transplant.js');
+  try {
+    gridOf(donor);
+  } catch {
+    return null;
+  }
+  return forgeIntoPhoneContainer(donor, ai, tmp, tilesToCode);
+}
+
 /** A HEIC forgery: the AI image encoded by libheif with a phone HEIC's tags copied in. */
 export async function forgeHeic(ai: string, donor: Buffer, tmp: string): Promise<Buffer> {
   const hdPath = join(tmp, 'donor.heic');
