@@ -22,7 +22,10 @@ export interface PdfStructure {
   encrypted: boolean;
 }
 
-const AI_PRODUCERS = /chatgpt|openai|gpt-4|claude|anthropic|gemini|copilot|midjourney|dall[-·]?e|firefly|jasper|gamma\.app|tome\.app|beautiful\.ai/i;
+// Whole words only, and no name that ordinary PDF software also carries: JasperReports, the report library behind a
+// great many invoices and policy documents, wrote "JasperReports Library" into Producer and read as an AI service
+// ("jasper"); a bare "Firefly" or "Gemini" inside another product's name did too.
+const AI_PRODUCERS = /\b(chatgpt|openai|gpt-4o?|claude\.ai|anthropic|google gemini|gemini|copilot|midjourney|dall[-·. ]?e|adobe firefly|jasper\.ai|gamma\.app|tome\.app|beautiful\.ai)\b/i;
 
 /** Offsets of the xref sections, newest first, following /Prev (and hybrid /XRefStm) with a loop guard. */
 export function xrefChain(buf: Buffer): number[] {

@@ -24,7 +24,7 @@ const AI_GENERATORS: Array<[RegExp, string]> = [
   [/invokeai/i, 'InvokeAI'],
   [/fooocus/i, 'Fooocus'],
   [/novelai/i, 'NovelAI'],
-  [/\bimagen\b|google ai|gemini|synthid|nano banana/i, 'Google generative AI'],
+  [/\bimagen\b|\bgoogle ai\b|\bgemini\b|synthid|nano banana/i, 'Google generative AI'],
   [/bing image creator|microsoft designer|designer\.microsoft/i, 'Microsoft image creator'],
   [/leonardo\.ai|leonardo ai/i, 'Leonardo.Ai'],
   [/ideogram/i, 'Ideogram'],
@@ -35,6 +35,25 @@ const AI_GENERATORS: Array<[RegExp, string]> = [
   [/\bgrok\b/i, 'xAI Grok'],
   [/dreamstudio/i, 'DreamStudio'],
 ];
+
+/**
+ * Fields people and cameras write free text into (EXIF ImageDescription and Artist, a PNG Comment, XMP's credit
+ * line): a caption ("the Gemini capsule"), a photographer's name, a camera's own label (a 2003 Trust camera writes
+ * "Gemini11 H" into ImageDescription). A generator's name there
+ * counts only as the whole value ("Midjourney") or in a phrase that says the picture was made with it ("Generated
+ * with DALL-E 3", "Made with Google AI").
+ */
+const FREE_TEXT_FIELDS = new Set(['Artist', 'ImageDescription']);
+function generatorInFreeText(value: string): string | null {
+  const name = matchName(AI_GENERATORS, value);
+  if (!name) return null;
+  const whole = AI_GENERATORS.some(([re]) => {
+    const m = re.exec(value);
+    return m !== null && value.replace(m[0], '').replace(/[\s\d.:,;()[\]-]+/g, '') === '';
+  });
+  const made = /\b(generated|created|made|produced|rendered|edited|imagined|drawn)\s+(with|by|using|in|on|via)\b/i.test(value) || /\bai[- ]generated\b/i.test(value);
+  return whole || made ? name : null;
+}
 
 /** PNG text keywords written by generators, and who writes them. */
 const PNG_GENERATOR_KEYS: Record<string, string> = {
@@ -243,7 +262,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
       if (key === 'XML:com.adobe.xmp') pngXmp = value;
       if (/^(software|source|comment)$/i.test(key) && value) {
         if (/^software$/i.test(key)) f.software.push(value.slice(0, 200));
-        const ai = matchName(AI_GENERATORS, value);
+        const ai = /^comment$/i.test(key) ? generatorInFreeText(value) : matchName(AI_GENERATORS, value);
         if (ai) setAi(ai, 'provenance.ai.png_text', { chunk: key, value: value.slice(0, 80) });
       }
     }
@@ -257,11 +276,15 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
       f.digitalSourceType = dst;
       dstInXmp = true;
     }
-    for (const field of ['xmp:CreatorTool', 'tiff:Software', 'photoshop:Credit', 'stEvt:softwareAgent']) {
+    for (const field of ['xmp:CreatorTool', 'tiff:Software', 'stEvt:softwareAgent']) {
       const v = xmpField(xmp, field);
       if (!v) continue;
       f.software.push(v.slice(0, 200));
     }
+    // Credit is a credit line ("Photo: Gemini Studios"); Google's edits write "Made with Google AI" there.
+    const credit = xmpField(xmp, 'photoshop:Credit');
+    const creditAi = credit ? generatorInFreeText(credit) : null;
+    if (credit && creditAi) setAi(creditAi, 'provenance.ai.software', { value: credit.slice(0, 80) });
     const aigc = /\bAIGC\b/.test(xmp) ? 'AIGC label' : null;
     if (aigc) setAi('a generative AI service', 'provenance.ai.xmp_aigc');
   }
@@ -296,7 +319,7 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
         const v = str(k);
         if (v && k === 'Software') f.software.push(v.slice(0, 200));
         if (v) {
-          const ai = matchName(AI_GENERATORS, v);
+          const ai = FREE_TEXT_FIELDS.has(k) ? generatorInFreeText(v) : matchName(AI_GENERATORS, v);
           if (ai) setAi(ai, 'provenance.ai.exif_field', { field: k, value: v.slice(0, 80) });
         }
       }

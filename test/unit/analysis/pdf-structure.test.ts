@@ -104,6 +104,28 @@ describe('pdf_structure', () => {
     expect(out.notes[0]).toBe('The PDF names an AI service as its maker (ChatGPT PDF export).');
     expect(out.dimension.assessment).toBe('likely_ai');
   });
+
+  it('ordinary PDF software whose name holds an AI service\'s is not one: JasperReports invoices are not AI-made', async () => {
+    const withInfo = (info: string) =>
+      buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] >>', info], '/Info 4 0 R');
+    for (const info of [
+      '<< /Producer (JasperReports Library version 6.20.0-2bc7ab61c56f459e8176eb05c7705e145cd400ad) /Creator (JasperReports \\(claim_statement\\)) >>',
+      '<< /Producer (iText 2.1.7 by 1T3XT) /Creator (JasperReports \\(Invoice\\)) >>',
+      '<< /Producer (Firefly III PDF export) >>',
+      '<< /Producer (GeminiPDF 2.1) >>',
+    ]) {
+      const s = await structureOf(withInfo(info));
+      expect(s.aiProducer, info).toBeNull();
+      expect(structureFindings(s).codes, info).not.toContain('provenance.ai.pdf_producer');
+    }
+    for (const [info, name] of [
+      ['<< /Producer (Adobe Firefly) >>', 'Adobe Firefly'],
+      ['<< /Creator (Gamma.app) >>', 'Gamma.app'],
+      ['<< /Producer (Microsoft Copilot) >>', 'Microsoft Copilot'],
+    ]) {
+      expect((await structureOf(withInfo(info))).aiProducer, info).toBe(name);
+    }
+  });
 });
 
 describe('PDF images', () => {

@@ -150,6 +150,25 @@ describe('XMP and EXIF', () => {
     expect(provenanceOf(g).strongAi).toBe(true);
   });
 
+  it("a generator's name in free text (ImageDescription, Artist) counts only as the whole value or as what the picture was made with: a camera's own label or a caption is not a generator", async () => {
+    const read = async (IFD0: Record<string, string>) => readProvenance(await makeJpeg(64, 64, (s) => s.withExif({ IFD0 })), 'image/jpeg');
+    // a 2003 Trust camera's original (metadata-extractor-images) writes its chip's name: it read "Google generative AI"
+    const trust = await read({ Make: 'Trust.gemini11hh', Model: 'Gemini11 H', ImageDescription: 'ICM107B  Trust.   Gemini11 H   ' });
+    expect(trust.aiGenerator).toBeNull();
+    expect(provenanceOf(trust).strongAi).toBe(false);
+    for (const ImageDescription of ['The Gemini 4 capsule at the museum', 'Flux capacitor replica, Hill Valley', 'Portrait by Claude Monet']) {
+      expect((await read({ Make: 'Canon', Model: 'Canon EOS R5', ImageDescription })).aiGenerator, ImageDescription).toBeNull();
+    }
+    expect((await read({ ImageDescription: 'Generated with DALL-E 3' })).aiGenerator?.name).toBe('DALL-E');
+    expect((await read({ ImageDescription: 'Made with Google AI' })).aiGenerator?.name).toBe('Google generative AI');
+    expect((await read({ Artist: 'Midjourney' })).aiGenerator?.name).toBe('Midjourney');
+    expect((await read({ Artist: 'Stable Diffusion 3.5' })).aiGenerator?.name).toBe('Stable Diffusion');
+    // a program field names the program: Gemini there is Google's generator, as before
+    const sw = await read({ Software: 'Gemini' });
+    expect(sw.aiGenerator?.name).toBe('Google generative AI');
+    expect(provenanceOf(sw).strongAi).toBe(true);
+  });
+
   it('names the same editors as the capture check (one list): Picasa and Windows Photos are editing, a canvas library is not Canva', async () => {
     for (const [software, editor] of [
       ['Picasa', 'Picasa'],
