@@ -5,6 +5,7 @@
 // or on another folder laid out as <ai|real>/<source>/<files> (e.g. models/training/.data/images, files never trained
 // on), some of its sources, written to results/pixel-verdicts-<name>.json:
 //   nice -n 10 npx tsx test/eval/pixel-verdicts.ts --dir models/training/.data/images --sources REGEX --out NAME [--limit N]
+// --as-is measures the files as they are only (camera originals, whose capture check needs their own bytes).
 // Writes test/eval/results/pixel-verdicts.json: per variant and class, the share of files called ai_generated /
 // authentic / inconclusive / manipulated, how many the photo guard took for non-photographs, and per source.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ const DIR = arg('--dir', '');
 const MODERN = DIR ? resolve(REPO, DIR) : join(DATASETS, 'modern');
 const SOURCES = new RegExp(arg('--sources', '.'));
 const OUT = arg('--out', '');
+const AS_IS_ONLY = process.argv.includes('--as-is');
 if (OUT && !/^[a-z0-9-]+$/.test(OUT)) throw new Error('--out: a short name of lower-case letters, digits and dashes');
 
 type Variant = 'as is' | 'JPEG q90';
@@ -88,11 +90,13 @@ async function main() {
         continue;
       }
       const q90 = join(tmp, 'q90.jpg');
-      let reencoded = true;
-      try {
-        writeFileSync(q90, await sharp(bytes).removeAlpha().jpeg({ quality: 90 }).toBuffer());
-      } catch {
-        reencoded = false; // sharp here cannot decode HEIC: that file is measured as is only
+      let reencoded = !AS_IS_ONLY;
+      if (reencoded) {
+        try {
+          writeFileSync(q90, await sharp(bytes).removeAlpha().jpeg({ quality: 90 }).toBuffer());
+        } catch {
+          reencoded = false; // sharp here cannot decode HEIC: that file is measured as is only
+        }
       }
       const variants: Array<readonly [Variant, string, ImageMedia]> = [['as is', f.path, media]];
       if (reencoded) variants.push(['JPEG q90', q90, 'image/jpeg']);
