@@ -39,9 +39,8 @@ const AI_GENERATORS: Array<[RegExp, string]> = [
 /**
  * Fields people and cameras write free text into (EXIF ImageDescription and Artist, a PNG Comment, XMP's credit
  * line): a caption ("the Gemini capsule"), a photographer's name, a camera's own label (a 2003 Trust camera writes
- * "Gemini11 H" into ImageDescription). A generator's name there
- * counts only as the whole value ("Midjourney") or in a phrase that says the picture was made with it ("Generated
- * with DALL-E 3", "Made with Google AI").
+ * "Gemini11 H" into ImageDescription). A generator's name there counts only as the whole value ("Midjourney") or in
+ * a phrase that says the picture was made with it ("Generated with DALL-E 3", "Made with Google AI").
  */
 const FREE_TEXT_FIELDS = new Set(['Artist', 'ImageDescription']);
 function generatorInFreeText(value: string): string | null {
@@ -283,8 +282,8 @@ export async function readProvenance(buf: Buffer, mediaType: MediaType, anchors:
     }
     // Credit is a credit line ("Photo: Gemini Studios"); Google's edits write "Made with Google AI" there.
     const credit = xmpField(xmp, 'photoshop:Credit');
-    const creditAi = credit ? generatorInFreeText(credit) : null;
-    if (credit && creditAi) setAi(creditAi, 'provenance.ai.software', { value: credit.slice(0, 80) });
+    const creditAi = credit && generatorInFreeText(credit);
+    if (creditAi) setAi(creditAi, 'provenance.ai.software', { value: credit.slice(0, 80) });
     const aigc = /\bAIGC\b/.test(xmp) ? 'AIGC label' : null;
     if (aigc) setAi('a generative AI service', 'provenance.ai.xmp_aigc');
   }

@@ -13,6 +13,7 @@ import { readHeifHeader } from '../../src/analysis/image-headers.js';
 import { SNIFF_BYTES, sniff } from '../../src/api/media-kinds.js';
 import { analyseFile, type FileAnalysis } from '../../src/analysis/index.js';
 import { buildCatalogue, isOriginal, readBlob, splitHalves, walkCorpora, type CorpusFile } from '../tools/build-quant-tables.js';
+import { forgeIntoPhoneContainer, gridOf } from '../support/heic-transplant.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const DATASETS = resolve(REPO, '..', 'shared', 'datasets');
@@ -230,7 +231,6 @@ export type InformedVariant = 'donorTables' | 'donorTablesNoJfif';
  * work (the capture check reads no pixels); null when the donor's primary is not a tile grid.
  */
 export async function forgeHeicInPhoneContainer(ai: string, donor: Buffer, tmp: string, tilesToCode = Infinity): Promise<Buffer | null> {
-  const { forgeIntoPhoneContainer, gridOf } = await import('../support/heic-transplant.js');
   try {
     gridOf(donor);
   } catch {
