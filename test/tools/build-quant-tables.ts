@@ -109,7 +109,7 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
         if (s.libjpegLayout) {
           st.noJfifLibjpegLayoutFiles++;
           if (s.model && !st.libjpegLayoutModels.includes(s.model)) st.libjpegLayoutModels.push(s.model);
-        }
+        } else if (s.ijgQuality !== null && s.layout && !st.ijgLayouts.includes(s.layout)) st.ijgLayouts.push(s.layout);
       }
       if (s.progressive) st.progressiveFiles++;
     }
@@ -131,6 +131,7 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
   for (const st of Object.values(makers)) {
     st.sizes.sort();
     st.libjpegLayoutModels.sort();
+    st.ijgLayouts.sort();
     st.tableCount = [...tables.values()].filter((t) => [...t.makes].some((m) => makers[m] === st)).length;
   }
   return {
@@ -160,6 +161,9 @@ export interface MakerStats {
   noJfifFiles: number;
   noJfifLibjpegLayoutFiles: number;
   libjpegLayoutModels: string[];
+  /** The marker layouts (jpeg-structure.ts) of its originals with libjpeg's standard tables, no JFIF header and not
+   *  libjpeg's layout: how its cameras that use those tables write the file around them. */
+  ijgLayouts: string[];
   /** HEIC originals whose coded picture turns on asymmetric motion partitions (x265 always does; see hevc-config.ts). */
   heicAmpFiles: number;
   makerNoteFiles: number;
@@ -181,6 +185,7 @@ const newStats = (): MakerStats => ({
   noJfifFiles: 0,
   noJfifLibjpegLayoutFiles: 0,
   libjpegLayoutModels: [],
+  ijgLayouts: [],
   heicAmpFiles: 0,
   makerNoteFiles: 0,
   makerNoteWellFormed: 0,

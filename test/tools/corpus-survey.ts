@@ -20,6 +20,8 @@ export interface FileSurvey {
   /** A JFIF APP0 header, and the tables laid out one per marker as libjpeg writes them (jpeg-structure.ts). */
   jfif: boolean;
   libjpegLayout: boolean;
+  /** The table, restart and frame markers in order (jpeg-structure.ts), e.g. 'Q2 H4 F'; null for HEIC. */
+  layout: string | null;
   tablesHash: string | null;
   ijgQuality: number | null;
   thumbnail: boolean;
@@ -61,6 +63,7 @@ export async function surveyFile(buf: Buffer, path: string): Promise<FileSurvey 
     progressive: md.jpeg?.frame?.progressive ?? false,
     jfif: md.jpeg?.jfif ?? false,
     libjpegLayout: md.jpeg?.libjpegLayout ?? false,
+    layout: md.jpeg?.layout ?? null,
     tablesHash: tables.length ? tablesHash(tables) : null,
     ijgQuality: ijg?.quality ?? null,
     thumbnail: md.thumbnailDeclared,

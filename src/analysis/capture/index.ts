@@ -47,6 +47,8 @@ export interface MakerTraits {
   noJfifFiles: number;
   noJfifLibjpegLayoutFiles: number;
   libjpegLayoutModels: string[];
+  /** The marker layouts of its originals with libjpeg's standard tables (no JFIF header, not libjpeg's layout). */
+  ijgLayouts: string[];
   /** HEIC originals whose coded picture has asymmetric motion partitions turned on. */
   heicAmpFiles: number;
   makerNoteFiles: number;
@@ -117,7 +119,13 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
   // Whether the catalogue's HEIC originals, all makers together, (almost) never turn asymmetric partitions on.
   const heic = Object.values(catalogue.makers).reduce((a, t) => ({ files: a.files + t.heicFiles, amp: a.amp + t.heicAmpFiles }), { files: 0, amp: 0 });
   const heicNeverAmp = heic.files >= MIN_FILES && (heic.files - heic.amp) / heic.files >= ALWAYS;
-  const known: Known = { byHash, sharesTables, heicNeverAmp };
+  // Per maker, the models the catalogue saw write libjpeg's standard tables (at any quality).
+  const ijgModels = new Map<string, Set<string>>();
+  for (const t of catalogue.tables) {
+    if (t.ijgQuality === null) continue;
+    for (const m of t.makes) for (const model of t.models ?? []) (ijgModels.get(m) ?? ijgModels.set(m, new Set()).get(m)!).add(model);
+  }
+  const known: Known = { byHash, sharesTables, heicNeverAmp, ijgModels };
   return async (input) => {
     const { buf, mediaType, width, height, signal } = input;
     signal?.throwIfAborted();
@@ -154,7 +162,7 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       else if (md.jpeg.libjpegLayout && layoutUnlikeMaker(md, traits, known)) add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
       positive = checkTables(md, traits, known, add) || positive;
       signal?.throwIfAborted();
-      positive = (await checkThumbnail(buf, md, traits, add)) || positive;
+      positive = (await checkThumbnail(buf, md, traits, ijgCamera(md, traits, known), add)) || positive;
     } else if (md.heic) {
       positive = checkHeic(md, known, add) || positive;
     }
@@ -192,6 +200,7 @@ interface Known {
   byHash: Map<string, Catalogue['tables'][number]>;
   sharesTables: Set<string>;
   heicNeverAmp: boolean;
+  ijgModels: Map<string, Set<string>>;
 }
 
 function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): boolean {
@@ -203,9 +212,14 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
   const maker = md.maker;
   if (ijg) {
     // Makers that never used libjpeg's tables in the corpus: a standard table is a software re-save. Makers that
-    // did (many Nikon, Olympus, Sony, Epson...) get no weight either way: libjpeg at that quality is anyone's.
+    // did (many Nikon, Olympus, Sony, Epson...) get no weight either way, and the camera's own layout with them is
+    // read as the camera's (ijgCamera).
     const neverIjg = Boolean(traits && traits.jpegFiles >= MIN_FILES && traits.ijgFiles === 0);
-    add('capture.qtable.standard_ijg', { quality: ijg.quality }, neverIjg ? W.ijgForNonIjgMaker : 0);
+    if (ijgCamera(md, traits, known)) add('capture.qtable.camera_ijg', { quality: ijg.quality, model: md.model }, 0);
+    // A maker whose originals never used them: a software re-save. Otherwise libjpeg at that quality is anyone's, a
+    // camera's or a program's, and the sentence says so (camerasToo).
+    else if (neverIjg) add('capture.qtable.standard_ijg', { quality: ijg.quality }, W.ijgForNonIjgMaker);
+    else add('capture.qtable.standard_ijg', { quality: ijg.quality, camerasToo: true }, 0);
     return false;
   }
   if (entry && maker && entry.makes.includes(maker)) {
@@ -221,7 +235,31 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
   return false;
 }
 
-async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTraits | undefined, add: Add): Promise<boolean> {
+/**
+ * Layouts simple encoders write with the standard tables and no JFIF header, which some cameras' originals share: Go's
+ * image/jpeg (no APP0 at all), and jpeg-js or stb_image_write once `exiftool -JFIF:all=` takes their header away. Such
+ * a file could be anyone's, so it never counts as a camera's (2 Canon, 2 HTC, 2 Samsung, an LG, a Jolla, a Kodak and a
+ * JK original with the standard tables were written so).
+ */
+const SOFTWARE_MERGED_LAYOUTS = new Set(['Q2 F H4']);
+
+/**
+ * libjpeg's standard tables written the way the claimed camera writes them: a model the catalogue saw use those tables,
+ * no JFIF header, and the markers in an order (with as many tables each) that the maker's originals with those tables
+ * were written in, which libjpeg-based software does not write ('Q2 H4 F': every table of a kind in one marker, the
+ * Huffman tables before the frame). Epson, Olympus, many Nikon and Sony cameras and some Android phones use the
+ * standard tables; a program that re-saves their photos writes JFIF and libjpeg's layout (sharp, PIL, ImageMagick,
+ * GIMP), which capture.jpeg.* reads as a re-save. With the camera's own thumbnail (checkThumbnail) such a file is
+ * built as that camera builds its files. A forger who writes that layout on purpose gets what one who copies a camera's
+ * own tables gets (the README's attack routes): the pixel reading still stands between the file and `authentic`.
+ */
+function ijgCamera(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): boolean {
+  const j = md.jpeg;
+  if (!j || j.jfif || j.libjpegLayout || SOFTWARE_MERGED_LAYOUTS.has(j.layout) || !md.maker || !md.model || !traits) return false;
+  return Boolean(traits.ijgLayouts?.includes(j.layout) && known.ijgModels.get(md.maker)?.has(md.model));
+}
+
+async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTraits | undefined, ijgCameraFile: boolean, add: Add): Promise<boolean> {
   const cmp = md.thumbnailDeclared ? await compareThumbnail(buf) : null;
   if (!cmp) {
     const expected = always(traits, (t) => t.thumbnailFiles, (t) => t.jpegFiles);
@@ -246,11 +284,12 @@ async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTra
       return false;
     }
     add('capture.thumbnail.match', { similarity: round2(cmp.similarity) }, W.thumbMatch);
-    // With libjpeg's tables a matching thumbnail never counts: a re-save keeps the thumbnail (measured: counting it
-    // for makers that used libjpeg at that quality made 21-25 % of resized and re-saved originals consistent).
+    // With libjpeg's tables a matching thumbnail counts only in the camera's own layout (ijgCamera): a re-save keeps
+    // the thumbnail (measured before the layout was read: counting it for makers that used libjpeg at that quality
+    // made 21-25 % of resized and re-saved originals consistent).
     // Otherwise the maker must be one the catalogue knows well: for an unknown maker an unknown table backed by a
     // thumbnail anyone can regenerate is not enough.
-    if (md.jpeg && standardIjg(usedTables(md.jpeg))) return false;
+    if (md.jpeg && standardIjg(usedTables(md.jpeg))) return ijgCameraFile;
     return Boolean(traits && traits.jpegFiles >= MIN_FILES);
   }
   if (cmp.turned && cmp.turned.similarity >= THUMB_MATCH) {

@@ -27,6 +27,12 @@ export interface JpegStructure {
    * DHT segment, before the first scan. Cameras mostly put every table of a kind in one segment.
    */
   libjpegLayout: boolean;
+  /**
+   * The table, restart and frame markers before the first scan, in order, each table marker with how many tables it
+   * holds: 'Q2 H4 F' (Epson's, Olympus's and most of Nikon's and Sony's originals), 'Q1 Q1 F H1 H1 H1 H1' (libjpeg),
+   * 'Q2 R F H4'. The capture catalogue keeps the ones camera originals were written with.
+   */
+  layout: string;
 }
 
 // DQT stores values in zig-zag order (ITU T.81 figure A.6); we keep natural order so tables read as 8x8 matrices.
@@ -72,7 +78,7 @@ export function* jpegSegments(buf: Buffer): Generator<JpegSegment> {
 }
 
 export function readJpegStructure(buf: Buffer): JpegStructure {
-  const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1, jfif: false, libjpegLayout: false };
+  const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1, jfif: false, libjpegLayout: false, layout: '' };
   // The table and frame markers before the first scan, each with how many tables it holds: 'Q1 Q1 F H1 H1 H1 H1'.
   const layout: string[] = [];
   for (const { marker, start, end } of jpegSegments(buf)) {
@@ -81,6 +87,7 @@ export function readJpegStructure(buf: Buffer): JpegStructure {
     if (marker === 0xda) out.scanStart = end;
     else if (marker === 0xdb) layout.push(`Q${readDqt(buf, start, end, out.tables)}`);
     else if (marker === 0xc4) layout.push(`H${huffmanTables(buf, start, end)}`);
+    else if (marker === 0xdd) layout.push('R');
     else if (frame) {
       layout.push('F');
       out.frame ??= readSof(buf, start, end, marker);
@@ -94,7 +101,8 @@ export function readJpegStructure(buf: Buffer): JpegStructure {
     } else if (marker === 0xfe) out.segments.push('COM');
   }
   out.jfif = out.segments.includes('APP0:JFIF');
-  out.libjpegLayout = out.scanStart > 0 && /^(Q1 )+F( H1)+$/.test(layout.join(' '));
+  out.layout = layout.join(' ');
+  out.libjpegLayout = out.scanStart > 0 && /^(Q1 )+F( H1)+$/.test(layout.filter((m) => m !== 'R').join(' '));
   return out;
 }
 

@@ -68,7 +68,7 @@ describe('forged: an AI-like image with a real photo\'s tags copied in by exifto
     const r = await capture(await forge(640, 480, false));
     expect(r.status).not.toBe('consistent');
     expect(codes(r)).toEqual(expect.arrayContaining(['capture.qtable.standard_ijg', 'capture.thumbnail.absent']));
-    expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 90 });
+    expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 90, camerasToo: true });
   });
 
   it('a PNG carrying camera EXIF is not a capture format: converted, so re-saved', async () => {
@@ -116,13 +116,13 @@ describe('a real photo edited with its EXIF kept', () => {
   it('re-saved at the same size: libjpeg tables, so the matching thumbnail is not enough', async () => {
     const r = await capture(await sharp(donor).keepMetadata().jpeg({ quality: 80 }).toBuffer());
     expect(r.status).not.toBe('consistent');
-    expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 80 });
+    expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 80, camerasToo: true });
     expect(codes(r)).toContain('capture.thumbnail.match');
   });
 
   it('re-saved at a libjpeg quality some Canon originals also used (95): the kept thumbnail still does not make it consistent, and libjpeg\'s table layout shows the re-save', async () => {
     const r = await capture(await sharp(donor).keepMetadata().jpeg({ quality: 95 }).toBuffer());
-    expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 95 });
+    expect(r.findings.find((f) => f.code === 'capture.qtable.standard_ijg')?.facts).toEqual({ quality: 95, camerasToo: true });
     expect(codes(r)).toContain('capture.thumbnail.match');
     expect(r.findings.find((f) => f.code === 'capture.jpeg.layout_unlike_maker')?.facts).toEqual({ make: 'Canon' });
     expect(r.status).toBe('resaved');
