@@ -326,6 +326,10 @@ export const FINDING_COPY = {
   'capture.consistent': (f) => `The way the file is built matches what ${an(camera(f))} writes.`,
   'capture.jpeg.software_layout': () =>
     'The file is laid out as libjpeg-based software writes JPEGs (a JFIF header, one table per marker), not as cameras write them: a program saved it, so its camera data no longer shows what the camera wrote.',
+  'capture.jpeg.phone_libjpeg': (f) =>
+    `The file is laid out as libjpeg-based software writes JPEGs, which is how the ${text(f, 'model') ?? 'phone it names'}'s camera app writes its photos (its camera data first, then the JFIF header), with that phone's own compression tables.`,
+  'capture.jpeg.layout_unlike_model': (f) =>
+    `The file is not laid out as the ${text(f, 'model') ?? 'phone it names'} writes its photos (a JFIF header after its camera data, one table per marker): a program saved it, so its camera data no longer shows what the phone wrote.`,
   'capture.jpeg.layout_unlike_maker': (f) =>
     `The file's tables are laid out one per marker, as libjpeg-based software writes JPEGs; ${text(f, 'make') ?? 'this maker'}'s cameras put them together: a program saved it, so its camera data no longer shows what the camera wrote.`,
   'capture.qtable.standard_ijg': (f) =>

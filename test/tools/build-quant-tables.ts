@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { surveyFile, type FileSurvey } from './corpus-survey.js';
 
-export const CORPORA = ['drewnoakes/digicam_corpus', 'drewnoakes/metadata-extractor-images', 'ianare/exif-samples'];
+export const CORPORA = ['drewnoakes/digicam_corpus', 'drewnoakes/metadata-extractor-images', 'ianare/exif-samples', 'Tech4Tracing/CartridgeOCR'];
 
 export interface CorpusFile {
   repo: string;
@@ -83,6 +83,8 @@ export function isOriginal(f: CorpusFile): boolean {
 export function buildCatalogue(files: CorpusFile[], split: string) {
   const tables = new Map<string, { hash: string; makes: Set<string>; models: Set<string>; ijgQuality: number | null; files: { repo: string; commit: string; path: string }[] }>();
   const makers: Record<string, MakerStats> = {};
+  // per maker and model: JPEG originals, and those libjpeg wrote whole (JFIF header, its layout, the Exif before the header)
+  const writers = new Map<string, Map<string, { jpeg: number; libjpeg: number }>>();
   const heic: object[] = [];
   for (const f of files) {
     const s = f.survey;
@@ -95,6 +97,12 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
       if (s.heic?.coding?.ampEnabled) st.heicAmpFiles++;
     } else {
       st.jpegFiles++;
+      if (s.model) {
+        const byModel = writers.get(make) ?? writers.set(make, new Map()).get(make)!;
+        const w = byModel.get(s.model) ?? byModel.set(s.model, { jpeg: 0, libjpeg: 0 }).get(s.model)!;
+        w.jpeg++;
+        if (s.jfif && s.libjpegLayout && s.exifBeforeJfif) w.libjpeg++;
+      }
       if (s.tablesHash) {
         const e = tables.get(s.tablesHash) ?? { hash: s.tablesHash, makes: new Set(), models: new Set(), ijgQuality: s.ijgQuality, files: [] };
         e.makes.add(make);
@@ -128,7 +136,11 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
       if (!st.sizes.includes(size)) st.sizes.push(size);
     }
   }
+  for (const [make, byModel] of writers) {
+    for (const [model, w] of byModel) if (w.jpeg >= LIBJPEG_WRITER_MIN && w.libjpeg / w.jpeg >= 0.95) makers[make].libjpegWriterModels.push(model);
+  }
   for (const st of Object.values(makers)) {
+    st.libjpegWriterModels.sort();
     st.sizes.sort();
     st.libjpegLayoutModels.sort();
     st.ijgLayouts.sort();
@@ -148,6 +160,9 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
   };
 }
 
+/** A model's originals that show libjpeg's whole layout before the model counts as writing it (Google's Pixel 5: 33 of 33). */
+const LIBJPEG_WRITER_MIN = 3;
+
 export interface MakerStats {
   files: number;
   jpegFiles: number;
@@ -164,6 +179,9 @@ export interface MakerStats {
   /** The marker layouts (jpeg-structure.ts) of its originals with libjpeg's standard tables, no JFIF header and not
    *  libjpeg's layout: how its cameras that use those tables write the file around them. */
   ijgLayouts: string[];
+  /** Models whose originals (at least 3, at least 95 % of them) libjpeg wrote: a JFIF header, one table per marker,
+   *  the Exif before the header. Their camera app encodes with libjpeg (Google's Pixels), so that layout is theirs. */
+  libjpegWriterModels: string[];
   /** HEIC originals whose coded picture turns on asymmetric motion partitions (x265 always does; see hevc-config.ts). */
   heicAmpFiles: number;
   makerNoteFiles: number;
@@ -186,6 +204,7 @@ const newStats = (): MakerStats => ({
   noJfifLibjpegLayoutFiles: 0,
   libjpegLayoutModels: [],
   ijgLayouts: [],
+  libjpegWriterModels: [],
   heicAmpFiles: 0,
   makerNoteFiles: 0,
   makerNoteWellFormed: 0,

@@ -14,12 +14,18 @@ export interface FileSurvey {
   editedBy: string | null;
   width: number | null;
   height: number | null;
-  /** The file ends before its image data does (a header-only sample). */
+  /**
+   * The file ends before its image data does (a header-only sample). A picture followed by other data (a phone's
+   * debug trailer, a camera's appended preview, a card dump's leftovers) is whole when it decodes whole at a camera's
+   * size (a 60x60 frame first in a broken dump is not).
+   */
   truncated: boolean;
   progressive: boolean;
   /** A JFIF APP0 header, and the tables laid out one per marker as libjpeg writes them (jpeg-structure.ts). */
   jfif: boolean;
   libjpegLayout: boolean;
+  /** The Exif segment before the JFIF header (jpeg-structure.ts). */
+  exifBeforeJfif: boolean;
   /** The table, restart and frame markers in order (jpeg-structure.ts), e.g. 'Q2 H4 F'; null for HEIC. */
   layout: string | null;
   tablesHash: string | null;
@@ -29,6 +35,17 @@ export interface FileSurvey {
   exifSize: boolean;
   exifSizeMatches: boolean;
   heic: HeicStructure | null;
+}
+
+/** The picture decodes to the end, at no less than VGA-ish (the capture check's floor). */
+async function decodesWhole(buf: Buffer): Promise<boolean> {
+  const { default: sharp } = await import('sharp');
+  try {
+    const { info } = await sharp(buf, { failOn: 'truncated' }).raw().toBuffer({ resolveWithObject: true });
+    return info.width * info.height >= 240_000;
+  } catch {
+    return false;
+  }
 }
 
 export async function surveyFile(buf: Buffer, path: string): Promise<FileSurvey | null> {
@@ -50,7 +67,9 @@ export async function surveyFile(buf: Buffer, path: string): Promise<FileSurvey 
   const tables = md.jpeg ? usedTables(md.jpeg) : [];
   const ijg = tables.length ? standardIjg(tables) : null;
   const exifSize = md.exifWidth !== null && md.exifHeight !== null && md.exifWidth > 0;
-  const truncated = heif ? false : buf.lastIndexOf(Buffer.from([0xff, 0xd9])) < buf.length - 4096 || buf.indexOf(Buffer.from([0xff, 0xd9]), md.jpeg?.scanStart ?? 0) < 0;
+  const eoi = Buffer.from([0xff, 0xd9]);
+  const ended = buf.indexOf(eoi, md.jpeg?.scanStart ?? 0) >= 0;
+  const truncated = heif ? false : !ended || (buf.lastIndexOf(eoi) < buf.length - 4096 && !(await decodesWhole(buf)));
   return {
     kind: heif ? 'heic' : 'jpeg',
     make: md.maker,
@@ -63,6 +82,7 @@ export async function surveyFile(buf: Buffer, path: string): Promise<FileSurvey 
     progressive: md.jpeg?.frame?.progressive ?? false,
     jfif: md.jpeg?.jfif ?? false,
     libjpegLayout: md.jpeg?.libjpegLayout ?? false,
+    exifBeforeJfif: md.jpeg?.exifBeforeJfif ?? false,
     layout: md.jpeg?.layout ?? null,
     tablesHash: tables.length ? tablesHash(tables) : null,
     ijgQuality: ijg?.quality ?? null,

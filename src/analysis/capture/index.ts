@@ -49,6 +49,8 @@ export interface MakerTraits {
   libjpegLayoutModels: string[];
   /** The marker layouts of its originals with libjpeg's standard tables (no JFIF header, not libjpeg's layout). */
   ijgLayouts: string[];
+  /** Models whose originals libjpeg wrote whole (JFIF header, its layout, Exif first): Google's Pixels. */
+  libjpegWriterModels: string[];
   /** HEIC originals whose coded picture has asymmetric motion partitions turned on. */
   heicAmpFiles: number;
   makerNoteFiles: number;
@@ -158,8 +160,15 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       // A JFIF header with libjpeg's table layout: the file was written by libjpeg-based software, not by the camera,
       // whatever tables it was given (an encoder can be handed a camera's tables, and exiftool copies the rest). 2 of
       // the catalogue's 328 originals read consistent show it (a Canon EOS 20D's and an HTC Desire's, both re-saved).
-      if (md.jpeg.jfif && md.jpeg.libjpegLayout) add('capture.jpeg.software_layout', {}, W.softwareLayout);
+      // A phone whose camera app encodes with libjpeg writes it too (libjpegWriter): then it is that phone's layout.
+      if (md.jpeg.jfif && md.jpeg.libjpegLayout) {
+        if (libjpegWriter(md, traits, known)) add('capture.jpeg.phone_libjpeg', { model: md.model }, 0);
+        else add('capture.jpeg.software_layout', {}, W.softwareLayout);
+      }
       else if (md.jpeg.libjpegLayout && layoutUnlikeMaker(md, traits, known)) add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
+      // A model whose originals libjpeg always wrote whole, in a file that is not: another writer (the header stripped,
+      // the tables merged), whatever tables it was given.
+      else if (md.model && traits?.libjpegWriterModels?.includes(md.model)) add('capture.jpeg.layout_unlike_model', { model: md.model }, W.softwareLayout);
       positive = checkTables(md, traits, known, add) || positive;
       signal?.throwIfAborted();
       positive = (await checkThumbnail(buf, md, traits, ijgCamera(md, traits, known), add)) || positive;
@@ -233,6 +242,20 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
   }
   add('capture.qtable.unknown', {}, 0);
   return false;
+}
+
+/**
+ * libjpeg's whole layout (a JFIF header, one table per marker) from a model whose originals are all written so: Google's
+ * Pixels encode with libjpeg in the camera app, so all 33 Pixel 5 originals read as re-saved by a program. It is that
+ * model's only when the file also has its Exif before the JFIF header, as those originals do and as neither libjpeg
+ * (header first) nor exiftool copying tags into a program's file (tags after the header) writes it, and its tables are
+ * ones the catalogue saw that model use (naming the model is not enough).
+ */
+function libjpegWriter(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): boolean {
+  const j = md.jpeg;
+  if (!j || !j.exifBeforeJfif || !md.model || !traits?.libjpegWriterModels?.includes(md.model)) return false;
+  const tables = usedTables(j);
+  return tables.length > 0 && Boolean(known.byHash.get(tablesHash(tables))?.models?.includes(md.model));
 }
 
 /**

@@ -28,6 +28,12 @@ export interface JpegStructure {
    */
   libjpegLayout: boolean;
   /**
+   * The Exif segment comes before the JFIF header. libjpeg writes its header first, and exiftool puts copied tags
+   * after it; a phone whose camera app writes its Exif and then has libjpeg encode (Google's Pixels) has it the other
+   * way round.
+   */
+  exifBeforeJfif: boolean;
+  /**
    * The table, restart and frame markers before the first scan, in order, each table marker with how many tables it
    * holds: 'Q2 H4 F' (Epson's, Olympus's and most of Nikon's and Sony's originals), 'Q1 Q1 F H1 H1 H1 H1' (libjpeg),
    * 'Q2 R F H4'. The capture catalogue keeps the ones camera originals were written with.
@@ -78,7 +84,7 @@ export function* jpegSegments(buf: Buffer): Generator<JpegSegment> {
 }
 
 export function readJpegStructure(buf: Buffer): JpegStructure {
-  const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1, jfif: false, libjpegLayout: false, layout: '' };
+  const out: JpegStructure = { tables: new Map(), frame: null, segments: [], xmp: null, scanStart: -1, jfif: false, libjpegLayout: false, exifBeforeJfif: false, layout: '' };
   // The table and frame markers before the first scan, each with how many tables it holds: 'Q1 Q1 F H1 H1 H1 H1'.
   const layout: string[] = [];
   for (const { marker, start, end } of jpegSegments(buf)) {
@@ -101,6 +107,8 @@ export function readJpegStructure(buf: Buffer): JpegStructure {
     } else if (marker === 0xfe) out.segments.push('COM');
   }
   out.jfif = out.segments.includes('APP0:JFIF');
+  const exif = out.segments.indexOf('APP1:Exif');
+  out.exifBeforeJfif = exif >= 0 && out.segments.indexOf('APP0:JFIF') > exif;
   out.layout = layout.join(' ');
   out.libjpegLayout = out.scanStart > 0 && /^(Q1 )+F( H1)+$/.test(layout.filter((m) => m !== 'R').join(' '));
   return out;
