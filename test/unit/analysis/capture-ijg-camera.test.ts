@@ -9,11 +9,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCapture, type CaptureReport } from '../../../src/analysis/capture/index.js';
+import type { CaptureReport } from '../../../src/analysis/capture/index.js';
 import { readJpegStructure } from '../../../src/analysis/capture/jpeg-structure.js';
 import { findingSentence } from '../../../src/analysis/copy.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { exiftool } from '../../support/camera-originals.js';
+import { captureOf, codesOf } from '../../support/capture-read.js';
 import { relayoutJpeg } from '../../support/jpeg-relayout.js';
 import { REPO, tempDir } from './fixtures.js';
 
@@ -27,11 +28,8 @@ afterAll(async () => {
   await closeAnalysis();
 });
 
-async function capture(buf: Buffer): Promise<CaptureReport> {
-  const m = await sharp(buf).metadata();
-  return readCapture({ buf, mediaType: 'image/jpeg', width: m.width!, height: m.height! });
-}
-const codes = (r: CaptureReport) => r.findings.map((f) => f.code);
+const capture = captureOf;
+const codes = codesOf;
 const finding = (r: CaptureReport, code: string) => r.findings.find((f) => f.code === code);
 
 /** The photo decoded and saved again by libjpeg at its own quality, no JFIF header, every tag and the camera's thumbnail copied back. */

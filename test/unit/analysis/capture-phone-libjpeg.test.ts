@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCapture, type CaptureReport } from '../../../src/analysis/capture/index.js';
 import { readJpegStructure } from '../../../src/analysis/capture/jpeg-structure.js';
 import { findingSentence } from '../../../src/analysis/copy.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { exiftool } from '../../support/camera-originals.js';
+import { captureOf, codesOf } from '../../support/capture-read.js';
 import { relayoutJpeg } from '../../support/jpeg-relayout.js';
 import { REPO, tempDir } from './fixtures.js';
 
@@ -25,11 +25,8 @@ afterAll(async () => {
   await closeAnalysis();
 });
 
-async function capture(buf: Buffer): Promise<CaptureReport> {
-  const m = await sharp(buf).metadata();
-  return readCapture({ buf, mediaType: 'image/jpeg', width: m.width!, height: m.height! });
-}
-const codes = (r: CaptureReport) => r.findings.map((f) => f.code);
+const capture = captureOf;
+const codes = codesOf;
 
 /** The same bytes with the JFIF header moved to the front, as libjpeg writes it and as a program's file keeps it when exiftool adds tags. */
 function jfifFirst(jpeg: Buffer): Buffer {
