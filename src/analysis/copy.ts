@@ -22,6 +22,9 @@ const turn = (deg: number): string => {
   return a < 0 ? `${-a} degrees anticlockwise` : `${a} degrees clockwise`;
 };
 /** "a Canon camera", "an Apple camera". */
+/** The opening of the sentences on libjpeg's standard tables. */
+const standardSettings = (f: Facts) =>
+  `The photo was compressed with the standard settings of common software${text(f, 'quality') ? ` (quality ${text(f, 'quality')})` : ''}`;
 const an = (phrase: string) => `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
 /** "Canon PowerShot S50 camera": the make is left out when the model already starts with it, as most makers write it. */
 const camera = (f: Facts) => {
@@ -334,10 +337,10 @@ export const FINDING_COPY = {
     `The file's tables are laid out one per marker, as libjpeg-based software writes JPEGs; ${text(f, 'make') ?? 'this maker'}'s cameras put them together: a program saved it, so its camera data no longer shows what the camera wrote.`,
   'capture.qtable.standard_ijg': (f) =>
     f.camerasToo === true
-      ? `The photo was compressed with the standard settings of common software${text(f, 'quality') ? ` (quality ${text(f, 'quality')})` : ''}, which programs write and some cameras and phones also use: this alone does not show which of them wrote it.`
-      : `The photo was compressed with the standard settings of common software${text(f, 'quality') ? ` (quality ${text(f, 'quality')})` : ''} rather than a camera's own, so a program saved it after any camera did.`,
+      ? `${standardSettings(f)}, which programs write and some cameras and phones also use: this alone does not show which of them wrote it.`
+      : `${standardSettings(f)} rather than a camera's own, so a program saved it after any camera did.`,
   'capture.qtable.camera_ijg': (f) =>
-    `The photo was compressed with the standard settings of common software${text(f, 'quality') ? ` (quality ${text(f, 'quality')})` : ''}, which the ${text(f, 'model') ?? 'camera it names'} also uses, and the file is laid out as that camera lays out its files, not as a program would.`,
+    `${standardSettings(f)}, which the ${text(f, 'model') ?? 'camera it names'} also uses, and the file is laid out as that camera lays out its files, not as a program would.`,
   'capture.qtable.maker_mismatch': (f) =>
     `The photo says it comes from ${an(`${text(f, 'claimedMake') ?? ''} camera`.trim())}, but it is compressed the way ${text(f, 'tableMake') ?? 'another maker or a program'} compresses photos.`,
   'capture.qtable.known_maker': (f) => `The photo is compressed the way ${text(f, 'make') ?? 'its camera maker'} compresses photos.`,

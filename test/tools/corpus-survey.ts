@@ -1,5 +1,6 @@
 // What the catalogue builder and the forgery evaluation record of one corpus file: the capture metadata the
 // runtime reads (src/analysis/capture/metadata.ts) plus its tables and size.
+import { CAPTURE_FLOOR_PIXELS } from '../../src/analysis/capture/index.js';
 import { readCaptureMetadata } from '../../src/analysis/capture/metadata.js';
 import { standardIjg, tablesHash, usedTables } from '../../src/analysis/capture/quant-tables.js';
 import type { MakerNoteInfo } from '../../src/analysis/capture/maker-note.js';
@@ -42,7 +43,7 @@ async function decodesWhole(buf: Buffer): Promise<boolean> {
   const { default: sharp } = await import('sharp');
   try {
     const { info } = await sharp(buf, { failOn: 'truncated' }).raw().toBuffer({ resolveWithObject: true });
-    return info.width * info.height >= 240_000;
+    return info.width * info.height >= CAPTURE_FLOOR_PIXELS;
   } catch {
     return false;
   }

@@ -69,7 +69,7 @@ export interface Catalogue {
 const ALWAYS = 0.95;
 const MIN_FILES = 5;
 /** Below this many pixels nothing is a camera capture (VGA, 640x480, less a margin for 576x436 sensors). */
-const CAPTURE_FLOOR_PIXELS = 240_000;
+export const CAPTURE_FLOOR_PIXELS = 240_000;
 /** Thumbnail vs image, Pearson correlation of 16x16 greyscale: at or above, the same picture; below MISMATCH, another. */
 const THUMB_MATCH = 0.9;
 const THUMB_MISMATCH = 0.6;
@@ -168,10 +168,11 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       else if (md.jpeg.libjpegLayout && layoutUnlikeMaker(md, traits, known)) add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
       // A model whose originals libjpeg always wrote whole, in a file that is not: another writer (the header stripped,
       // the tables merged), whatever tables it was given.
-      else if (md.model && traits?.libjpegWriterModels?.includes(md.model)) add('capture.jpeg.layout_unlike_model', { model: md.model }, W.softwareLayout);
-      positive = checkTables(md, traits, known, add) || positive;
+      else if (md.model && traits?.libjpegWriterModels.includes(md.model)) add('capture.jpeg.layout_unlike_model', { model: md.model }, W.softwareLayout);
+      const cameraIjg = ijgCamera(md, traits, known);
+      positive = checkTables(md, traits, known, cameraIjg, add) || positive;
       signal?.throwIfAborted();
-      positive = (await checkThumbnail(buf, md, traits, ijgCamera(md, traits, known), add)) || positive;
+      positive = (await checkThumbnail(buf, md, traits, cameraIjg, add)) || positive;
     } else if (md.heic) {
       positive = checkHeic(md, known, add) || positive;
     }
@@ -212,7 +213,7 @@ interface Known {
   ijgModels: Map<string, Set<string>>;
 }
 
-function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, add: Add): boolean {
+function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, cameraIjg: boolean, add: Add): boolean {
   const { byHash } = known;
   const tables = usedTables(md.jpeg!);
   if (tables.length === 0) return false;
@@ -224,7 +225,7 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
     // did (many Nikon, Olympus, Sony, Epson...) get no weight either way, and the camera's own layout with them is
     // read as the camera's (ijgCamera).
     const neverIjg = Boolean(traits && traits.jpegFiles >= MIN_FILES && traits.ijgFiles === 0);
-    if (ijgCamera(md, traits, known)) add('capture.qtable.camera_ijg', { quality: ijg.quality, model: md.model }, 0);
+    if (cameraIjg) add('capture.qtable.camera_ijg', { quality: ijg.quality, model: md.model }, 0);
     // A maker whose originals never used them: a software re-save. Otherwise libjpeg at that quality is anyone's, a
     // camera's or a program's, and the sentence says so (camerasToo).
     else if (neverIjg) add('capture.qtable.standard_ijg', { quality: ijg.quality }, W.ijgForNonIjgMaker);
@@ -253,7 +254,7 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
  */
 function libjpegWriter(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): boolean {
   const j = md.jpeg;
-  if (!j || !j.exifBeforeJfif || !md.model || !traits?.libjpegWriterModels?.includes(md.model)) return false;
+  if (!j || !j.exifBeforeJfif || !md.model || !traits?.libjpegWriterModels.includes(md.model)) return false;
   const tables = usedTables(j);
   return tables.length > 0 && Boolean(known.byHash.get(tablesHash(tables))?.models?.includes(md.model));
 }
@@ -279,10 +280,10 @@ const SOFTWARE_MERGED_LAYOUTS = new Set(['Q2 F H4']);
 function ijgCamera(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): boolean {
   const j = md.jpeg;
   if (!j || j.jfif || j.libjpegLayout || SOFTWARE_MERGED_LAYOUTS.has(j.layout) || !md.maker || !md.model || !traits) return false;
-  return Boolean(traits.ijgLayouts?.includes(j.layout) && known.ijgModels.get(md.maker)?.has(md.model));
+  return traits.ijgLayouts.includes(j.layout) && Boolean(known.ijgModels.get(md.maker)?.has(md.model));
 }
 
-async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTraits | undefined, ijgCameraFile: boolean, add: Add): Promise<boolean> {
+async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTraits | undefined, cameraIjg: boolean, add: Add): Promise<boolean> {
   const cmp = md.thumbnailDeclared ? await compareThumbnail(buf) : null;
   if (!cmp) {
     const expected = always(traits, (t) => t.thumbnailFiles, (t) => t.jpegFiles);
@@ -312,7 +313,7 @@ async function checkThumbnail(buf: Buffer, md: CaptureMetadata, traits: MakerTra
     // made 21-25 % of resized and re-saved originals consistent).
     // Otherwise the maker must be one the catalogue knows well: for an unknown maker an unknown table backed by a
     // thumbnail anyone can regenerate is not enough.
-    if (md.jpeg && standardIjg(usedTables(md.jpeg))) return ijgCameraFile;
+    if (md.jpeg && standardIjg(usedTables(md.jpeg))) return cameraIjg;
     return Boolean(traits && traits.jpegFiles >= MIN_FILES);
   }
   if (cmp.turned && cmp.turned.similarity >= THUMB_MATCH) {
