@@ -331,8 +331,10 @@ export const FINDING_COPY = {
     'The file is laid out as libjpeg-based software writes JPEGs (a JFIF header, one table per marker), not as cameras write them: a program saved it, so its camera data no longer shows what the camera wrote.',
   'capture.jpeg.phone_libjpeg': (f) =>
     `The file is laid out as libjpeg-based software writes JPEGs, which is how the ${text(f, 'model') ?? 'phone it names'}'s camera app writes its photos (its camera data first, then the JFIF header), with that phone's own compression tables.`,
+  'capture.jpeg.model_layout': (f) =>
+    `The file's tables are laid out one per marker with no JFIF header, which is how the ${text(f, 'model') ?? 'phone it names'} writes its photos.`,
   'capture.jpeg.layout_unlike_model': (f) =>
-    `The file is not laid out as the ${text(f, 'model') ?? 'phone it names'} writes its photos (a JFIF header after its camera data, one table per marker): a program saved it, so its camera data no longer shows what the phone wrote.`,
+    `The file is not laid out as the ${text(f, 'model') ?? 'phone it names'} writes its photos (${f.jfif === false ? 'one table per marker, no JFIF header' : 'a JFIF header after its camera data, one table per marker'}): a program saved it, so its camera data no longer shows what the phone wrote.`,
   'capture.jpeg.layout_unlike_maker': (f) =>
     `The file's tables are laid out one per marker, as libjpeg-based software writes JPEGs; ${text(f, 'make') ?? 'this maker'}'s cameras put them together: a program saved it, so its camera data no longer shows what the camera wrote.`,
   'capture.qtable.standard_ijg': (f) =>
@@ -344,6 +346,8 @@ export const FINDING_COPY = {
   'capture.qtable.maker_mismatch': (f) =>
     `The photo says it comes from ${an(`${text(f, 'claimedMake') ?? ''} camera`.trim())}, but it is compressed the way ${text(f, 'tableMake') ?? 'another maker or a program'} compresses photos.`,
   'capture.qtable.known_maker': (f) => `The photo is compressed the way ${text(f, 'make') ?? 'its camera maker'} compresses photos.`,
+  'capture.qtable.model_range': (f) =>
+    `The photo's compression tables are not ones we have seen before, but they are of the kind the ${text(f, 'model') ?? 'phone it names'} picks for each photo.`,
   'capture.qtable.unknown': () => "The photo's compression settings match no camera we know of, which shows nothing either way.",
   'capture.thumbnail.mismatch': () => "The photo's embedded thumbnail shows a different picture from the photo itself.",
   'capture.thumbnail.aspect_mismatch': (f) =>

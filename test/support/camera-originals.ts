@@ -26,6 +26,9 @@ export const REAL_ORIGINALS: { file: string; maker: string; mediaType: 'image/jp
   { file: 'kodak-dc280-896x592.jpg', maker: 'Kodak', mediaType: 'image/jpeg' },
   { file: 'nikon-coolpix-s3100-640x480.jpg', maker: 'Nikon', mediaType: 'image/jpeg' },
   { file: 'sony-fd200-640x480.jpg', maker: 'Sony', mediaType: 'image/jpeg' },
+  { file: 'epson-photopc-3100z-640x480.jpg', maker: 'Epson', mediaType: 'image/jpeg' },
+  { file: 'google-pixel-5-4032x3024-orientation-6.jpg', maker: 'Google', mediaType: 'image/jpeg' },
+  { file: 'samsung-galaxy-z-fold6-4000x3000.jpg', maker: 'Samsung', mediaType: 'image/jpeg' },
   { file: 'apple-iphone-13-pro-orientation-6.heic', maker: 'Apple', mediaType: 'image/heic' },
 ];
 

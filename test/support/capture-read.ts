@@ -2,9 +2,9 @@
 import sharp from 'sharp';
 import { readCapture, type CaptureReport } from '../../src/analysis/capture/index.js';
 
-export async function captureOf(buf: Buffer, mediaType: 'image/jpeg' | 'image/heic' = 'image/jpeg'): Promise<CaptureReport> {
+export async function captureOf(buf: Buffer, mediaType: 'image/jpeg' | 'image/heic' = 'image/jpeg', read = readCapture): Promise<CaptureReport> {
   const m = await sharp(buf).metadata();
-  return readCapture({ buf, mediaType, width: m.width!, height: m.height! });
+  return read({ buf, mediaType, width: m.width!, height: m.height! });
 }
 
 export const codesOf = (r: CaptureReport): string[] => r.findings.map((f) => f.code);

@@ -8,9 +8,10 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { LayoutWriter } from '../../src/analysis/capture/index.js';
 import { surveyFile, type FileSurvey } from './corpus-survey.js';
 
-export const CORPORA = ['drewnoakes/digicam_corpus', 'drewnoakes/metadata-extractor-images', 'ianare/exif-samples', 'Tech4Tracing/CartridgeOCR'];
+export const CORPORA = ['drewnoakes/digicam_corpus', 'drewnoakes/metadata-extractor-images', 'ianare/exif-samples', 'Tech4Tracing/CartridgeOCR', 'frederiksjr/TravelBlog'];
 
 export interface CorpusFile {
   repo: string;
@@ -83,8 +84,9 @@ export function isOriginal(f: CorpusFile): boolean {
 export function buildCatalogue(files: CorpusFile[], split: string) {
   const tables = new Map<string, { hash: string; makes: Set<string>; models: Set<string>; ijgQuality: number | null; files: { repo: string; commit: string; path: string }[] }>();
   const makers: Record<string, MakerStats> = {};
-  // per maker and model: JPEG originals, and those libjpeg wrote whole (JFIF header, its layout, the Exif before the header)
-  const writers = new Map<string, Map<string, { jpeg: number; libjpeg: number }>>();
+  // per maker and model: JPEG originals, those libjpeg wrote whole (JFIF header, its layout, the Exif before the header),
+  // and those in libjpeg's layout without the header, with the tables of the latter (standard tables left out)
+  const writers = new Map<string, Map<string, { jpeg: number; libjpeg: number; noJfifLayout: number; tables: number[][][] }>>();
   const heic: object[] = [];
   for (const f of files) {
     const s = f.survey;
@@ -99,9 +101,13 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
       st.jpegFiles++;
       if (s.model) {
         const byModel = writers.get(make) ?? writers.set(make, new Map()).get(make)!;
-        const w = byModel.get(s.model) ?? byModel.set(s.model, { jpeg: 0, libjpeg: 0 }).get(s.model)!;
+        const w = byModel.get(s.model) ?? byModel.set(s.model, { jpeg: 0, libjpeg: 0, noJfifLayout: 0, tables: [] }).get(s.model)!;
         w.jpeg++;
         if (s.jfif && s.libjpegLayout && s.exifBeforeJfif) w.libjpeg++;
+        if (!s.jfif && s.libjpegLayout) {
+          w.noJfifLayout++;
+          if (s.tables.length === 2 && s.ijgQuality === null) w.tables.push(s.tables);
+        }
       }
       if (s.tablesHash) {
         const e = tables.get(s.tablesHash) ?? { hash: s.tablesHash, makes: new Set(), models: new Set(), ijgQuality: s.ijgQuality, files: [] };
@@ -116,6 +122,7 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
         st.noJfifFiles++;
         if (s.libjpegLayout) {
           st.noJfifLibjpegLayoutFiles++;
+          if (s.ijgQuality !== null) st.noJfifLibjpegLayoutIjgFiles++;
           if (s.model && !st.libjpegLayoutModels.includes(s.model)) st.libjpegLayoutModels.push(s.model);
         } else if (s.ijgQuality !== null && s.layout && !st.ijgLayouts.includes(s.layout)) st.ijgLayouts.push(s.layout);
       }
@@ -137,10 +144,24 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
     }
   }
   for (const [make, byModel] of writers) {
-    for (const [model, w] of byModel) if (w.jpeg >= LIBJPEG_WRITER_MIN && w.libjpeg / w.jpeg >= 0.95) makers[make].libjpegWriterModels.push(model);
+    for (const [model, w] of byModel) {
+      if (w.jpeg >= LIBJPEG_WRITER_MIN && w.libjpeg / w.jpeg >= 0.95) makers[make].libjpegWriterModels.push(model);
+      if (w.jpeg >= LIBJPEG_WRITER_MIN && w.noJfifLayout / w.jpeg >= 0.95 && w.tables.length >= LIBJPEG_WRITER_MIN) {
+        const range = (k: number, pick: (a: number, b: number) => number) => w.tables[0][k].map((_, i) => w.tables.reduce((v, t) => pick(v, t[k][i]), w.tables[0][k][i]));
+        makers[make].layoutWriters.push({
+          model,
+          files: w.noJfifLayout,
+          lumaLow: range(0, Math.min),
+          lumaHigh: range(0, Math.max),
+          chromaLow: range(1, Math.min),
+          chromaHigh: range(1, Math.max),
+        });
+      }
+    }
   }
   for (const st of Object.values(makers)) {
     st.libjpegWriterModels.sort();
+    st.layoutWriters.sort((a, b) => a.model.localeCompare(b.model));
     st.sizes.sort();
     st.libjpegLayoutModels.sort();
     st.ijgLayouts.sort();
@@ -175,6 +196,8 @@ export interface MakerStats {
    *  the models that wrote them so (a camera built on libjpeg, as HP's are, or one model of a maker that is not). */
   noJfifFiles: number;
   noJfifLibjpegLayoutFiles: number;
+  /** Of those, the ones with libjpeg's standard tables (none of Samsung's: its recent Galaxies pick their own). */
+  noJfifLibjpegLayoutIjgFiles: number;
   libjpegLayoutModels: string[];
   /** The marker layouts (jpeg-structure.ts) of its originals with libjpeg's standard tables, no JFIF header and not
    *  libjpeg's layout: how its cameras that use those tables write the file around them. */
@@ -182,6 +205,11 @@ export interface MakerStats {
   /** Models whose originals (at least 3, at least 95 % of them) libjpeg wrote: a JFIF header, one table per marker,
    *  the Exif before the header. Their camera app encodes with libjpeg (Google's Pixels), so that layout is theirs. */
   libjpegWriterModels: string[];
+  /** Models whose originals (at least 3, at least 95 % of them) are laid out as libjpeg lays out its tables, without a
+   *  JFIF header, and whose camera picks its tables per photo (Samsung's Galaxy S25 Ultra and Z Fold6: 24 tables in 36
+   *  photos, the low frequencies flattened to a level, the rest the phone's own; two HP cameras): per model, how many
+   *  such originals and the range of each coefficient of their luminance and chrominance tables (natural order). */
+  layoutWriters: LayoutWriter[];
   /** HEIC originals whose coded picture turns on asymmetric motion partitions (x265 always does; see hevc-config.ts). */
   heicAmpFiles: number;
   makerNoteFiles: number;
@@ -202,9 +230,11 @@ const newStats = (): MakerStats => ({
   progressiveFiles: 0,
   noJfifFiles: 0,
   noJfifLibjpegLayoutFiles: 0,
+  noJfifLibjpegLayoutIjgFiles: 0,
   libjpegLayoutModels: [],
   ijgLayouts: [],
   libjpegWriterModels: [],
+  layoutWriters: [],
   heicAmpFiles: 0,
   makerNoteFiles: 0,
   makerNoteWellFormed: 0,

@@ -46,16 +46,31 @@ export interface MakerTraits {
   /** JPEG originals without a JFIF header; of those, how many have libjpeg's table layout, and of which models. */
   noJfifFiles: number;
   noJfifLibjpegLayoutFiles: number;
+  /** Of those, the ones with libjpeg's standard tables. */
+  noJfifLibjpegLayoutIjgFiles: number;
   libjpegLayoutModels: string[];
   /** The marker layouts of its originals with libjpeg's standard tables (no JFIF header, not libjpeg's layout). */
   ijgLayouts: string[];
   /** Models whose originals libjpeg wrote whole (JFIF header, its layout, Exif first): Google's Pixels. */
   libjpegWriterModels: string[];
+  /** Models whose originals are laid out as libjpeg lays out tables, without a JFIF header, with tables picked per photo. */
+  layoutWriters: LayoutWriter[];
   /** HEIC originals whose coded picture has asymmetric motion partitions turned on. */
   heicAmpFiles: number;
   makerNoteFiles: number;
   makerNoteWellFormed: number;
   minPixels: number;
+}
+
+/** A model that lays its originals out as libjpeg does, without a JFIF header, and picks its tables per photo (Samsung's
+ *  Galaxy S25 Ultra and Z Fold6, two HP cameras): the range of each table coefficient over its originals. */
+export interface LayoutWriter {
+  model: string;
+  files: number;
+  lumaLow: number[];
+  lumaHigh: number[];
+  chromaLow: number[];
+  chromaHigh: number[];
 }
 
 export interface Catalogue {
@@ -127,7 +142,9 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
     if (t.ijgQuality === null) continue;
     for (const m of t.makes) for (const model of t.models ?? []) (ijgModels.get(m) ?? ijgModels.set(m, new Set()).get(m)!).add(model);
   }
-  const known: Known = { byHash, sharesTables, heicNeverAmp, ijgModels };
+  const modelsOf = new Map<string, Set<string>>();
+  for (const t of catalogue.tables) for (const m of t.makes) for (const model of t.models ?? []) (modelsOf.get(m) ?? modelsOf.set(m, new Set()).get(m)!).add(model);
+  const known: Known = { byHash, sharesTables, heicNeverAmp, ijgModels, modelsOf };
   return async (input) => {
     const { buf, mediaType, width, height, signal } = input;
     signal?.throwIfAborted();
@@ -165,14 +182,32 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
         if (libjpegWriter(md, traits, known)) add('capture.jpeg.phone_libjpeg', { model: md.model }, 0);
         else add('capture.jpeg.software_layout', {}, W.softwareLayout);
       }
-      else if (md.jpeg.libjpegLayout && layoutUnlikeMaker(md, traits, known)) add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
+      // libjpeg's layout without the header: the phone's own when the model writes its photos so (Samsung's recent
+      // Galaxies), with tables of the kind it picks; otherwise a program's, for a maker whose cameras merge their tables.
+      let layout: LayoutReading = 'none';
+      if (!md.jpeg.jfif && md.jpeg.libjpegLayout) {
+        layout = layoutWithoutHeader(md, traits, known);
+        if (layout === 'writer') add('capture.jpeg.model_layout', { model: md.model }, 0);
+        else if (layout === 'program') add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
+      }
       // A model whose originals libjpeg always wrote whole, in a file that is not: another writer (the header stripped,
-      // the tables merged), whatever tables it was given.
-      else if (md.model && traits?.libjpegWriterModels.includes(md.model)) add('capture.jpeg.layout_unlike_model', { model: md.model }, W.softwareLayout);
+      // the tables merged), whatever tables it was given. The same for a model that always writes libjpeg's layout
+      // without the header, in a file with its tables merged.
+      if (!(md.jpeg.jfif && md.jpeg.libjpegLayout) && layout !== 'program' && md.model) {
+        if (traits?.libjpegWriterModels.includes(md.model)) add('capture.jpeg.layout_unlike_model', { model: md.model }, W.softwareLayout);
+        else if (layout !== 'writer' && traits?.layoutWriters.some((w) => w.model === md.model)) {
+          add('capture.jpeg.layout_unlike_model', { model: md.model, jfif: false }, W.softwareLayout);
+        }
+      }
       const cameraIjg = ijgCamera(md, traits, known);
-      positive = checkTables(md, traits, known, cameraIjg, add) || positive;
+      const tables = checkTables(md, traits, known, cameraIjg, add);
+      positive = tables === 'maker' || positive;
       signal?.throwIfAborted();
-      positive = (await checkThumbnail(buf, md, traits, cameraIjg, add)) || positive;
+      const thumb = await checkThumbnail(buf, md, traits, cameraIjg, add);
+      // In libjpeg's layout from a maker some of whose models write it, the thumbnail confirms the file only with
+      // tables that model was seen to pick: a program's tables with the camera's thumbnail copied back are not it.
+      const thumbCounts = layout === 'none' || tables === 'maker' || tables === 'model_range';
+      positive = (thumb && thumbCounts) || positive;
     } else if (md.heic) {
       positive = checkHeic(md, known, add) || positive;
     }
@@ -189,20 +224,38 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
   };
 }
 
+/** How libjpeg's table layout without a JFIF header reads for the claimed maker and model (layoutWithoutHeader). */
+type LayoutReading = 'none' | 'writer' | 'program' | 'unseen_model';
+
 /**
- * libjpeg's table layout without its JFIF header, from a maker whose catalogued originals (without that header) almost
- * never show it, and a model the catalogue never saw write it. The forger's route around the JFIF check: encode with
- * the camera's tables (PIL, any libjpeg), copy the tags and remake the thumbnail, then strip the JFIF header
- * (`exiftool -JFIF:all=`). Canon, Nikon, Sony, Kodak, Apple, Olympus, Panasonic, Pentax and Epson put every table of
- * a kind in one marker; HP's cameras (libjpeg inside) and the few older models that did not are left alone.
+ * libjpeg's table layout without its JFIF header. The forger's route around the JFIF check: encode with the camera's
+ * tables (PIL, any libjpeg), copy the tags and remake the thumbnail, then strip the JFIF header (`exiftool -JFIF:all=`).
+ * Canon, Nikon, Sony, Kodak, Apple, Olympus, Panasonic, Pentax and Epson put every table of a kind in one marker, so
+ * from them it is a program's ('program'). Some models write it themselves: Samsung's recent Galaxies and two HP
+ * cameras (libjpeg inside) always do, with tables they pick per photo (layoutWriters): their layout ('writer'). For a
+ * maker with such models, a model the catalogue never saw may be one of them: not accused, but not confirmed by its
+ * thumbnail either ('unseen_model'). A few older models that wrote it once are left alone with their own tables.
  */
-function layoutUnlikeMaker(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): boolean {
-  if (!always(traits, (t) => t.noJfifFiles - t.noJfifLibjpegLayoutFiles, (t) => t.noJfifFiles)) return false;
-  // A model seen writing this layout is left alone only with that model's own tables: naming the model is not enough.
+function layoutWithoutHeader(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): LayoutReading {
   const model = md.model;
-  if (!model || !traits!.libjpegLayoutModels.includes(model)) return true;
+  if (!traits) return 'none';
+  if (model && traits.layoutWriters.some((w) => w.model === model)) return 'writer';
+  // Whether the maker's other cameras merge their tables: its originals without a JFIF header, the writers' left out.
+  const writerFiles = traits.layoutWriters.reduce((n, w) => n + w.files, 0);
+  if (!always(traits, (t) => t.noJfifFiles - t.noJfifLibjpegLayoutFiles, (t) => t.noJfifFiles - writerFiles)) return 'none';
+  if (writerFiles > 0 && !(model && known.modelsOf.get(md.maker!)?.has(model))) return 'unseen_model';
+  // A model seen writing this layout is left alone only with that model's own tables: naming the model is not enough.
+  if (!model || !traits.libjpegLayoutModels.includes(model)) return 'program';
   const tables = usedTables(md.jpeg!);
-  return !(tables.length > 0 && known.byHash.get(tablesHash(tables))?.models?.includes(model));
+  return tables.length > 0 && known.byHash.get(tablesHash(tables))?.models?.includes(model) ? 'none' : 'program';
+}
+
+/** The tables are of the kind a layout writer picks per photo: every coefficient of both tables in the range its
+ *  originals span (Samsung's flatten the low frequencies to a level and keep the rest; HP's scale to a quality). */
+function inWriterRange(tables: number[][], w: LayoutWriter): boolean {
+  if (tables.length !== 2) return false;
+  const within = (t: number[], low: number[], high: number[]) => t.every((v, i) => v >= low[i] && v <= high[i]);
+  return within(tables[0], w.lumaLow, w.lumaHigh) && within(tables[1], w.chromaLow, w.chromaHigh);
 }
 
 type Add = (code: string, facts: Finding['facts'], weight: number) => void;
@@ -211,12 +264,14 @@ interface Known {
   sharesTables: Set<string>;
   heicNeverAmp: boolean;
   ijgModels: Map<string, Set<string>>;
+  /** Per maker, the models the catalogue holds JPEG originals of. */
+  modelsOf: Map<string, Set<string>>;
 }
 
-function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, cameraIjg: boolean, add: Add): boolean {
+function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, cameraIjg: boolean, add: Add): TablesReading {
   const { byHash } = known;
   const tables = usedTables(md.jpeg!);
-  if (tables.length === 0) return false;
+  if (tables.length === 0) return 'other';
   const entry = byHash.get(tablesHash(tables));
   const ijg = standardIjg(tables);
   const maker = md.maker;
@@ -224,26 +279,46 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
     // Makers that never used libjpeg's tables in the corpus: a standard table is a software re-save. Makers that
     // did (many Nikon, Olympus, Sony, Epson...) get no weight either way, and the camera's own layout with them is
     // read as the camera's (ijgCamera).
-    const neverIjg = Boolean(traits && traits.jpegFiles >= MIN_FILES && traits.ijgFiles === 0);
+    // So are they, in libjpeg's layout without the header, from a maker some of whose models write that layout but
+    // none with these tables (Samsung's recent Galaxies pick their own; its older phones used these, merged).
+    const j = md.jpeg!;
+    const neverInLayout = Boolean(traits && !j.jfif && j.libjpegLayout && traits.layoutWriters.length > 0 && traits.noJfifLibjpegLayoutIjgFiles === 0);
+    const neverIjg = Boolean(traits && traits.jpegFiles >= MIN_FILES && traits.ijgFiles === 0) || neverInLayout;
     if (cameraIjg) add('capture.qtable.camera_ijg', { quality: ijg.quality, model: md.model }, 0);
     // A maker whose originals never used them: a software re-save. Otherwise libjpeg at that quality is anyone's, a
     // camera's or a program's, and the sentence says so (camerasToo).
     else if (neverIjg) add('capture.qtable.standard_ijg', { quality: ijg.quality }, W.ijgForNonIjgMaker);
     else add('capture.qtable.standard_ijg', { quality: ijg.quality, camerasToo: true }, 0);
-    return false;
+    return 'other';
   }
   if (entry && maker && entry.makes.includes(maker)) {
     add('capture.qtable.known_maker', { make: md.make }, W.knownMaker);
-    return true;
+    return 'maker';
   }
+  // Not a table seen from this maker, but of the kind the model picks per photo (a layout writer's range): not
+  // evidence on its own, it lets the camera's thumbnail confirm the file (the layout check above). HP's cameras share
+  // their tables with other makers' (OEM designs), so one seen from another maker can still be the model's.
+  const writer = traits?.layoutWriters.find((w) => w.model === md.model);
+  const ofModel = Boolean(writer && inWriterRange(tables, writer));
   if (entry && maker && traits && traits.jpegFiles >= MIN_FILES) {
     const exclusive = !known.sharesTables.has(maker) && !entry.makes.some((m) => known.sharesTables.has(m));
+    if (!exclusive && ofModel) {
+      add('capture.qtable.model_range', { model: md.model }, 0);
+      return 'model_range';
+    }
     add('capture.qtable.maker_mismatch', { claimedMake: md.make, tableMake: entry.makes.join(', ') }, exclusive ? W.makerMismatch : 0);
-    return false;
+    return 'other';
+  }
+  if (ofModel) {
+    add('capture.qtable.model_range', { model: md.model }, 0);
+    return 'model_range';
   }
   add('capture.qtable.unknown', {}, 0);
-  return false;
+  return 'other';
 }
+
+/** What the tables say: a table the claimed maker's originals use, one of the kind the model picks, or neither. */
+type TablesReading = 'maker' | 'model_range' | 'other';
 
 /**
  * libjpeg's whole layout (a JFIF header, one table per marker) from a model whose originals are all written so: Google's

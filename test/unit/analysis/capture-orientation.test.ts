@@ -42,7 +42,7 @@ async function bothWays(buf: Buffer, mediaType: 'image/jpeg' | 'image/heic', ori
   return { asShown, asStored };
 }
 
-describe('real originals of several makers (Canon, HP, Kodak, Nikon, Sony, Apple HEIC) in all eight orientations', () => {
+describe('real originals of several makers (Canon, HP, Kodak, Nikon, Sony, Epson, Google Pixel 5, Samsung Galaxy Z Fold6, Apple HEIC) in all eight orientations', () => {
   it.each(REAL_ORIGINALS.map((o) => [o.maker, o.file, o.mediaType] as const))(
     '%s %s: never a sign of manipulation, and as consistent as the untouched file in every orientation',
     { timeout: 120_000 },
