@@ -8,3 +8,6 @@ export async function captureOf(buf: Buffer, mediaType: 'image/jpeg' | 'image/he
 }
 
 export const codesOf = (r: CaptureReport): string[] => r.findings.map((f) => f.code);
+
+/** The report's finding with this code, if any. */
+export const findingOf = (r: CaptureReport, code: string) => r.findings.find((f) => f.code === code);

@@ -136,14 +136,9 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
   // Whether the catalogue's HEIC originals, all makers together, (almost) never turn asymmetric partitions on.
   const heic = Object.values(catalogue.makers).reduce((a, t) => ({ files: a.files + t.heicFiles, amp: a.amp + t.heicAmpFiles }), { files: 0, amp: 0 });
   const heicNeverAmp = heic.files >= MIN_FILES && (heic.files - heic.amp) / heic.files >= ALWAYS;
-  // Per maker, the models the catalogue saw write libjpeg's standard tables (at any quality).
-  const ijgModels = new Map<string, Set<string>>();
-  for (const t of catalogue.tables) {
-    if (t.ijgQuality === null) continue;
-    for (const m of t.makes) for (const model of t.models ?? []) (ijgModels.get(m) ?? ijgModels.set(m, new Set()).get(m)!).add(model);
-  }
-  const modelsOf = new Map<string, Set<string>>();
-  for (const t of catalogue.tables) for (const m of t.makes) for (const model of t.models ?? []) (modelsOf.get(m) ?? modelsOf.set(m, new Set()).get(m)!).add(model);
+  // Per maker, the models the catalogue holds JPEG originals of, and those it saw write libjpeg's standard tables.
+  const modelsOf = modelsByMaker(catalogue.tables);
+  const ijgModels = modelsByMaker(catalogue.tables.filter((t) => t.ijgQuality !== null));
   const known: Known = { byHash, sharesTables, heicNeverAmp, ijgModels, modelsOf };
   return async (input) => {
     const { buf, mediaType, width, height, signal } = input;
@@ -184,9 +179,10 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       }
       // libjpeg's layout without the header: the phone's own when the model writes its photos so (Samsung's recent
       // Galaxies), with tables of the kind it picks; otherwise a program's, for a maker whose cameras merge their tables.
+      const writer = md.model ? traits?.layoutWriters.find((w) => w.model === md.model) : undefined;
       let layout: LayoutReading = 'none';
       if (!md.jpeg.jfif && md.jpeg.libjpegLayout) {
-        layout = layoutWithoutHeader(md, traits, known);
+        layout = layoutWithoutHeader(md, traits, writer, known);
         if (layout === 'writer') add('capture.jpeg.model_layout', { model: md.model }, 0);
         else if (layout === 'program') add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
       }
@@ -195,12 +191,10 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       // without the header, in a file with its tables merged.
       if (!(md.jpeg.jfif && md.jpeg.libjpegLayout) && layout !== 'program' && md.model) {
         if (traits?.libjpegWriterModels.includes(md.model)) add('capture.jpeg.layout_unlike_model', { model: md.model }, W.softwareLayout);
-        else if (layout !== 'writer' && traits?.layoutWriters.some((w) => w.model === md.model)) {
-          add('capture.jpeg.layout_unlike_model', { model: md.model, jfif: false }, W.softwareLayout);
-        }
+        else if (writer && layout !== 'writer') add('capture.jpeg.layout_unlike_model', { model: md.model, jfif: false }, W.softwareLayout);
       }
       const cameraIjg = ijgCamera(md, traits, known);
-      const tables = checkTables(md, traits, known, cameraIjg, add);
+      const tables = checkTables(md, traits, known, cameraIjg, writer, add);
       positive = tables === 'maker' || positive;
       signal?.throwIfAborted();
       const thumb = await checkThumbnail(buf, md, traits, cameraIjg, add);
@@ -236,10 +230,10 @@ type LayoutReading = 'none' | 'writer' | 'program' | 'unseen_model';
  * maker with such models, a model the catalogue never saw may be one of them: not accused, but not confirmed by its
  * thumbnail either ('unseen_model'). A few older models that wrote it once are left alone with their own tables.
  */
-function layoutWithoutHeader(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known): LayoutReading {
+function layoutWithoutHeader(md: CaptureMetadata, traits: MakerTraits | undefined, writer: LayoutWriter | undefined, known: Known): LayoutReading {
   const model = md.model;
   if (!traits) return 'none';
-  if (model && traits.layoutWriters.some((w) => w.model === model)) return 'writer';
+  if (writer) return 'writer';
   // Whether the maker's other cameras merge their tables: its originals without a JFIF header, the writers' left out.
   const writerFiles = traits.layoutWriters.reduce((n, w) => n + w.files, 0);
   if (!always(traits, (t) => t.noJfifFiles - t.noJfifLibjpegLayoutFiles, (t) => t.noJfifFiles - writerFiles)) return 'none';
@@ -258,6 +252,13 @@ function inWriterRange(tables: number[][], w: LayoutWriter): boolean {
   return within(tables[0], w.lumaLow, w.lumaHigh) && within(tables[1], w.chromaLow, w.chromaHigh);
 }
 
+/** Per maker, the models named by these catalogue tables. */
+function modelsByMaker(tables: Catalogue['tables']): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const t of tables) for (const m of t.makes) for (const model of t.models ?? []) (out.get(m) ?? out.set(m, new Set()).get(m)!).add(model);
+  return out;
+}
+
 type Add = (code: string, facts: Finding['facts'], weight: number) => void;
 interface Known {
   byHash: Map<string, Catalogue['tables'][number]>;
@@ -268,7 +269,14 @@ interface Known {
   modelsOf: Map<string, Set<string>>;
 }
 
-function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known: Known, cameraIjg: boolean, add: Add): TablesReading {
+function checkTables(
+  md: CaptureMetadata,
+  traits: MakerTraits | undefined,
+  known: Known,
+  cameraIjg: boolean,
+  writer: LayoutWriter | undefined,
+  add: Add,
+): TablesReading {
   const { byHash } = known;
   const tables = usedTables(md.jpeg!);
   if (tables.length === 0) return 'other';
@@ -298,16 +306,13 @@ function checkTables(md: CaptureMetadata, traits: MakerTraits | undefined, known
   // Not a table seen from this maker, but of the kind the model picks per photo (a layout writer's range): not
   // evidence on its own, it lets the camera's thumbnail confirm the file (the layout check above). HP's cameras share
   // their tables with other makers' (OEM designs), so one seen from another maker can still be the model's.
-  const writer = traits?.layoutWriters.find((w) => w.model === md.model);
   const ofModel = Boolean(writer && inWriterRange(tables, writer));
   if (entry && maker && traits && traits.jpegFiles >= MIN_FILES) {
     const exclusive = !known.sharesTables.has(maker) && !entry.makes.some((m) => known.sharesTables.has(m));
-    if (!exclusive && ofModel) {
-      add('capture.qtable.model_range', { model: md.model }, 0);
-      return 'model_range';
+    if (exclusive || !ofModel) {
+      add('capture.qtable.maker_mismatch', { claimedMake: md.make, tableMake: entry.makes.join(', ') }, exclusive ? W.makerMismatch : 0);
+      return 'other';
     }
-    add('capture.qtable.maker_mismatch', { claimedMake: md.make, tableMake: entry.makes.join(', ') }, exclusive ? W.makerMismatch : 0);
-    return 'other';
   }
   if (ofModel) {
     add('capture.qtable.model_range', { model: md.model }, 0);

@@ -9,12 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CaptureReport } from '../../../src/analysis/capture/index.js';
 import { readJpegStructure } from '../../../src/analysis/capture/jpeg-structure.js';
 import { findingSentence } from '../../../src/analysis/copy.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { exiftool } from '../../support/camera-originals.js';
-import { captureOf, codesOf } from '../../support/capture-read.js';
+import { captureOf, codesOf, findingOf } from '../../support/capture-read.js';
 import { relayoutJpeg } from '../../support/jpeg-relayout.js';
 import { REPO, tempDir } from './fixtures.js';
 
@@ -30,7 +29,7 @@ afterAll(async () => {
 
 const capture = captureOf;
 const codes = codesOf;
-const finding = (r: CaptureReport, code: string) => r.findings.find((f) => f.code === code);
+const finding = findingOf;
 
 /** The photo decoded and saved again by libjpeg at its own quality, no JFIF header, every tag and the camera's thumbnail copied back. */
 async function resavedSameQuality(): Promise<Buffer> {

@@ -16,7 +16,7 @@ import { tablesHash, usedTables } from '../../../src/analysis/capture/quant-tabl
 import { findingSentence } from '../../../src/analysis/copy.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { exiftool } from '../../support/camera-originals.js';
-import { captureOf, codesOf } from '../../support/capture-read.js';
+import { captureOf, codesOf, findingOf } from '../../support/capture-read.js';
 import { relayoutJpeg } from '../../support/jpeg-relayout.js';
 import { REPO, tempDir } from './fixtures.js';
 
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 const codes = codesOf;
-const finding = (r: Awaited<ReturnType<typeof captureOf>>, code: string) => r.findings.find((f) => f.code === code);
+const finding = findingOf;
 
 // The shipped catalogue without the fixture's own tables: the phone's file read as one whose exact tables were never
 // seen (the held-out measure, test/eval/capture-forgery.ts, does this for every original with half the corpus).
