@@ -40,11 +40,13 @@ describe('team server: kill -9 of a worker and an API node mid-run', () => {
       VERACITY_DATABASE_URL: databaseUrl,
       VERACITY_KEY_SECRET: newKeySecret(),
       VERACITY_BLOB_DIR: path.join(dir, 'blobs'),
-      // A unit whose worker went silent is expired after 40 s; pg-boss looks every second. Shorter expiries can hand
-      // a live worker's file (its analysis process still loading the model at nice 19 on a loaded machine) to a
-      // second worker: at 20 s that happened once at load 6.5, two files begun twice with neither in flight at the
-      // kill. The product's own expiry is longer than two file timeouts (src/team-core.ts), so it never does that.
-      TEAM_OPTIONS: JSON.stringify({ expireInSeconds: 40, maintenanceIntervalSeconds: 1 }),
+      // A unit taken and not settled is expired after 120 s; pg-boss looks every second. The killed worker's units do
+      // not wait for it: the node that reaps the dead worker hands them back seconds after its last heartbeat. Shorter
+      // expiries hand a live worker's file (its analysis process still loading the model at nice 19 on a loaded machine)
+      // to a second worker, and both begin it: at 20 s that happened once at load 6.5, and at 40 s once in `.ci/run` on
+      // a fresh clone (two files begun twice, neither in flight at the kill). The product's own expiry is longer than
+      // two file timeouts (src/team-core.ts: 152 s by default), so it never does that.
+      TEAM_OPTIONS: JSON.stringify({ expireInSeconds: 120, maintenanceIntervalSeconds: 1 }),
       TEAM_CONFIG: JSON.stringify({ analysisWorkers: 1 }),
     };
     pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
