@@ -332,7 +332,11 @@ export const FINDING_COPY = {
   'capture.jpeg.phone_libjpeg': (f) =>
     `The file is laid out as libjpeg-based software writes JPEGs, which is how the ${text(f, 'model') ?? 'phone it names'}'s camera app writes its photos (its camera data first, then the JFIF header), with that phone's own compression tables.`,
   'capture.jpeg.model_layout': (f) =>
-    `The file's tables are laid out one per marker with no JFIF header, which is how the ${text(f, 'model') ?? 'phone it names'} writes its photos.`,
+    text(f, 'like')
+      ? `The file's tables are laid out one per marker with no JFIF header, which is how the ${text(f, 'like')}, a model of the same maker, writes its photos; we hold no original of the ${text(f, 'model') ?? 'phone it names'} itself.`
+      : `The file's tables are laid out one per marker with no JFIF header, which is how the ${text(f, 'model') ?? 'phone it names'} writes its photos.`,
+  'capture.jpeg.parts_missing': (f) =>
+    `The file lacks parts that every original of the ${text(f, 'like') ?? text(f, 'model') ?? 'phone it names'} we hold carries (${text(f, 'missing') ?? 'segments of its own'}): a program may have written it with the phone's camera data copied in, or a setting left them out, so the camera data is not confirmed.`,
   'capture.jpeg.layout_unlike_model': (f) =>
     `The file is not laid out as the ${text(f, 'model') ?? 'phone it names'} writes its photos (${f.jfif === false ? 'one table per marker, no JFIF header' : 'a JFIF header after its camera data, one table per marker'}): a program saved it, so its camera data no longer shows what the phone wrote.`,
   'capture.jpeg.layout_unlike_maker': (f) =>
@@ -347,7 +351,7 @@ export const FINDING_COPY = {
     `The photo says it comes from ${an(`${text(f, 'claimedMake') ?? ''} camera`.trim())}, but it is compressed the way ${text(f, 'tableMake') ?? 'another maker or a program'} compresses photos.`,
   'capture.qtable.known_maker': (f) => `The photo is compressed the way ${text(f, 'make') ?? 'its camera maker'} compresses photos.`,
   'capture.qtable.model_range': (f) =>
-    `The photo's compression tables are not ones we have seen before, but they are of the kind the ${text(f, 'model') ?? 'phone it names'} picks for each photo.`,
+    `The photo's compression tables are not ones we have seen before, but they are of the kind the ${text(f, 'like') ?? text(f, 'model') ?? 'phone it names'} picks for each photo${text(f, 'like') ? ' (a model of the same maker: we hold no original of the ' + (text(f, 'model') ?? 'phone it names') + ' itself)' : ''}.`,
   'capture.qtable.unknown': () => "The photo's compression settings match no camera we know of, which shows nothing either way.",
   'capture.thumbnail.mismatch': () => "The photo's embedded thumbnail shows a different picture from the photo itself.",
   'capture.thumbnail.aspect_mismatch': (f) =>

@@ -86,7 +86,7 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
   const makers: Record<string, MakerStats> = {};
   // per maker and model: JPEG originals, those libjpeg wrote whole (JFIF header, its layout, the Exif before the header),
   // and those in libjpeg's layout without the header, with the tables of the latter (standard tables left out)
-  const writers = new Map<string, Map<string, { jpeg: number; libjpeg: number; noJfifLayout: number; tables: number[][][] }>>();
+  const writers = new Map<string, Map<string, { jpeg: number; libjpeg: number; noJfifLayout: number; tables: number[][][]; segments: string[][] }>>();
   const heic: object[] = [];
   for (const f of files) {
     const s = f.survey;
@@ -101,11 +101,12 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
       st.jpegFiles++;
       if (s.model) {
         const byModel = writers.get(make) ?? writers.set(make, new Map()).get(make)!;
-        const w = byModel.get(s.model) ?? byModel.set(s.model, { jpeg: 0, libjpeg: 0, noJfifLayout: 0, tables: [] }).get(s.model)!;
+        const w = byModel.get(s.model) ?? byModel.set(s.model, { jpeg: 0, libjpeg: 0, noJfifLayout: 0, tables: [], segments: [] }).get(s.model)!;
         w.jpeg++;
         if (s.jfif && s.libjpegLayout && s.exifBeforeJfif) w.libjpeg++;
         if (!s.jfif && s.libjpegLayout) {
           w.noJfifLayout++;
+          w.segments.push(s.segments);
           if (s.tables.length === 2 && s.ijgQuality === null) w.tables.push(s.tables);
         }
       }
@@ -155,6 +156,9 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
           lumaHigh: range(0, Math.max),
           chromaLow: range(1, Math.min),
           chromaHigh: range(1, Math.max),
+          // The segments every one of them carries (Samsung's: its ICC profile, its APP4, XMP, the MPF index of the
+          // HDR gain map), which a program's file with the tags copied in lacks.
+          segments: [...new Set(w.segments.flat())].filter((x) => w.segments.every((f) => f.includes(x))).sort(),
         });
       }
     }

@@ -29,6 +29,8 @@ export interface FileSurvey {
   exifBeforeJfif: boolean;
   /** The table, restart and frame markers in order (jpeg-structure.ts), e.g. 'Q2 H4 F'; null for HEIC. */
   layout: string | null;
+  /** The APPn segments before the first scan, each named once ('APP1:Exif', 'APP2:MPF', ...; jpeg-structure.ts). */
+  segments: string[];
   /** The used tables (quant-tables.ts usedTables), natural order. */
   tables: number[][];
   tablesHash: string | null;
@@ -87,6 +89,7 @@ export async function surveyFile(buf: Buffer, path: string): Promise<FileSurvey 
     libjpegLayout: md.jpeg?.libjpegLayout ?? false,
     exifBeforeJfif: md.jpeg?.exifBeforeJfif ?? false,
     layout: md.jpeg?.layout ?? null,
+    segments: [...new Set(md.jpeg?.segments ?? [])],
     tables,
     tablesHash: tables.length ? tablesHash(tables) : null,
     ijgQuality: ijg?.quality ?? null,

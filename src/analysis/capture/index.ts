@@ -71,6 +71,8 @@ export interface LayoutWriter {
   lumaHigh: number[];
   chromaLow: number[];
   chromaHigh: number[];
+  /** The APPn segments every one of its originals in that layout carries ('APP2:MPF', 'APP4:', ...). */
+  segments: string[];
 }
 
 export interface Catalogue {
@@ -181,9 +183,17 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       // Galaxies), with tables of the kind it picks; otherwise a program's, for a maker whose cameras merge their tables.
       const writer = md.model ? traits?.layoutWriters.find((w) => w.model === md.model) : undefined;
       let layout: LayoutReading = 'none';
+      // A model the catalogue never saw, from a maker whose recent models write this layout, with tables of the kind
+      // one of them picks: read as that model's sibling (layoutWithoutHeader).
+      let like: LayoutWriter | undefined;
       if (!md.jpeg.jfif && md.jpeg.libjpegLayout) {
         layout = layoutWithoutHeader(md, traits, writer, known);
-        if (layout === 'writer') add('capture.jpeg.model_layout', { model: md.model }, 0);
+        if (layout === 'unseen_model' && md.model) {
+          const used = usedTables(md.jpeg);
+          like = traits?.layoutWriters.find((w) => inWriterRange(used, w));
+          if (like) layout = 'writer';
+        }
+        if (layout === 'writer') add('capture.jpeg.model_layout', like ? { model: md.model, like: like.model } : { model: md.model }, 0);
         else if (layout === 'program') add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
       }
       // A model whose originals libjpeg always wrote whole, in a file that is not: another writer (the header stripped,
@@ -194,13 +204,20 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
         else if (writer && layout !== 'writer') add('capture.jpeg.layout_unlike_model', { model: md.model, jfif: false }, W.softwareLayout);
       }
       const cameraIjg = ijgCamera(md, traits, known);
-      const tables = checkTables(md, traits, known, cameraIjg, writer, add);
-      positive = tables === 'maker' || positive;
+      const tables = checkTables(md, traits, known, cameraIjg, writer ?? like, add);
+      // A model that writes libjpeg's layout itself is the one a forger can copy with any libjpeg: its tables (PIL takes
+      // them), the header stripped, the tags copied, the thumbnail made again. What exiftool cannot copy is the rest of
+      // the phone's file: the segments every original of the model carries (its MPF index of the HDR gain map, its own
+      // APP4). Without them, neither the tables nor the thumbnail confirm the file; nothing is held against it either
+      // (a setting may leave one out).
+      const parts = layout === 'writer' ? (writer ?? like)!.segments.filter((x) => !md.jpeg!.segments.includes(x)) : [];
+      if (parts.length) add('capture.jpeg.parts_missing', { model: md.model, like: like?.model ?? null, missing: parts.map((x) => x.replace(/:$/, '')).join(', ') }, 0);
+      positive = (tables === 'maker' && !parts.length) || positive;
       signal?.throwIfAborted();
       const thumb = await checkThumbnail(buf, md, traits, cameraIjg, add);
       // In libjpeg's layout from a maker some of whose models write it, the thumbnail confirms the file only with
       // tables that model was seen to pick: a program's tables with the camera's thumbnail copied back are not it.
-      const thumbCounts = layout === 'none' || tables === 'maker' || tables === 'model_range';
+      const thumbCounts = (layout === 'none' || tables === 'maker' || tables === 'model_range') && !parts.length;
       positive = (thumb && thumbCounts) || positive;
     } else if (md.heic) {
       positive = checkHeic(md, known, add) || positive;
@@ -227,8 +244,12 @@ type LayoutReading = 'none' | 'writer' | 'program' | 'unseen_model';
  * Canon, Nikon, Sony, Kodak, Apple, Olympus, Panasonic, Pentax and Epson put every table of a kind in one marker, so
  * from them it is a program's ('program'). Some models write it themselves: Samsung's recent Galaxies and two HP
  * cameras (libjpeg inside) always do, with tables they pick per photo (layoutWriters): their layout ('writer'). For a
- * maker with such models, a model the catalogue never saw may be one of them: not accused, but not confirmed by its
- * thumbnail either ('unseen_model'). A few older models that wrote it once are left alone with their own tables.
+ * maker with such models, a model the catalogue never saw may be one of them: not accused ('unseen_model'). With
+ * tables inside the range one of those models picks from, it is read as that model's sibling (the caller): Samsung's
+ * recent Galaxies share one family of tables (8 of the 9 Galaxy S25 Ultra originals have tables inside the Z Fold6's
+ * range, 23 of the 27 Z Fold6 ones inside the S25 Ultra's), and a forger gains nothing by naming an unseen model that
+ * naming the Fold6 itself would not give. With other tables it is not confirmed by its thumbnail either. A few older
+ * models that wrote it once are left alone with their own tables.
  */
 function layoutWithoutHeader(md: CaptureMetadata, traits: MakerTraits | undefined, writer: LayoutWriter | undefined, known: Known): LayoutReading {
   const model = md.model;
@@ -315,7 +336,8 @@ function checkTables(
     }
   }
   if (ofModel) {
-    add('capture.qtable.model_range', { model: md.model }, 0);
+    // An unseen model read as a writer's sibling: the sentence names the model whose range it is.
+    add('capture.qtable.model_range', writer!.model === md.model ? { model: md.model } : { model: md.model, like: writer!.model }, 0);
     return 'model_range';
   }
   add('capture.qtable.unknown', {}, 0);

@@ -4,14 +4,16 @@
 // program" and none could be `authentic`. The catalogue now names the models that always write this layout
 // (layoutWriters) with the range their tables span; for those, the layout is the phone's, and a table of the kind the
 // phone picks lets the camera's thumbnail confirm the file, while a program's tables with the thumbnail copied back do
-// not. A Samsung model the catalogue never saw is not accused of a re-save for this layout, and not confirmed either.
+// not. A Samsung model the catalogue never saw is not accused of a re-save for this layout, and with tables of the
+// kind its recent models pick it is read as their sibling. A file without the parts every original of the model carries
+// and exiftool cannot copy (the MPF index of its HDR gain map, Samsung's APP4) is not confirmed: the informed forger's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import catalogueJson from '../../../src/analysis/capture/quant-tables.json' with { type: 'json' };
 import { createCaptureReader, type Catalogue } from '../../../src/analysis/capture/index.js';
-import { readJpegStructure } from '../../../src/analysis/capture/jpeg-structure.js';
+import { jpegSegments, readJpegStructure } from '../../../src/analysis/capture/jpeg-structure.js';
 import { tablesHash, usedTables } from '../../../src/analysis/capture/quant-tables.js';
 import { findingSentence } from '../../../src/analysis/copy.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
@@ -47,6 +49,24 @@ function withTags(name: string, body: Buffer, stripJfif: boolean): Buffer {
   exiftool('-TagsFromFile', FOLD6, '-all:all', p);
   if (stripJfif) exiftool('-JFIF:all=', p);
   return readFileSync(p);
+}
+
+/**
+ * The file with the APPn segments of these markers taken out, every other byte as it was: what the informed forger's
+ * file is like (the phone's own tables encoded by any libjpeg, the header stripped, every tag exiftool copies and a
+ * thumbnail made again), since exiftool copies neither the MPF index of the HDR gain map nor Samsung's APP4.
+ */
+function withoutSegments(buf: Buffer, markers: number[]): Buffer {
+  const keep: Buffer[] = [buf.subarray(0, 2)];
+  let from = 2;
+  for (const { marker, start, end } of jpegSegments(buf)) {
+    if (markers.includes(marker)) {
+      keep.push(buf.subarray(from, start - 4));
+      from = end;
+    }
+  }
+  keep.push(buf.subarray(from));
+  return Buffer.concat(keep);
 }
 
 describe("Samsung's recent Galaxies: libjpeg's layout without a JFIF header, tables picked per photo", () => {
@@ -110,19 +130,66 @@ describe("Samsung's recent Galaxies: libjpeg's layout without a JFIF header, tab
     expect(codes(r)).toContain('capture.jpeg.layout_unlike_maker');
   });
 
-  it('a Samsung model the catalogue never saw, on this layout: not accused of a re-save, not confirmed by its thumbnail', async () => {
+  it("a Samsung model the catalogue never saw, on this layout with tables of the kind its recent models pick: read as their sibling", async () => {
     const p = tmp.write('fold6-as-unseen.jpg', fold6);
     exiftool('-Model=Galaxy A99', p);
     const r = await unseen(readFileSync(p));
     expect(codes(r)).not.toContain('capture.jpeg.layout_unlike_maker');
+    const writers = shipped.makers.samsung.layoutWriters.map((w) => w.model);
+    const layout = finding(r, 'capture.jpeg.model_layout');
+    expect(layout?.facts.model).toBe('Galaxy A99');
+    expect(writers).toContain(layout?.facts.like);
+    expect(finding(r, 'capture.qtable.model_range')?.facts).toEqual({ model: 'Galaxy A99', like: layout?.facts.like });
     expect(codes(r)).toContain('capture.thumbnail.match');
-    expect(r.status).toBe('insufficient');
+    expect(r.status).toBe('consistent');
+    expect(findingSentence(layout!)).toMatch(/we hold no original of the Galaxy A99 itself/);
+    expect(findingSentence(finding(r, 'capture.qtable.model_range')!)).toMatch(/we hold no original of the Galaxy A99 itself/);
+
+    // The same model name on a program's own tables (mozjpeg's), the header stripped and the tags copied: not accused,
+    // not confirmed by its thumbnail.
+    const body = await sharp(fold6).jpeg({ quality: 92, mozjpeg: true, quantisationTable: 3, progressive: false, optimiseScans: false }).toBuffer();
+    const m = tmp.write('unseen-mozjpeg.jpg', body);
+    exiftool('-TagsFromFile', p, '-all:all', m);
+    exiftool('-JFIF:all=', m);
+    const moz = await unseen(readFileSync(m));
+    expect(moz.claimed?.model).toBe('Galaxy A99');
+    expect(codes(moz)).not.toContain('capture.jpeg.layout_unlike_maker');
+    expect(codes(moz)).not.toContain('capture.jpeg.model_layout');
+    expect(codes(moz)).toContain('capture.thumbnail.match');
+    expect(moz.status).toBe('insufficient');
+
     // The same model name on libjpeg's standard tables in this layout, which no Samsung original was written with: re-saved.
     const q = tmp.write('unseen-resaved.jpg', await sharp(fold6).jpeg({ quality: 95 }).toBuffer());
     exiftool('-TagsFromFile', p, '-all:all', q);
     const resaved = await unseen(readFileSync(q));
     expect(resaved.claimed?.model).toBe('Galaxy A99');
     expect(resaved.status).toBe('resaved');
+  });
+
+  it("the phone's own tables, tags and thumbnail without the parts exiftool cannot copy (MPF, APP4): not confirmed, not accused", async () => {
+    const forged = withoutSegments(fold6, [0xe2, 0xe4]);
+    const s = readJpegStructure(forged);
+    expect(s.segments.some((x) => x.startsWith('APP2') || x.startsWith('APP4'))).toBe(false);
+    expect([s.jfif, s.libjpegLayout]).toEqual([false, true]);
+    for (const read of [captureOf, unseen]) {
+      const r = await read(forged);
+      expect(codes(r)).toContain('capture.thumbnail.match');
+      expect(finding(r, 'capture.jpeg.parts_missing')?.facts).toMatchObject({ model: 'Galaxy Z Fold6', missing: 'APP2:ICC_PROFILE, APP2:MPF, APP4' });
+      expect(r.findings.filter((x) => x.weight > 0)).toEqual([]);
+      expect(r.status).toBe('insufficient');
+    }
+    const sentence = findingSentence(finding(await captureOf(forged), 'capture.jpeg.parts_missing')!);
+    expect(sentence).toMatch(/every original of the Galaxy Z Fold6 we hold carries \(APP2:ICC_PROFILE, APP2:MPF, APP4\)/);
+    // Only Samsung's APP4 gone: still not confirmed.
+    const noMpf = await captureOf(withoutSegments(fold6, [0xe4]));
+    expect(finding(noMpf, 'capture.jpeg.parts_missing')?.facts.missing).toBe('APP4');
+    expect(noMpf.status).toBe('insufficient');
+    // Read as an unseen model's, the same file lacks what its sibling's originals all carry.
+    const p = tmp.write('forged-as-unseen.jpg', forged);
+    exiftool('-Model=Galaxy A99', p);
+    const asUnseen = await unseen(readFileSync(p));
+    expect(finding(asUnseen, 'capture.jpeg.parts_missing')?.facts).toMatchObject({ model: 'Galaxy A99' });
+    expect(asUnseen.status).toBe('insufficient');
   });
 
   it('through the whole analysis: the original is authentic (low: camera data), the libjpeg re-save is not', async () => {
