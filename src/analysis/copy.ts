@@ -341,6 +341,8 @@ export const FINDING_COPY = {
     `The file is not laid out as the ${text(f, 'model') ?? 'phone it names'} writes its photos (${f.jfif === false ? 'one table per marker, no JFIF header' : 'a JFIF header after its camera data, one table per marker'}): a program saved it, so its camera data no longer shows what the phone wrote.`,
   'capture.jpeg.layout_unlike_maker': (f) =>
     `The file's tables are laid out one per marker, as libjpeg-based software writes JPEGs; ${text(f, 'make') ?? 'this maker'}'s cameras put them together: a program saved it, so its camera data no longer shows what the camera wrote.`,
+  'capture.jpeg.layout_unlike_tables': (f) =>
+    `The file's tables are laid out one per marker, as libjpeg-based software writes JPEGs; the ${text(f, 'make') ?? 'camera'} originals we hold with these very tables put them together: a program saved it with the camera's tables, so its camera data no longer shows what the camera wrote.`,
   'capture.qtable.standard_ijg': (f) =>
     f.camerasToo === true
       ? `${standardSettings(f)}, which programs write and some cameras and phones also use: this alone does not show which of them wrote it.`

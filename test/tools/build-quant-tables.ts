@@ -82,7 +82,10 @@ export function isOriginal(f: CorpusFile): boolean {
 }
 
 export function buildCatalogue(files: CorpusFile[], split: string) {
-  const tables = new Map<string, { hash: string; makes: Set<string>; models: Set<string>; ijgQuality: number | null; files: { repo: string; commit: string; path: string }[] }>();
+  const tables = new Map<
+    string,
+    { hash: string; makes: Set<string>; models: Set<string>; libjpegLayoutMakes: Set<string>; ijgQuality: number | null; files: { repo: string; commit: string; path: string }[] }
+  >();
   const makers: Record<string, MakerStats> = {};
   // per maker and model: JPEG originals, those libjpeg wrote whole (JFIF header, its layout, the Exif before the header),
   // and those in libjpeg's layout without the header, with the tables of the latter (standard tables left out)
@@ -111,8 +114,9 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
         }
       }
       if (s.tablesHash) {
-        const e = tables.get(s.tablesHash) ?? { hash: s.tablesHash, makes: new Set(), models: new Set(), ijgQuality: s.ijgQuality, files: [] };
+        const e = tables.get(s.tablesHash) ?? { hash: s.tablesHash, makes: new Set(), models: new Set(), libjpegLayoutMakes: new Set(), ijgQuality: s.ijgQuality, files: [] };
         e.makes.add(make);
+        if (s.libjpegLayout) e.libjpegLayoutMakes.add(make);
         if (s.model) e.models.add(s.model);
         e.files.push({ repo: f.repo, commit: f.commit, path: f.path });
         tables.set(s.tablesHash, e);
@@ -180,7 +184,14 @@ export function buildCatalogue(files: CorpusFile[], split: string) {
     makers: Object.fromEntries(Object.entries(makers).sort(([a], [b]) => a.localeCompare(b))),
     tables: [...tables.values()]
       .sort((a, b) => a.hash.localeCompare(b.hash))
-      .map((t) => ({ hash: t.hash, makes: [...t.makes].sort(), models: [...t.models].sort(), ijgQuality: t.ijgQuality, files: t.files })),
+      .map((t) => ({
+        hash: t.hash,
+        makes: [...t.makes].sort(),
+        models: [...t.models].sort(),
+        libjpegLayoutMakes: [...t.libjpegLayoutMakes].sort(),
+        ijgQuality: t.ijgQuality,
+        files: t.files,
+      })),
     heic,
   };
 }

@@ -77,7 +77,8 @@ export interface LayoutWriter {
 
 export interface Catalogue {
   makers: Record<string, MakerTraits>;
-  tables: { hash: string; makes: string[]; models?: string[]; ijgQuality: number | null }[];
+  /** libjpegLayoutMakes: the makers whose originals with these tables lay them out one per marker, as libjpeg does. */
+  tables: { hash: string; makes: string[]; models?: string[]; libjpegLayoutMakes: string[]; ijgQuality: number | null }[];
 }
 
 // ---------------------------------------------------------------- rules and thresholds (see README for why)
@@ -195,11 +196,12 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
         }
         if (layout === 'writer') add('capture.jpeg.model_layout', like ? { model: md.model, like: like.model } : { model: md.model }, 0);
         else if (layout === 'program') add('capture.jpeg.layout_unlike_maker', { make: md.make }, W.softwareLayout);
+        else if (layout === 'program_tables') add('capture.jpeg.layout_unlike_tables', { make: md.make }, W.softwareLayout);
       }
       // A model whose originals libjpeg always wrote whole, in a file that is not: another writer (the header stripped,
       // the tables merged), whatever tables it was given. The same for a model that always writes libjpeg's layout
       // without the header, in a file with its tables merged.
-      if (!(md.jpeg.jfif && md.jpeg.libjpegLayout) && layout !== 'program' && md.model) {
+      if (!(md.jpeg.jfif && md.jpeg.libjpegLayout) && layout !== 'program' && layout !== 'program_tables' && md.model) {
         if (traits?.libjpegWriterModels.includes(md.model)) add('capture.jpeg.layout_unlike_model', { model: md.model }, W.softwareLayout);
         else if (writer && layout !== 'writer') add('capture.jpeg.layout_unlike_model', { model: md.model, jfif: false }, W.softwareLayout);
       }
@@ -236,7 +238,7 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
 }
 
 /** How libjpeg's table layout without a JFIF header reads for the claimed maker and model (layoutWithoutHeader). */
-type LayoutReading = 'none' | 'writer' | 'program' | 'unseen_model';
+type LayoutReading = 'none' | 'writer' | 'program' | 'program_tables' | 'unseen_model';
 
 /**
  * libjpeg's table layout without its JFIF header. The forger's route around the JFIF check: encode with the camera's
@@ -257,7 +259,16 @@ function layoutWithoutHeader(md: CaptureMetadata, traits: MakerTraits | undefine
   if (writer) return 'writer';
   // Whether the maker's other cameras merge their tables: its originals without a JFIF header, the writers' left out.
   const writerFiles = traits.layoutWriters.reduce((n, w) => n + w.files, 0);
-  if (!always(traits, (t) => t.noJfifFiles - t.noJfifLibjpegLayoutFiles, (t) => t.noJfifFiles - writerFiles)) return 'none';
+  if (!always(traits, (t) => t.noJfifFiles - t.noJfifLibjpegLayoutFiles, (t) => t.noJfifFiles - writerFiles)) {
+    // Too few of the maker's originals to say how all its cameras lay their tables out (or some of them write this
+    // layout): the originals with these very tables still can. A camera writes a table in one layout; the maker's
+    // originals that used these tables all merged them, so this file was written by another encoder given them (the
+    // informed forger's route with a small maker's donor). Not for a maker whose models write this layout themselves.
+    if (writerFiles > 0) return 'none';
+    const used = usedTables(md.jpeg!);
+    const entry = used.length > 0 ? known.byHash.get(tablesHash(used)) : undefined;
+    return entry && entry.makes.includes(md.maker!) && !entry.libjpegLayoutMakes.includes(md.maker!) ? 'program_tables' : 'none';
+  }
   if (writerFiles > 0 && !(model && known.modelsOf.get(md.maker!)?.has(model))) return 'unseen_model';
   // A model seen writing this layout is left alone only with that model's own tables: naming the model is not enough.
   if (!model || !traits.libjpegLayoutModels.includes(model)) return 'program';

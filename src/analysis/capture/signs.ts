@@ -15,6 +15,7 @@ export const RESAVE_SIGNS: ReadonlySet<string> = new Set([
   'capture.qtable.standard_ijg',
   'capture.jpeg.software_layout',
   'capture.jpeg.layout_unlike_maker',
+  'capture.jpeg.layout_unlike_tables',
   'capture.jpeg.layout_unlike_model',
   'capture.size.not_device',
   'capture.size.resized',

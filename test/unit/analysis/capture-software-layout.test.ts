@@ -9,8 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCapture } from '../../../src/analysis/capture/index.js';
+import catalogueJson from '../../../src/analysis/capture/quant-tables.json' with { type: 'json' };
+import { createCaptureReader, readCapture, type Catalogue } from '../../../src/analysis/capture/index.js';
 import { readJpegStructure } from '../../../src/analysis/capture/jpeg-structure.js';
+import { tablesHash, usedTables } from '../../../src/analysis/capture/quant-tables.js';
+import { findingSentence } from '../../../src/analysis/copy.js';
 import { analyseFile, closeAnalysis } from '../../../src/analysis/index.js';
 import { REPO, tempDir } from './fixtures.js';
 
@@ -126,6 +129,40 @@ describe("a camera photo laid out as libjpeg writes JPEGs: the camera's tables a
     expect(r.claimed?.model).toBe('NIKON D40');
     expect(r.findings.map((f) => f.code)).toContain('capture.jpeg.layout_unlike_maker');
     expect(r.status).toBe('resaved');
+  });
+
+  it("a maker with too few originals to say how all its cameras lay their tables out: the originals with these very tables still can", async () => {
+    // The shipped catalogue holds 29 Kodak originals without a JFIF header, 28 with their tables merged: the maker-wide
+    // rule reads the Kodak photo re-laid out as a program's. With only 3 of them (a small maker, as Casio, Ricoh, Sanyo,
+    // Konica and JVC are here) that rule cannot speak, and the informed forger with such a donor read consistent; the
+    // catalogued originals with the photo's own tables, which all merged them, now say so.
+    const shipped = catalogueJson as unknown as Catalogue;
+    const kodak = readFileSync(join(CAPTURE, 'kodak-dc280-896x592.jpg'));
+    const hash = tablesHash(usedTables(readJpegStructure(kodak)));
+    const entry = shipped.tables.find((t) => t.hash === hash)!;
+    expect(entry.makes).toContain('kodak');
+    expect(entry.libjpegLayoutMakes).not.toContain('kodak');
+    const small = { ...shipped, makers: { ...shipped.makers, kodak: { ...shipped.makers.kodak, noJfifFiles: 3, noJfifLibjpegLayoutFiles: 0 } } };
+    const readSmall = createCaptureReader(small);
+    const read = async (buf: Buffer, reader = readSmall) => {
+      const m = await sharp(buf).metadata();
+      return reader({ buf, mediaType: 'image/jpeg', width: m.width!, height: m.height! });
+    };
+    const relaid = relaidOut(kodak, { jfif: false, split: true });
+    expect((await read(kodak)).status).toBe('consistent');
+    const r = await read(relaid);
+    const codes = r.findings.map((f) => f.code);
+    expect(codes).toEqual(expect.arrayContaining(['capture.jpeg.layout_unlike_tables', 'capture.qtable.known_maker', 'capture.thumbnail.match']));
+    expect(codes).not.toContain('capture.jpeg.layout_unlike_maker');
+    expect(r.status).toBe('resaved');
+    expect(findingSentence(r.findings.find((f) => f.code === 'capture.jpeg.layout_unlike_tables')!)).toMatch(/EASTMAN KODAK COMPANY originals we hold with these very tables put them together/);
+    // An original of the maker with these tables in that layout (a camera that writes it) leaves the layout alone.
+    const writesIt = createCaptureReader({ ...small, tables: small.tables.map((t) => (t.hash === hash ? { ...t, libjpegLayoutMakes: ['kodak'] } : t)) });
+    const w = await read(relaid, writesIt);
+    expect(w.findings.map((f) => f.code)).not.toContain('capture.jpeg.layout_unlike_tables');
+    expect(w.status).toBe('consistent');
+    // With the full catalogue the maker-wide rule speaks, as before.
+    expect((await read(relaid, readCapture)).findings.map((f) => f.code)).toContain('capture.jpeg.layout_unlike_maker');
   });
 
   it("an EXIF thumbnail a program made again (a JFIF header) is not the camera's: the same picture, yet no confirmation", async () => {

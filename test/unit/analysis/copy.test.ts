@@ -56,7 +56,7 @@ const C2PA_CODES = [
 
 /** The capture detector's codes (issue #11), which it emits without touching copy.ts. */
 const CAPTURE_CODES = [
-  'capture.exif.absent', 'capture.consistent', 'capture.qtable.standard_ijg', 'capture.qtable.camera_ijg', 'capture.jpeg.phone_libjpeg', 'capture.jpeg.layout_unlike_model', 'capture.jpeg.model_layout', 'capture.jpeg.parts_missing', 'capture.qtable.model_range', 'capture.qtable.maker_mismatch', 'capture.qtable.known_maker',
+  'capture.exif.absent', 'capture.consistent', 'capture.qtable.standard_ijg', 'capture.qtable.camera_ijg', 'capture.jpeg.phone_libjpeg', 'capture.jpeg.layout_unlike_model', 'capture.jpeg.layout_unlike_tables', 'capture.jpeg.model_layout', 'capture.jpeg.parts_missing', 'capture.qtable.model_range', 'capture.qtable.maker_mismatch', 'capture.qtable.known_maker',
   'capture.qtable.unknown', 'capture.thumbnail.mismatch', 'capture.thumbnail.aspect_mismatch', 'capture.thumbnail.match',
   'capture.thumbnail.absent', 'capture.size.exif_mismatch', 'capture.size.not_device', 'capture.makernote.missing',
   'capture.makernote.malformed', 'capture.software.edited', 'capture.dates.inconsistent', 'capture.jpeg.double_quantization',
