@@ -187,10 +187,11 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
       // A model the catalogue never saw, from a maker whose recent models write this layout, with tables of the kind
       // one of them picks: read as that model's sibling (layoutWithoutHeader).
       let like: LayoutWriter | undefined;
+      // The file's used tables, read once for the layout and table checks.
+      const used = usedTables(md.jpeg);
       if (!md.jpeg.jfif && md.jpeg.libjpegLayout) {
-        layout = layoutWithoutHeader(md, traits, writer, known);
+        layout = layoutWithoutHeader(md, used, traits, writer, known);
         if (layout === 'unseen_model' && md.model) {
-          const used = usedTables(md.jpeg);
           like = traits?.layoutWriters.find((w) => inWriterRange(used, w));
           if (like) layout = 'writer';
         }
@@ -206,7 +207,7 @@ export function createCaptureReader(catalogue: Catalogue): (input: CaptureInput)
         else if (writer && layout !== 'writer') add('capture.jpeg.layout_unlike_model', { model: md.model, jfif: false }, W.softwareLayout);
       }
       const cameraIjg = ijgCamera(md, traits, known);
-      const tables = checkTables(md, traits, known, cameraIjg, writer ?? like, add);
+      const tables = checkTables(md, used, traits, known, cameraIjg, writer ?? like, add);
       // A model that writes libjpeg's layout itself is the one a forger can copy with any libjpeg: its tables (PIL takes
       // them), the header stripped, the tags copied, the thumbnail made again. What exiftool cannot copy is the rest of
       // the phone's file: the segments every original of the model carries (its MPF index of the HDR gain map, its own
@@ -253,7 +254,7 @@ type LayoutReading = 'none' | 'writer' | 'program' | 'program_tables' | 'unseen_
  * naming the Fold6 itself would not give. With other tables it is not confirmed by its thumbnail either. A few older
  * models that wrote it once are left alone with their own tables.
  */
-function layoutWithoutHeader(md: CaptureMetadata, traits: MakerTraits | undefined, writer: LayoutWriter | undefined, known: Known): LayoutReading {
+function layoutWithoutHeader(md: CaptureMetadata, used: number[][], traits: MakerTraits | undefined, writer: LayoutWriter | undefined, known: Known): LayoutReading {
   const model = md.model;
   if (!traits) return 'none';
   if (writer) return 'writer';
@@ -265,15 +266,13 @@ function layoutWithoutHeader(md: CaptureMetadata, traits: MakerTraits | undefine
     // originals that used these tables all merged them, so this file was written by another encoder given them (the
     // informed forger's route with a small maker's donor). Not for a maker whose models write this layout themselves.
     if (writerFiles > 0) return 'none';
-    const used = usedTables(md.jpeg!);
     const entry = used.length > 0 ? known.byHash.get(tablesHash(used)) : undefined;
     return entry && entry.makes.includes(md.maker!) && !entry.libjpegLayoutMakes.includes(md.maker!) ? 'program_tables' : 'none';
   }
   if (writerFiles > 0 && !(model && known.modelsOf.get(md.maker!)?.has(model))) return 'unseen_model';
   // A model seen writing this layout is left alone only with that model's own tables: naming the model is not enough.
   if (!model || !traits.libjpegLayoutModels.includes(model)) return 'program';
-  const tables = usedTables(md.jpeg!);
-  return tables.length > 0 && known.byHash.get(tablesHash(tables))?.models?.includes(model) ? 'none' : 'program';
+  return used.length > 0 && known.byHash.get(tablesHash(used))?.models?.includes(model) ? 'none' : 'program';
 }
 
 /** The tables are of the kind a layout writer picks per photo: every coefficient of both tables in the range its
@@ -303,6 +302,7 @@ interface Known {
 
 function checkTables(
   md: CaptureMetadata,
+  tables: number[][],
   traits: MakerTraits | undefined,
   known: Known,
   cameraIjg: boolean,
@@ -310,7 +310,6 @@ function checkTables(
   add: Add,
 ): TablesReading {
   const { byHash } = known;
-  const tables = usedTables(md.jpeg!);
   if (tables.length === 0) return 'other';
   const entry = byHash.get(tablesHash(tables));
   const ijg = standardIjg(tables);
